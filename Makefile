@@ -1,0 +1,38 @@
+# asofsql build and test entry points. `make test` is what CI runs.
+GO      ?= go
+PKGS    ?= ./...
+FUZZTIME ?= 30s
+
+.PHONY: all build test vet fmt-check lint bench fuzz demo clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet: fmt-check
+	$(GO) vet $(PKGS)
+
+# The whole suite, with the race detector. Benchmarks are never timed
+# assertions; they run only under `make bench`.
+test: vet
+	$(GO) test -race -count=1 $(PKGS)
+
+lint: vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(BENCHFLAGS) ./exec/asof/
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
+
+demo:
+	$(GO) run ./examples/asofdemo
+
+clean:
+	$(GO) clean -testcache
