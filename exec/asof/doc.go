@@ -1,0 +1,75 @@
+// Package asof is asofsql's ASOF join operator: a streaming, vectorized
+// merge of one left input with N >= 1 right inputs, each ordered by its on
+// column t.
+//
+// # Contract (spec: shared/spec/asof-join.md §2–§5)
+//
+// For each left row and each right input, with Δ = right.t − left.t computed
+// exactly, a right row is eligible when its by-keys equal the left row's
+// (SQL '=': NULL equals nothing), its t is not NULL, and Lo <= Δ <= Hi
+// (inclusive; an Unbounded side is open). The winner is the eligible row
+// with the smallest |Δ|; at equal distance on opposite sides the Tie rule
+// decides (PreferEarlier takes Δ < 0); among rows with the same t the last
+// one in input order wins when Δ <= 0, the first one when Δ > 0. INNER drops
+// left rows without a winner, LEFT keeps them with NULL right columns.
+//
+//	left  (t, k)        right (t, k, bid)          Lo=-10, Hi=0 (backward 10)
+//	  10  a               3   a  1.0               10 a -> 9 a 2.0  (Δ = -1)
+//	  25  a               9   a  2.0               25 a -> NULL     (9 is 16 back)
+//	  30  b               9   a  2.5  <- same t:   30 b -> 30 b 4.0 (exact)
+//	                     30   b  4.0     last wins, so 10 a -> 2.5
+//
+// Output: the left columns (the input's own arrays, never copied, for LEFT),
+// then each right input's Payload columns (nullable), one output batch per
+// left batch; INNER filters within the batch. Put the on column in Payload
+// to see the matched right t.
+//
+// # Types
+//
+// On columns: int8–int64, uint8–uint64, date32/64, time32/64, timestamps
+// of every unit (with or without zone), float32/64 (eligibility and
+// distance in float64, NaN is NULL, -0 = 0) and decimal128 (unscaled
+// values up to ±9.2e18; beyond that a clear 0A000 error). Left and right
+// must share a class and unit (integer widths may differ). Lo and Hi are in
+// the column's physical unit: days, the timestamp's unit, unscaled decimal
+// units; Float for float columns. Offsets never overflow: windows are
+// computed on a uint64 number line with explicit under/overflow.
+//
+// By-keys: any number of integer, float, bool, (large) string, (large)
+// binary, fixed-size binary, decimal128, date and timestamp columns. Keys
+// are interned in a per-input open-addressing table whose hits are always
+// confirmed by comparing the full encoded key.
+//
+// # Memory, order and concurrency
+//
+// A right input is read lazily, only as far as the current left row's window
+// needs. Per key the kernel keeps the latest row at or before the left t and
+// a queue of rows read ahead (the window); right batches are retained only
+// while such a row points into them (only their payload columns), and
+// released once nothing does. Forward-unbounded joins (Hi Unbounded) must
+// read until each key's next row, so they buffer what lies in between.
+//
+// Every input is checked as it is read: a non-NULL t below its predecessor
+// is a 22000 error naming the input, the column and the row. Rows are
+// checked when the join steps past them, so the outcome never depends on
+// batch boundaries.
+//
+// With several right inputs each runs on its own goroutine, one left batch
+// at a time (no unbounded queues: the join only reads the left input when
+// its consumer asks for the next batch). Serial mode (Options.Serial, or
+// GOMAXPROCS=1) runs the same code on the caller's goroutine and gives
+// identical output. The context is checked per batch and by every input
+// read; Close releases everything and is idempotent.
+//
+// # Example
+//
+//	j, err := asof.New(trades, []asof.Right{{
+//		Name: "quotes", Input: quotes,
+//		LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1},
+//		Lo: asof.IntBound(-10), Hi: asof.IntBound(0),
+//		Kind: asof.Left, Payload: []int{0, 2},
+//	}}, asof.Options{Allocator: mem, LeftName: "trades"})
+//	if err != nil { ... }
+//	defer j.Close()
+//	err = exec.Drain(ctx, j, func(b arrow.RecordBatch) error { ...; return nil })
+package asof

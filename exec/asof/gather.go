@@ -1,0 +1,256 @@
+package asof
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ref points at one retained right row; slot < 0 means "no match".
+type ref struct{ slot, row int32 }
+
+var noMatch = ref{slot: -1}
+
+// gather builds an output column of len(refs) rows: row i is the value at
+// refs[i] in srcs[refs[i].slot], or NULL for no match. Fixed-width, boolean
+// and (large) string/binary columns are copied by typed loops; every other
+// type (nested, dictionary, ...) goes through Arrow's take kernel.
+func gather(ctx context.Context, mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) (arrow.Array, error) {
+	switch d := dt.(type) {
+	case *arrow.BooleanType:
+		return gatherBool(mem, dt, srcs, refs), nil
+	case *arrow.StringType, *arrow.BinaryType:
+		return gatherVar32(mem, dt, srcs, refs), nil
+	case *arrow.LargeStringType, *arrow.LargeBinaryType:
+		return gatherVar64(mem, dt, srcs, refs), nil
+	case arrow.FixedWidthDataType:
+		if dt.ID() != arrow.DICTIONARY && dt.ID() != arrow.EXTENSION && d.BitWidth()%8 == 0 && d.BitWidth() > 0 {
+			return gatherFixed(mem, dt, d.BitWidth()/8, srcs, refs), nil
+		}
+	}
+	return gatherTake(ctx, mem, dt, srcs, refs)
+}
+
+func newValidity(mem memory.Allocator, n int) *memory.Buffer {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	b := buf.Bytes()
+	for i := range b {
+		b[i] = 0
+	}
+	return buf
+}
+
+func gatherFixed(mem memory.Allocator, dt arrow.DataType, w int, srcs []arrow.Array, refs []ref) arrow.Array {
+	n := len(refs)
+	valid := newValidity(mem, n)
+	vb := valid.Bytes()
+	values := memory.NewResizableBuffer(mem)
+	values.Resize(n * w)
+	out := values.Bytes()
+	src := make([][]byte, len(srcs))
+	for s, a := range srcs {
+		if a != nil && a.Len() > 0 {
+			d := a.Data()
+			src[s] = d.Buffers()[1].Bytes()[d.Offset()*w:]
+		}
+	}
+	nulls := 0
+	if w == 8 {
+		out64 := arrow.Uint64Traits.CastFromBytes(out)
+		src64 := make([][]uint64, len(src))
+		for s, b := range src {
+			if b != nil {
+				src64[s] = arrow.Uint64Traits.CastFromBytes(b[:srcs[s].Len()*8])
+			}
+		}
+		for i, r := range refs {
+			if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+				out64[i] = 0
+				nulls++
+				continue
+			}
+			out64[i] = src64[r.slot][r.row]
+			bitutil.SetBit(vb, i)
+		}
+	} else {
+		for i, r := range refs {
+			o := out[i*w : (i+1)*w]
+			if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+				clear(o)
+				nulls++
+				continue
+			}
+			copy(o, src[r.slot][int(r.row)*w:])
+			bitutil.SetBit(vb, i)
+		}
+	}
+	data := array.NewData(dt, n, []*memory.Buffer{valid, values}, nil, nulls, 0)
+	valid.Release()
+	values.Release()
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+func gatherBool(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {
+	n := len(refs)
+	valid := newValidity(mem, n)
+	values := newValidity(mem, n)
+	vb, ob := valid.Bytes(), values.Bytes()
+	nulls := 0
+	for i, r := range refs {
+		if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+			nulls++
+			continue
+		}
+		bitutil.SetBit(vb, i)
+		if srcs[r.slot].(*array.Boolean).Value(int(r.row)) {
+			bitutil.SetBit(ob, i)
+		}
+	}
+	data := array.NewData(dt, n, []*memory.Buffer{valid, values}, nil, nulls, 0)
+	valid.Release()
+	values.Release()
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+type offsets32 interface {
+	ValueOffsets() []int32
+	ValueBytes() []byte
+}
+
+type offsets64 interface {
+	ValueOffsets() []int64
+	ValueBytes() []byte
+}
+
+func gatherVar32(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {
+	n := len(refs)
+	valid := newValidity(mem, n)
+	vb := valid.Bytes()
+	offBuf := memory.NewResizableBuffer(mem)
+	offBuf.Resize((n + 1) * 4)
+	offs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
+	total := 0
+	for _, r := range refs {
+		if r.slot >= 0 {
+			a := srcs[r.slot].(offsets32)
+			o := a.ValueOffsets()
+			total += int(o[r.row+1] - o[r.row])
+		}
+	}
+	dataBuf := memory.NewResizableBuffer(mem)
+	dataBuf.Resize(total)
+	out := dataBuf.Bytes()
+	pos, nulls := 0, 0
+	for i, r := range refs {
+		offs[i] = int32(pos)
+		if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+			nulls++
+			continue
+		}
+		a := srcs[r.slot].(offsets32)
+		o := a.ValueOffsets()
+		pos += copy(out[pos:], a.ValueBytes()[o[r.row]:o[r.row+1]])
+		bitutil.SetBit(vb, i)
+	}
+	offs[n] = int32(pos)
+	dataBuf.Resize(pos)
+	data := array.NewData(dt, n, []*memory.Buffer{valid, offBuf, dataBuf}, nil, nulls, 0)
+	valid.Release()
+	offBuf.Release()
+	dataBuf.Release()
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+func gatherVar64(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {
+	n := len(refs)
+	valid := newValidity(mem, n)
+	vb := valid.Bytes()
+	offBuf := memory.NewResizableBuffer(mem)
+	offBuf.Resize((n + 1) * 8)
+	offs := arrow.Int64Traits.CastFromBytes(offBuf.Bytes())
+	total := int64(0)
+	for _, r := range refs {
+		if r.slot >= 0 {
+			o := srcs[r.slot].(offsets64).ValueOffsets()
+			total += o[r.row+1] - o[r.row]
+		}
+	}
+	dataBuf := memory.NewResizableBuffer(mem)
+	dataBuf.Resize(int(total))
+	out := dataBuf.Bytes()
+	pos, nulls := 0, 0
+	for i, r := range refs {
+		offs[i] = int64(pos)
+		if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+			nulls++
+			continue
+		}
+		a := srcs[r.slot].(offsets64)
+		o := a.ValueOffsets()
+		pos += copy(out[pos:], a.ValueBytes()[o[r.row]:o[r.row+1]])
+		bitutil.SetBit(vb, i)
+	}
+	offs[n] = int64(pos)
+	dataBuf.Resize(pos)
+	data := array.NewData(dt, n, []*memory.Buffer{valid, offBuf, dataBuf}, nil, nulls, 0)
+	valid.Release()
+	offBuf.Release()
+	dataBuf.Release()
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// gatherTake concatenates the referenced source arrays and takes from them;
+// a NULL index yields a NULL value.
+func gatherTake(ctx context.Context, mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) (arrow.Array, error) {
+	base := make([]int64, len(srcs))
+	var parts []arrow.Array
+	used := make([]bool, len(srcs))
+	for _, r := range refs {
+		if r.slot >= 0 {
+			used[r.slot] = true
+		}
+	}
+	var pos int64
+	for s, a := range srcs {
+		if a == nil {
+			continue
+		}
+		if used[s] {
+			base[s] = pos
+			pos += int64(a.Len())
+			parts = append(parts, a)
+		}
+	}
+	if len(parts) == 0 {
+		// Every row is unmatched. (A builder's empty dictionary array
+		// would break later concatenation; an all-NULL array does not.)
+		return array.MakeArrayOfNull(mem, dt, len(refs)), nil
+	}
+	values, err := array.Concatenate(parts, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer values.Release()
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	ib.Reserve(len(refs))
+	for _, r := range refs {
+		if r.slot < 0 {
+			ib.AppendNull()
+			continue
+		}
+		ib.Append(base[r.slot] + int64(r.row))
+	}
+	idx := ib.NewArray()
+	defer idx.Release()
+	return compute.TakeArray(compute.WithAllocator(ctx, mem), values, idx)
+}

@@ -1,0 +1,289 @@
+package asof
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec"
+)
+
+// Join is the ASOF join operator: one left input and N >= 1 right inputs,
+// each matched independently against every left row. Its output is the left
+// columns followed by each right input's payload columns, one output batch
+// per left batch.
+type Join struct {
+	left   exec.Operator
+	opts   Options
+	specs  []spec
+	rights []*rightState
+	schema *arrow.Schema
+
+	// Distinct left on columns, decoded once per left batch and checked for
+	// order; onOf maps each right input to its entry.
+	leftOns  []int
+	onOf     []int
+	decoded  []onColumn
+	lastT    []uint64
+	hasLast  []bool
+	leftRows int64
+
+	workers []chan work
+	results []chan result
+	wg      sync.WaitGroup
+	err     error
+	opened  bool
+	closed  bool
+}
+
+type work struct {
+	ctx context.Context
+	lb  arrow.RecordBatch
+	lt  *onColumn
+}
+
+type result struct {
+	cols []arrow.Array
+	refs []ref
+	err  error
+}
+
+var _ exec.Operator = (*Join)(nil)
+
+// New validates the join and builds its output schema. It takes ownership of
+// left and of every right input: Close closes them, also when New fails.
+func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
+	specs, err := validate(left.Schema(), rights, &opts)
+	if err != nil {
+		left.Close()
+		for _, r := range rights {
+			if r.Input != nil {
+				r.Input.Close()
+			}
+		}
+		return nil, err
+	}
+	j := &Join{left: left, opts: opts, specs: specs}
+	ls := left.Schema()
+	fields := append([]arrow.Field(nil), ls.Fields()...)
+	for _, sp := range specs {
+		rs := sp.Input.Schema()
+		for _, c := range sp.Payload {
+			f := rs.Field(c)
+			f.Nullable = true
+			fields = append(fields, f)
+		}
+		idx := -1
+		for i, c := range j.leftOns {
+			if c == sp.LeftOn {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			idx = len(j.leftOns)
+			j.leftOns = append(j.leftOns, sp.LeftOn)
+		}
+		j.onOf = append(j.onOf, idx)
+		j.rights = append(j.rights, newRightState(sp, &j.opts))
+	}
+	md := ls.Metadata()
+	j.schema = arrow.NewSchema(fields, &md)
+	j.decoded = make([]onColumn, len(j.leftOns))
+	j.lastT = make([]uint64, len(j.leftOns))
+	j.hasLast = make([]bool, len(j.leftOns))
+	return j, nil
+}
+
+// Schema is the left schema followed by every right input's payload fields
+// (all nullable).
+func (j *Join) Schema() *arrow.Schema { return j.schema }
+
+// Open opens the inputs and, unless serial, starts one goroutine per right
+// input.
+func (j *Join) Open(ctx context.Context) error {
+	if j.opened {
+		return nil
+	}
+	j.opened = true
+	if err := j.left.Open(ctx); err != nil {
+		return err
+	}
+	for _, r := range j.rights {
+		if err := r.sp.Input.Open(ctx); err != nil {
+			return err
+		}
+	}
+	if j.opts.Serial || len(j.rights) == 1 {
+		// One right input gains nothing from a goroutine: the left input
+		// and the assembly wait for it anyway.
+		return nil
+	}
+	for _, r := range j.rights {
+		in, out := make(chan work), make(chan result, 1)
+		j.workers = append(j.workers, in)
+		j.results = append(j.results, out)
+		j.wg.Add(1)
+		go func(r *rightState) {
+			defer j.wg.Done()
+			for w := range in {
+				cols, refs, err := r.process(w.ctx, w.lb, w.lt)
+				out <- result{cols: cols, refs: refs, err: err}
+			}
+		}(r)
+	}
+	return nil
+}
+
+// Next returns the join of the next left batch.
+func (j *Join) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if j.err != nil {
+		return nil, j.err
+	}
+	if !j.opened {
+		if err := j.Open(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rec, err := j.next(ctx)
+	if err != nil {
+		j.err = err
+	}
+	return rec, err
+}
+
+func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lb, err := j.left.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer lb.Release()
+	if err := j.decodeLeft(lb); err != nil {
+		return nil, err
+	}
+	results := make([]result, len(j.rights))
+	if j.workers == nil {
+		for i, r := range j.rights {
+			results[i].cols, results[i].refs, results[i].err = r.process(ctx, lb, &j.decoded[j.onOf[i]])
+		}
+	} else {
+		for i := range j.rights {
+			j.workers[i] <- work{ctx: ctx, lb: lb, lt: &j.decoded[j.onOf[i]]}
+		}
+		for i := range j.rights {
+			results[i] = <-j.results[i]
+		}
+	}
+	cols := make([]arrow.Array, 0, j.schema.NumFields())
+	release := func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	for _, c := range lb.Columns() {
+		c.Retain()
+		cols = append(cols, c)
+	}
+	var firstErr error
+	for _, res := range results {
+		if res.err != nil && firstErr == nil {
+			firstErr = res.err
+		}
+		cols = append(cols, res.cols...)
+	}
+	if firstErr != nil {
+		release()
+		return nil, firstErr
+	}
+	n := lb.NumRows()
+	rec := array.NewRecordBatch(j.schema, cols, n)
+	release()
+	return j.filterInner(ctx, rec, results)
+}
+
+// decodeLeft maps the left on columns and checks they never decrease.
+func (j *Join) decodeLeft(lb arrow.RecordBatch) error {
+	// arrow-go computes null counts lazily and caches them: settle them
+	// here, before the batch is shared with the right-input goroutines.
+	for _, c := range lb.Columns() {
+		c.NullN()
+	}
+	for i, c := range j.leftOns {
+		d := &j.decoded[i]
+		arr := lb.Column(c)
+		if err := decodeOn(arr, d, j.opts.LeftName); err != nil {
+			return err
+		}
+		last, has := j.lastT[i], j.hasLast[i]
+		for r, t := range d.t {
+			if !d.ok(r) {
+				continue
+			}
+			if has && t < last {
+				return orderError(j.opts.LeftName, j.left.Schema().Field(c).Name, j.leftRows+int64(r)+1, arr.ValueStr(r))
+			}
+			last, has = t, true
+		}
+		j.lastT[i], j.hasLast[i] = last, has
+	}
+	j.leftRows += lb.NumRows()
+	return nil
+}
+
+// filterInner drops the rows some INNER right input found no winner for.
+func (j *Join) filterInner(ctx context.Context, rec arrow.RecordBatch, results []result) (arrow.RecordBatch, error) {
+	n := int(rec.NumRows())
+	var keep []bool
+	for i, sp := range j.specs {
+		if sp.Kind != Inner {
+			continue
+		}
+		for row, rf := range results[i].refs[:n] {
+			if rf.slot < 0 {
+				if keep == nil {
+					keep = make([]bool, n)
+					for k := range keep {
+						keep[k] = true
+					}
+				}
+				keep[row] = false
+			}
+		}
+	}
+	if keep == nil {
+		return rec, nil
+	}
+	defer rec.Release()
+	mem := j.opts.Allocator
+	bb := array.NewBooleanBuilder(mem)
+	defer bb.Release()
+	bb.AppendValues(keep, nil)
+	mask := bb.NewArray()
+	defer mask.Release()
+	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+}
+
+// Close stops the right-input goroutines and releases every batch the join
+// holds; it closes all inputs. It is idempotent.
+func (j *Join) Close() error {
+	if j.closed {
+		return nil
+	}
+	j.closed = true
+	for _, w := range j.workers {
+		close(w)
+	}
+	j.wg.Wait()
+	for _, r := range j.rights {
+		r.close()
+	}
+	return j.left.Close()
+}
+
+// Allocator returns the allocator the join builds its output with.
+func (j *Join) Allocator() memory.Allocator { return j.opts.Allocator }

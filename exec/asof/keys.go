@@ -1,0 +1,466 @@
+package asof
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// By-keys are encoded per row, then interned into a per-right-input key
+// table that hands out dense ids. A single key that fits in eight bytes is
+// encoded as one uint64 (no hashing of bytes at all); anything else
+// (strings, several columns, decimals) as a byte string. Both tables confirm
+// every hash hit by comparing the full encoded key, so a hash collision can
+// never join two different keys.
+
+type keyClass uint8
+
+const (
+	keySigned keyClass = iota
+	keyUnsigned
+	keyFloat
+	keyBool
+	keyDate32
+	keyDate64
+	keyTimestamp
+	keyDecimal
+	keyString
+	keyBinary
+)
+
+type keyCol struct {
+	class keyClass
+	unit  arrow.TimeUnit
+	scale int32
+}
+
+func keyColOf(dt arrow.DataType) (keyCol, bool) {
+	switch d := dt.(type) {
+	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type:
+		return keyCol{class: keySigned}, true
+	case *arrow.Uint8Type, *arrow.Uint16Type, *arrow.Uint32Type, *arrow.Uint64Type:
+		return keyCol{class: keyUnsigned}, true
+	case *arrow.Float32Type, *arrow.Float64Type:
+		return keyCol{class: keyFloat}, true
+	case *arrow.BooleanType:
+		return keyCol{class: keyBool}, true
+	case *arrow.Date32Type:
+		return keyCol{class: keyDate32}, true
+	case *arrow.Date64Type:
+		return keyCol{class: keyDate64}, true
+	case *arrow.TimestampType:
+		return keyCol{class: keyTimestamp, unit: d.Unit}, true
+	case *arrow.Decimal128Type:
+		return keyCol{class: keyDecimal, scale: d.Scale}, true
+	case *arrow.StringType, *arrow.LargeStringType:
+		return keyCol{class: keyString}, true
+	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.FixedSizeBinaryType:
+		return keyCol{class: keyBinary}, true
+	}
+	return keyCol{}, false
+}
+
+// keyEncoding says how the by-keys of one right input and the left input
+// are encoded; both sides produce identical encodings for equal keys.
+type keyEncoding struct {
+	cols []keyCol
+	u64  bool // a single key of at most eight bytes
+}
+
+func newKeyEncoding(left, right *arrow.Schema, lk, rk []int, leftName, rightName string) (keyEncoding, error) {
+	enc := keyEncoding{cols: make([]keyCol, len(lk))}
+	for i := range lk {
+		if err := checkCol(left, lk[i], leftName, "key"); err != nil {
+			return enc, err
+		}
+		if err := checkCol(right, rk[i], rightName, "key"); err != nil {
+			return enc, err
+		}
+		lf, rf := left.Field(lk[i]), right.Field(rk[i])
+		lc, lok := keyColOf(lf.Type)
+		rc, rok := keyColOf(rf.Type)
+		if !lok {
+			return enc, sqlerr.New(sqlerr.FeatureNotSupported, "type %s of %s.%s cannot be an ASOF by-key", lf.Type, leftName, lf.Name)
+		}
+		if !rok {
+			return enc, sqlerr.New(sqlerr.FeatureNotSupported, "type %s of %s.%s cannot be an ASOF by-key", rf.Type, rightName, rf.Name)
+		}
+		if lc != rc {
+			return enc, sqlerr.New(sqlerr.DatatypeMismatch,
+				"ASOF by-keys are not comparable: %s.%s is %s but %s.%s is %s",
+				leftName, lf.Name, lf.Type, rightName, rf.Name, rf.Type)
+		}
+		enc.cols[i] = lc
+	}
+	enc.u64 = len(enc.cols) == 0 || (len(enc.cols) == 1 && enc.cols[0].class != keyDecimal &&
+		enc.cols[0].class != keyString && enc.cols[0].class != keyBinary)
+	return enc, nil
+}
+
+// keyBatch is one batch's encoded keys. null[i] marks a row with a NULL in
+// any key column (it matches nothing).
+type keyBatch struct {
+	n    int
+	u64  []uint64
+	buf  []byte
+	offs []int32 // row i's key is buf[offs[i]:offs[i+1]]
+	null []bool
+}
+
+func (kb *keyBatch) key(i int) []byte { return kb.buf[kb.offs[i]:kb.offs[i+1]] }
+
+// encode fills kb with the keys of rows in cols (the key columns of one
+// batch, in key order).
+func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
+	kb.n = n
+	if cap(kb.null) < n {
+		kb.null = make([]bool, n)
+	}
+	kb.null = kb.null[:n]
+	clear(kb.null)
+	for _, c := range cols {
+		if c.NullN() == 0 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			if c.IsNull(i) {
+				kb.null[i] = true
+			}
+		}
+	}
+	if len(cols) == 0 {
+		// No by-keys: every row has the same (empty) key.
+		if cap(kb.u64) < n {
+			kb.u64 = make([]uint64, n)
+		}
+		kb.u64 = kb.u64[:n]
+		clear(kb.u64)
+		return
+	}
+	if e.u64 {
+		if cap(kb.u64) < n {
+			kb.u64 = make([]uint64, n)
+		}
+		kb.u64 = kb.u64[:n]
+		fixedKeys(cols[0], kb.u64)
+		return
+	}
+	kb.buf = kb.buf[:0]
+	if cap(kb.offs) < n+1 {
+		kb.offs = make([]int32, n+1)
+	}
+	kb.offs = kb.offs[:n+1]
+	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) {
+		// One variable-width key: its bytes are the key, whatever the
+		// array's offset width, so string and large_string agree.
+		if s, ok := cols[0].(*array.String); ok {
+			for i := 0; i < n; i++ {
+				kb.offs[i] = int32(len(kb.buf))
+				kb.buf = append(kb.buf, s.Value(i)...)
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				kb.offs[i] = int32(len(kb.buf))
+				kb.buf = append(kb.buf, varValue(cols[0], i)...)
+			}
+		}
+		kb.offs[n] = int32(len(kb.buf))
+		return
+	}
+	for i := 0; i < n; i++ {
+		kb.offs[i] = int32(len(kb.buf))
+		if kb.null[i] {
+			continue
+		}
+		for ci, c := range cols {
+			switch e.cols[ci].class {
+			case keyString, keyBinary:
+				v := varValue(c, i)
+				kb.buf = binary.LittleEndian.AppendUint32(kb.buf, uint32(len(v)))
+				kb.buf = append(kb.buf, v...)
+			case keyDecimal:
+				d := c.(*array.Decimal128).Value(i)
+				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, d.LowBits())
+				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, uint64(d.HighBits()))
+			default:
+				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, fixedKey(c, i))
+			}
+		}
+	}
+	kb.offs[n] = int32(len(kb.buf))
+}
+
+func varValue(c arrow.Array, i int) []byte {
+	switch a := c.(type) {
+	case *array.String:
+		return []byte(a.Value(i))
+	case *array.LargeString:
+		return []byte(a.Value(i))
+	case *array.Binary:
+		return a.Value(i)
+	case *array.LargeBinary:
+		return a.Value(i)
+	case *array.FixedSizeBinary:
+		return a.Value(i)
+	}
+	panic("asof: unexpected variable-width key array " + c.DataType().String())
+}
+
+// fixedKeys encodes a whole fixed-width key column; equal SQL values give
+// equal codes (integers widened, -0 = 0, every NaN equal as in Postgres).
+func fixedKeys(c arrow.Array, out []uint64) {
+	switch a := c.(type) {
+	case *array.Int64:
+		for i, v := range a.Int64Values() {
+			out[i] = uint64(v)
+		}
+	case *array.Int32:
+		for i, v := range a.Int32Values() {
+			out[i] = uint64(int64(v))
+		}
+	case *array.Uint64:
+		copy(out, a.Uint64Values())
+	case *array.Timestamp:
+		for i, v := range a.TimestampValues() {
+			out[i] = uint64(v)
+		}
+	case *array.Date32:
+		for i, v := range a.Date32Values() {
+			out[i] = uint64(int64(v))
+		}
+	default:
+		for i := range out {
+			out[i] = fixedKey(c, i)
+		}
+	}
+}
+
+func fixedKey(c arrow.Array, i int) uint64 {
+	switch a := c.(type) {
+	case *array.Int8:
+		return uint64(int64(a.Value(i)))
+	case *array.Int16:
+		return uint64(int64(a.Value(i)))
+	case *array.Int32:
+		return uint64(int64(a.Value(i)))
+	case *array.Int64:
+		return uint64(a.Value(i))
+	case *array.Uint8:
+		return uint64(a.Value(i))
+	case *array.Uint16:
+		return uint64(a.Value(i))
+	case *array.Uint32:
+		return uint64(a.Value(i))
+	case *array.Uint64:
+		return a.Value(i)
+	case *array.Float32:
+		return floatCode(float64(a.Value(i)))
+	case *array.Float64:
+		return floatCode(a.Value(i))
+	case *array.Boolean:
+		if a.Value(i) {
+			return 1
+		}
+		return 0
+	case *array.Date32:
+		return uint64(int64(a.Value(i)))
+	case *array.Date64:
+		return uint64(int64(a.Value(i)))
+	case *array.Timestamp:
+		return uint64(int64(a.Value(i)))
+	}
+	panic("asof: unexpected fixed-width key array " + c.DataType().String())
+}
+
+func floatCode(f float64) uint64 {
+	switch {
+	case f != f:
+		return 0x7ff8000000000001
+	case f == 0:
+		return 0
+	}
+	return math.Float64bits(f)
+}
+
+// keyTable interns encoded keys into dense ids 0, 1, 2, ...
+type keyTable struct {
+	u64   bool
+	slots []int32 // open addressing, -1 empty
+	mask  uint64
+	// u64 mode
+	keys []uint64
+	// byte mode
+	hashes []uint64
+	offs   []int // key id's bytes are arena[offs[id]:offs[id+1]]
+	arena  []byte
+	seed   maphash.Seed
+	// test hooks
+	hashU64   func(uint64) uint64
+	hashBytes func([]byte) uint64
+}
+
+func newKeyTable(u64 bool, opts *Options) *keyTable {
+	t := &keyTable{u64: u64, seed: maphash.MakeSeed(), hashU64: opts.hashU64, hashBytes: opts.hashBytes}
+	t.slots = make([]int32, 64)
+	for i := range t.slots {
+		t.slots[i] = -1
+	}
+	t.mask = 63
+	t.offs = []int{0}
+	return t
+}
+
+func (t *keyTable) len() int {
+	if t.u64 {
+		return len(t.keys)
+	}
+	return len(t.hashes)
+}
+
+func (t *keyTable) hu(k uint64) uint64 {
+	if t.hashU64 != nil {
+		return t.hashU64(k)
+	}
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	return k
+}
+
+func (t *keyTable) hb(b []byte) uint64 {
+	if t.hashBytes != nil {
+		return t.hashBytes(b)
+	}
+	return maphash.Bytes(t.seed, b)
+}
+
+// findU64 returns k's id or -1.
+func (t *keyTable) findU64(k uint64) int32 {
+	for p := t.hu(k) & t.mask; ; p = (p + 1) & t.mask {
+		id := t.slots[p]
+		if id < 0 || t.keys[id] == k {
+			return id
+		}
+	}
+}
+
+func (t *keyTable) internU64(k uint64) int32 {
+	p := t.hu(k) & t.mask
+	for ; ; p = (p + 1) & t.mask {
+		id := t.slots[p]
+		if id < 0 {
+			break
+		}
+		if t.keys[id] == k {
+			return id
+		}
+	}
+	id := int32(len(t.keys))
+	t.keys = append(t.keys, k)
+	t.slots[p] = id
+	t.maybeGrow()
+	return id
+}
+
+func (t *keyTable) findBytes(b []byte, h uint64) int32 {
+	for p := h & t.mask; ; p = (p + 1) & t.mask {
+		id := t.slots[p]
+		if id < 0 || (t.hashes[id] == h && bytes.Equal(t.arena[t.offs[id]:t.offs[id+1]], b)) {
+			return id
+		}
+	}
+}
+
+func (t *keyTable) internBytes(b []byte, h uint64) int32 {
+	p := h & t.mask
+	for ; ; p = (p + 1) & t.mask {
+		id := t.slots[p]
+		if id < 0 {
+			break
+		}
+		if t.hashes[id] == h && bytes.Equal(t.arena[t.offs[id]:t.offs[id+1]], b) {
+			return id
+		}
+	}
+	id := int32(len(t.hashes))
+	t.hashes = append(t.hashes, h)
+	t.arena = append(t.arena, b...)
+	t.offs = append(t.offs, len(t.arena))
+	t.slots[p] = id
+	t.maybeGrow()
+	return id
+}
+
+func (t *keyTable) maybeGrow() {
+	n := t.len()
+	if uint64(n)*2 < t.mask+1 {
+		return
+	}
+	size := (t.mask + 1) * 2
+	t.slots = make([]int32, size)
+	for i := range t.slots {
+		t.slots[i] = -1
+	}
+	t.mask = size - 1
+	for id := 0; id < n; id++ {
+		var h uint64
+		if t.u64 {
+			h = t.hu(t.keys[id])
+		} else {
+			h = t.hashes[id]
+		}
+		p := h & t.mask
+		for t.slots[p] >= 0 {
+			p = (p + 1) & t.mask
+		}
+		t.slots[p] = int32(id)
+	}
+}
+
+// intern assigns ids to every row of kb (-1 for NULL keys).
+func (t *keyTable) intern(kb *keyBatch, ids []int32) {
+	for i := 0; i < kb.n; i++ {
+		switch {
+		case kb.null[i]:
+			ids[i] = -1
+		case t.u64:
+			ids[i] = t.internU64(kb.u64[i])
+		default:
+			b := kb.key(i)
+			ids[i] = t.internBytes(b, t.hb(b))
+		}
+	}
+}
+
+// lookup finds the id of row i of kb, -1 when absent or NULL. hashes caches
+// the byte-key hashes of kb (computed by hashAll).
+func (t *keyTable) lookup(kb *keyBatch, hashes []uint64, i int) int32 {
+	if kb.null[i] {
+		return -1
+	}
+	if t.u64 {
+		return t.findU64(kb.u64[i])
+	}
+	return t.findBytes(kb.key(i), hashes[i])
+}
+
+func (t *keyTable) hashAll(kb *keyBatch, hashes []uint64) []uint64 {
+	if t.u64 {
+		return hashes[:0]
+	}
+	if cap(hashes) < kb.n {
+		hashes = make([]uint64, kb.n)
+	}
+	hashes = hashes[:kb.n]
+	for i := 0; i < kb.n; i++ {
+		if !kb.null[i] {
+			hashes[i] = t.hb(kb.key(i))
+		}
+	}
+	return hashes
+}

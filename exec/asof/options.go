@@ -1,0 +1,192 @@
+package asof
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// Kind is the join kind of one right input.
+type Kind uint8
+
+const (
+	// Inner drops left rows that have no winner in this right input.
+	Inner Kind = iota
+	// Left keeps them, with this right input's columns NULL.
+	Left
+)
+
+func (k Kind) String() string {
+	if k == Left {
+		return "LEFT"
+	}
+	return "INNER"
+}
+
+// Tie decides between two eligible rows at equal distance on opposite sides
+// of the left row's t (only possible when Lo < 0 < Hi).
+type Tie uint8
+
+const (
+	// PreferEarlier takes the row with Δ < 0 (the default).
+	PreferEarlier Tie = iota
+	// PreferLater takes the row with Δ > 0.
+	PreferLater
+)
+
+func (t Tie) String() string {
+	if t == PreferLater {
+		return "PREFER LATER"
+	}
+	return "PREFER EARLIER"
+}
+
+// Bound is one end of the eligibility range on Δ = right.t − left.t.
+// Int is used for integer, date, timestamp and decimal on columns, in the
+// column's own physical unit (days, the timestamp's unit, the decimal's
+// unscaled units); Float for floating-point on columns.
+type Bound struct {
+	Unbounded bool
+	Int       int64
+	Float     float64
+}
+
+// IntBound returns an inclusive integer bound.
+func IntBound(v int64) Bound { return Bound{Int: v, Float: float64(v)} }
+
+// FloatBound returns an inclusive floating-point bound.
+func FloatBound(v float64) Bound { return Bound{Float: v} }
+
+// Unbounded is the open end of a compatibility inequality form.
+var Unbounded = Bound{Unbounded: true}
+
+// Right describes one right input of the join and how it matches.
+type Right struct {
+	// Name identifies the input in errors ("quotes").
+	Name  string
+	Input exec.Operator
+	// LeftOn and On are the indexes of t in the left and right schemas.
+	LeftOn, On int
+	// LeftKeys and Keys are the by-key columns, pairwise equal.
+	LeftKeys, Keys []int
+	// Lo and Hi bound Δ inclusively.
+	Lo, Hi Bound
+	Tie    Tie
+	Kind   Kind
+	// Payload lists the right columns to output, in order (the on column
+	// may be among them: its value is then the matched right t).
+	Payload []int
+}
+
+// Options configure a Join.
+type Options struct {
+	Allocator memory.Allocator
+	// LeftName identifies the left input in errors.
+	LeftName string
+	// Serial runs every right input on the calling goroutine. It is the
+	// default when GOMAXPROCS is 1; both modes give identical output.
+	Serial bool
+	// hashBytes, when set, replaces the key hash (tests force collisions).
+	hashBytes func([]byte) uint64
+	hashU64   func(uint64) uint64
+}
+
+// spec is a validated Right plus derived facts.
+type spec struct {
+	Right
+	onKind   timeKind
+	leftKind timeKind
+	keyEnc   keyEncoding
+}
+
+func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error) {
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	if opts.LeftName == "" {
+		opts.LeftName = "left input"
+	}
+	if runtime.GOMAXPROCS(0) == 1 {
+		opts.Serial = true
+	}
+	if len(rights) == 0 {
+		return nil, sqlerr.New(sqlerr.InternalError, "ASOF join needs at least one right input")
+	}
+	specs := make([]spec, len(rights))
+	for i, r := range rights {
+		if r.Input == nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join right input %d is nil", i)
+		}
+		if r.Name == "" {
+			r.Name = fmt.Sprintf("right input %d", i+1)
+		}
+		rs := r.Input.Schema()
+		if err := checkCol(left, r.LeftOn, opts.LeftName, "on"); err != nil {
+			return nil, err
+		}
+		if err := checkCol(rs, r.On, r.Name, "on"); err != nil {
+			return nil, err
+		}
+		lt, rt := left.Field(r.LeftOn), rs.Field(r.On)
+		lk, err := timeKindOf(lt.Type)
+		if err != nil {
+			return nil, fmt.Errorf("ASOF on column %q of %s: %w", lt.Name, opts.LeftName, err)
+		}
+		rk, err := timeKindOf(rt.Type)
+		if err != nil {
+			return nil, fmt.Errorf("ASOF on column %q of %s: %w", rt.Name, r.Name, err)
+		}
+		if !lk.comparable(rk) {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch,
+				"ASOF on columns are not comparable: %s.%s is %s but %s.%s is %s",
+				opts.LeftName, lt.Name, lt.Type, r.Name, rt.Name, rt.Type)
+		}
+		if err := checkRange(r, rk); err != nil {
+			return nil, err
+		}
+		if len(r.LeftKeys) != len(r.Keys) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d left keys but %d right keys", r.Name, len(r.LeftKeys), len(r.Keys))
+		}
+		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, opts.LeftName, r.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range r.Payload {
+			if err := checkCol(rs, p, r.Name, "payload"); err != nil {
+				return nil, err
+			}
+		}
+		specs[i] = spec{Right: r, onKind: rk, leftKind: lk, keyEnc: enc}
+	}
+	return specs, nil
+}
+
+func checkCol(s *arrow.Schema, i int, input, role string) error {
+	if i < 0 || i >= s.NumFields() {
+		return sqlerr.New(sqlerr.InternalError, "ASOF %s column index %d out of range for %s (%d columns)", role, i, input, s.NumFields())
+	}
+	return nil
+}
+
+func checkRange(r Right, k timeKind) error {
+	if r.Lo.Unbounded || r.Hi.Unbounded {
+		return nil
+	}
+	if k.float {
+		if r.Lo.Float != r.Lo.Float || r.Hi.Float != r.Hi.Float {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range bound for %s is NaN", r.Name)
+		}
+		if r.Lo.Float > r.Hi.Float {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %g is greater than upper bound %g", r.Lo.Float, r.Hi.Float)
+		}
+		return nil
+	}
+	if r.Lo.Int > r.Hi.Int {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %d is greater than upper bound %d", r.Lo.Int, r.Hi.Int)
+	}
+	return nil
+}

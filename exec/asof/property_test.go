@@ -1,0 +1,288 @@
+package asof
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/stretchr/testify/require"
+)
+
+// genCase is one random differential case: random tables (sorted t with
+// duplicates, NULLs, negative values), random ranges and options.
+type genCase struct {
+	seed   uint64
+	float  bool
+	keys   int // by-key columns: 0, 1 (int or string) or 2
+	strKey bool
+	specs  []Right
+	layout exectest.Layout
+	serial bool
+}
+
+func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordBatch {
+	onType := arrow.DataType(arrow.PrimitiveTypes.Int64)
+	if g.float {
+		onType = f64
+	}
+	keyType := arrow.DataType(arrow.PrimitiveTypes.Int64)
+	if g.strKey {
+		keyType = str
+	}
+	mk := func(rows int, name string) arrow.RecordBatch {
+		fields := []arrow.Field{f("t", onType)}
+		for k := 0; k < g.keys; k++ {
+			fields = append(fields, f(fmt.Sprintf("k%d", k), keyType))
+		}
+		fields = append(fields, f(name, i64))
+		card := 1 + rng.IntN(4)
+		span := 1 + rng.IntN(30)
+		base := int64(rng.IntN(41)) - 20
+		if rng.IntN(10) == 0 {
+			base = math.MaxInt64 - int64(span)*int64(rows) - 1
+		}
+		if rng.IntN(10) == 0 {
+			base = math.MinInt64 + 1
+		}
+		ts := make([]int64, rows)
+		for i := range ts {
+			ts[i] = base + int64(rng.IntN(span+1))
+		}
+		slicesSort(ts)
+		var data [][]any
+		nullT := rng.IntN(4) == 0
+		for i := 0; i < rows; i++ {
+			var tv any = ts[i]
+			if g.float {
+				tv = float64(ts[i]%1000) / 2
+				if ts[i] > 0 && ts[i] > math.MaxInt64/2 {
+					tv = float64(ts[i])
+				}
+			}
+			if nullT && rng.IntN(6) == 0 {
+				tv = nil
+			}
+			row := []any{tv}
+			for k := 0; k < g.keys; k++ {
+				var kv any = int64(rng.IntN(card))
+				if g.strKey {
+					kv = fmt.Sprintf("key-%d", rng.IntN(card))
+				}
+				if rng.IntN(12) == 0 {
+					kv = nil
+				}
+				row = append(row, kv)
+			}
+			row = append(row, int64(i))
+			data = append(data, row)
+		}
+		rec := table(mem, fields, data...)
+		if g.float {
+			// Float t must be sorted too (the integer sort above does not
+			// survive the % mapping).
+			rec = sortFloat(mem, rec)
+		}
+		return rec
+	}
+	out := []arrow.RecordBatch{mk(rng.IntN(25), "lv")}
+	for range g.specs {
+		out = append(out, mk(rng.IntN(25), "rv"))
+	}
+	return out
+}
+
+func slicesSort(ts []int64) {
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && ts[j] < ts[j-1]; j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+}
+
+// sortFloat stably sorts rec by its float t column (NULLs kept in place
+// relative to... simply moved last).
+func sortFloat(mem memory.Allocator, rec arrow.RecordBatch) arrow.RecordBatch {
+	defer rec.Release()
+	t := rec.Column(0).(*array.Float64)
+	idx := make([]int, rec.NumRows())
+	for i := range idx {
+		idx[i] = i
+	}
+	less := func(a, b int) bool {
+		if t.IsNull(a) || t.IsNull(b) {
+			return !t.IsNull(a) && t.IsNull(b)
+		}
+		return t.Value(a) < t.Value(b)
+	}
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && less(idx[j], idx[j-1]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	for _, i := range idx {
+		ib.Append(int64(i))
+	}
+	ia := ib.NewArray()
+	defer ia.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	for c := range cols {
+		cols[c] = takeForTest(mem, rec.Column(c), ia)
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+func takeForTest(mem memory.Allocator, a arrow.Array, idx arrow.Array) arrow.Array {
+	refs := make([]ref, idx.Len())
+	for i := range refs {
+		refs[i] = ref{slot: 0, row: int32(idx.(*array.Int64).Value(i))}
+	}
+	out, err := gather(context.Background(), mem, a.DataType(), []arrow.Array{a}, refs)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func randomBound(rng *rand.Rand, float bool) Bound {
+	v := int64(rng.IntN(21)) - 10
+	switch rng.IntN(12) {
+	case 0:
+		v = math.MinInt64
+	case 1:
+		v = math.MaxInt64
+	}
+	if float {
+		return FloatBound(float64(v) / 2)
+	}
+	return IntBound(v)
+}
+
+func randomCase(seed uint64) *genCase {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	g := &genCase{seed: seed, float: rng.IntN(5) == 0, keys: rng.IntN(3), strKey: rng.IntN(2) == 0, serial: rng.IntN(2) == 0}
+	nr := 1 + rng.IntN(3)
+	for i := 0; i < nr; i++ {
+		var lo, hi Bound
+		switch rng.IntN(6) {
+		case 0: // backward unbounded, maybe excluding exact
+			lo, hi = Unbounded, IntBound(-int64(rng.IntN(2)))
+		case 1: // forward unbounded
+			lo, hi = IntBound(int64(rng.IntN(2))), Unbounded
+		default:
+			lo, hi = randomBound(rng, g.float), randomBound(rng, g.float)
+			if g.float && lo.Float > hi.Float || !g.float && lo.Int > hi.Int {
+				lo, hi = hi, lo
+			}
+		}
+		if g.float {
+			if !lo.Unbounded {
+				lo = FloatBound(lo.Float)
+			}
+			if !hi.Unbounded {
+				hi = FloatBound(hi.Float)
+			}
+			if lo.Unbounded {
+				hi = FloatBound(float64(hi.Int))
+			}
+			if hi.Unbounded {
+				lo = FloatBound(float64(lo.Int))
+			}
+		}
+		keys := make([]int, g.keys)
+		for k := range keys {
+			keys[k] = 1 + k
+		}
+		sp := Right{
+			Name: fmt.Sprintf("r%d", i), LeftOn: 0, On: 0, LeftKeys: keys, Keys: keys,
+			Lo: lo, Hi: hi, Tie: Tie(rng.IntN(2)), Kind: Kind(rng.IntN(2)),
+			Payload: []int{0, 1 + g.keys},
+		}
+		g.specs = append(g.specs, sp)
+	}
+	g.layout = exectest.Layout{Name: "random", Size: []int{0, 1, 2, 3, 7, 1024}[rng.IntN(6)], Empty: rng.IntN(2) == 0, Seed: seed}
+	return g
+}
+
+// checkCase runs one generated case against the reference.
+func checkCase(t testing.TB, g *genCase) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(g.seed, 7))
+	tables := genTables(mem, g, rng)
+	defer func() {
+		for _, tb := range tables {
+			tb.Release()
+		}
+	}()
+	want := refJoin(mem, tables[0], tables[1:], g.specs)
+	ops := make([]exec.Operator, len(tables))
+	for i, tb := range tables {
+		ops[i] = exec.NewBatches(tb.Schema(), exectest.Split(tb, g.layout, uint64(i)))
+	}
+	specs := append([]Right(nil), g.specs...)
+	for i := range specs {
+		specs[i].Input = ops[i+1]
+	}
+	j, err := New(ops[0], specs, Options{Allocator: mem, Serial: g.serial})
+	require.NoError(t, err)
+	got, err := exectest.Collect(context.Background(), j, mem)
+	require.NoError(t, err)
+	defer got.Release()
+	if gotS := exectest.Format(got); gotS != want {
+		t.Fatalf("seed %d (float=%v keys=%d str=%v serial=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
+			g.seed, g.float, g.keys, g.strKey, g.serial, g.layout, describe(g.specs), exectest.Format(tables[0]),
+			formatAll(tables[1:]), want, gotS)
+	}
+}
+
+func describe(specs []Right) string {
+	s := ""
+	for _, sp := range specs {
+		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind)
+	}
+	return s
+}
+
+func formatAll(ts []arrow.RecordBatch) string {
+	s := ""
+	for i, tb := range ts {
+		s += fmt.Sprintf("-- right %d\n%s", i, exectest.Format(tb))
+	}
+	return s
+}
+
+// TestDifferential checks 10,000 random cases against the reference.
+func TestDifferential(t *testing.T) {
+	n := 10000
+	if testing.Short() {
+		n = 1000
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		checkCase(t, randomCase(seed))
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+func FuzzJoin(f *testing.F) {
+	for seed := uint64(1); seed < 20; seed++ {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		checkCase(t, randomCase(seed))
+	})
+}

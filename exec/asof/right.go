@@ -1,0 +1,480 @@
+package asof
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// slot is one retained right batch: only its payload columns are kept (t and
+// the key live in the kernel's own arrays). refs counts the latest-row
+// entries, queue entries and the read cursor that point into it.
+type slot struct {
+	cols []arrow.Array
+	refs int32
+}
+
+// queued is a right row read ahead of the left input (t > the backward
+// edge), waiting in arrival order; next chains the rows of one key.
+type queued struct {
+	t    uint64
+	key  int32
+	r    ref
+	next int64
+}
+
+// rightState is the kernel for one right input. It reads its input lazily,
+// only as far as the current left row's window needs, and keeps per key the
+// latest row at or before the backward edge plus the rows queued ahead.
+type rightState struct {
+	sp          spec
+	mem         memory.Allocator
+	name, tName string
+	float       bool
+	trackLatest bool // rows with Δ <= 0 can win (lo <= 0)
+	forward     bool // rows with Δ > 0 can win (hi > 0)
+
+	keys *keyTable
+
+	// Read cursor over the current right batch.
+	cur     onColumn
+	curIDs  []int32
+	curOn   arrow.Array
+	curSlot int32
+	curPos  int
+	curLen  int
+	curBase int64 // rows of this input before the current batch
+	eof     bool
+	last    uint64
+	hasLast bool
+	kb      keyBatch
+
+	// Per key id.
+	latest  []ref
+	latestT []uint64
+	head    []int64 // first queued entry (sequence number) or -1
+	tail    []int64
+
+	// Queue: ring buffer indexed by sequence number & mask.
+	q      []queued
+	qStart int64
+	qLen   int64
+
+	slots   []slot
+	free    []int32
+	pending []int32 // slots whose refs reached zero; freed after gather
+
+	// Left-side scratch reused across batches.
+	lkb    keyBatch
+	lhash  []uint64
+	lids   []int32
+	refs   []ref
+	closed bool
+}
+
+func newRightState(sp spec, opts *Options) *rightState {
+	rs := sp.Input.Schema()
+	r := &rightState{
+		sp:      sp,
+		mem:     opts.Allocator,
+		name:    sp.Name,
+		tName:   rs.Field(sp.On).Name,
+		float:   sp.onKind.float,
+		curSlot: -1,
+		keys:    newKeyTable(sp.keyEnc.u64, opts),
+		q:       make([]queued, 16),
+	}
+	// For floats l+lo can round down to l even when lo > 0, making a row at
+	// exactly l eligible (spec §3 defines eligibility in float64), so the
+	// latest row is always tracked.
+	r.trackLatest = sp.Lo.Unbounded || r.float || sp.Lo.Int <= 0
+	r.forward = sp.Hi.Unbounded || (r.float && sp.Hi.Float > 0) || (!r.float && sp.Hi.Int > 0)
+	return r
+}
+
+func (r *rightState) ref(s int32) { r.slots[s].refs++ }
+
+func (r *rightState) unref(s int32) {
+	r.slots[s].refs--
+	if r.slots[s].refs == 0 {
+		r.pending = append(r.pending, s)
+	}
+}
+
+// freePending releases batches nothing points at any more. It runs after
+// the output of a left batch has been gathered, so rows matched earlier in
+// the same left batch stay readable until then.
+func (r *rightState) freePending() {
+	for _, s := range r.pending {
+		if r.slots[s].refs == 0 && r.slots[s].cols != nil {
+			for _, c := range r.slots[s].cols {
+				c.Release()
+			}
+			r.slots[s].cols = nil
+			r.free = append(r.free, s)
+		}
+	}
+	r.pending = r.pending[:0]
+}
+
+func (r *rightState) allocSlot(cols []arrow.Array) int32 {
+	var s int32
+	if n := len(r.free); n > 0 {
+		s = r.free[n-1]
+		r.free = r.free[:n-1]
+	} else {
+		s = int32(len(r.slots))
+		r.slots = append(r.slots, slot{})
+	}
+	r.slots[s] = slot{cols: cols}
+	return s
+}
+
+// loadBatch moves the cursor to the next non-empty right batch.
+func (r *rightState) loadBatch(ctx context.Context) error {
+	if r.curSlot >= 0 {
+		r.unref(r.curSlot)
+		r.curSlot = -1
+	}
+	if r.curOn != nil {
+		r.curOn.Release()
+		r.curOn = nil
+	}
+	r.curBase += int64(r.curLen)
+	r.curPos, r.curLen = 0, 0
+	for {
+		b, err := r.sp.Input.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			r.eof = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n := int(b.NumRows())
+		if n == 0 {
+			b.Release()
+			continue
+		}
+		if err := decodeOn(b.Column(r.sp.On), &r.cur, r.name); err != nil {
+			b.Release()
+			return err
+		}
+		keyCols := make([]arrow.Array, len(r.sp.Keys))
+		for i, c := range r.sp.Keys {
+			keyCols[i] = b.Column(c)
+		}
+		r.sp.keyEnc.encode(keyCols, n, &r.kb)
+		if cap(r.curIDs) < n {
+			r.curIDs = make([]int32, n)
+		}
+		r.curIDs = r.curIDs[:n]
+		r.keys.intern(&r.kb, r.curIDs)
+		r.growKeys()
+		cols := make([]arrow.Array, len(r.sp.Payload))
+		for i, c := range r.sp.Payload {
+			cols[i] = b.Column(c)
+			cols[i].Retain()
+		}
+		r.curOn = b.Column(r.sp.On)
+		r.curOn.Retain()
+		b.Release()
+		r.curSlot = r.allocSlot(cols)
+		r.ref(r.curSlot)
+		r.curLen = n
+		return nil
+	}
+}
+
+func (r *rightState) growKeys() {
+	for n := r.keys.len(); len(r.latest) < n; {
+		r.latest = append(r.latest, noMatch)
+		r.latestT = append(r.latestT, 0)
+		r.head = append(r.head, -1)
+		r.tail = append(r.tail, -1)
+	}
+}
+
+// peek returns the t of the next unread row with a non-NULL t, checking that
+// it does not decrease; ok is false at the end of the input.
+func (r *rightState) peek(ctx context.Context) (t uint64, ok bool, err error) {
+	for {
+		for r.curPos < r.curLen {
+			i := r.curPos
+			if !r.cur.ok(i) {
+				r.curPos++
+				continue
+			}
+			t := r.cur.t[i]
+			if r.hasLast && t < r.last {
+				return 0, false, orderError(r.name, r.tName, r.curBase+int64(i)+1, r.curOn.ValueStr(i))
+			}
+			return t, true, nil
+		}
+		if r.eof {
+			return 0, false, nil
+		}
+		if err := r.loadBatch(ctx); err != nil {
+			return 0, false, err
+		}
+	}
+}
+
+func orderError(input, col string, row int64, val string) error {
+	return sqlerr.New(sqlerr.DataException,
+		"ASOF input %s is not ordered by %s: row %d has %s = %s, lower than the row before it",
+		input, col, row, col, val)
+}
+
+// take consumes the row peek returned and returns its key id and reference.
+func (r *rightState) take() (key int32, rf ref, t uint64) {
+	i := r.curPos
+	r.curPos++
+	t = r.cur.t[i]
+	r.last, r.hasLast = t, true
+	return r.curIDs[i], ref{slot: r.curSlot, row: int32(i)}, t
+}
+
+func (r *rightState) setLatest(k int32, rf ref, t uint64) {
+	if old := r.latest[k]; old.slot >= 0 {
+		r.unref(old.slot)
+	}
+	r.ref(rf.slot)
+	r.latest[k] = rf
+	r.latestT[k] = t
+}
+
+func (r *rightState) push(k int32, rf ref, t uint64) {
+	if r.qLen == int64(len(r.q)) {
+		grown := make([]queued, 2*len(r.q))
+		om, nm := int64(len(r.q)-1), int64(len(grown)-1)
+		for s := r.qStart; s < r.qStart+r.qLen; s++ {
+			grown[s&nm] = r.q[s&om]
+		}
+		r.q = grown
+	}
+	mask := int64(len(r.q) - 1)
+	seq := r.qStart + r.qLen
+	r.q[seq&mask] = queued{t: t, key: k, r: rf, next: -1}
+	r.qLen++
+	if tl := r.tail[k]; tl >= 0 {
+		r.q[tl&mask].next = seq
+	} else {
+		r.head[k] = seq
+	}
+	r.tail[k] = seq
+	r.ref(rf.slot)
+}
+
+func (r *rightState) pop() {
+	mask := int64(len(r.q) - 1)
+	seq := r.qStart
+	e := r.q[seq&mask]
+	if r.head[e.key] == seq {
+		r.head[e.key] = e.next
+		if e.next < 0 {
+			r.tail[e.key] = -1
+		}
+	}
+	if r.trackLatest {
+		r.setLatest(e.key, e.r, e.t)
+	}
+	r.unref(e.r.slot)
+	r.qStart++
+	r.qLen--
+}
+
+// advanceTo makes latest[k] the last row with t <= b for every key: first
+// the queued rows (they precede every unread row), then unread ones.
+func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
+	mask := int64(len(r.q) - 1)
+	for r.qLen > 0 && r.q[r.qStart&mask].t <= b {
+		r.pop()
+	}
+	for {
+		t, ok, err := r.peek(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok || t > b {
+			return nil
+		}
+		k, rf, t := r.take()
+		if k >= 0 && r.trackLatest {
+			r.setLatest(k, rf, t)
+		}
+	}
+}
+
+// firstAfter returns the first queued row of key k with t in [lo, hi],
+// reading ahead (only as far as needed) when none is queued. lookup
+// re-resolves the left row's key after new right keys were interned.
+func (r *rightState) firstAfter(ctx context.Context, k int32, w window, lookup func() int32) (ref, uint64, bool, error) {
+	known := r.keys.len()
+	for {
+		if k < 0 && r.keys.len() != known {
+			// Reading ahead loaded a batch with new keys.
+			k, known = lookup(), r.keys.len()
+		}
+		if k >= 0 {
+			mask := int64(len(r.q) - 1)
+			for s := r.head[k]; s >= 0; s = r.head[k] {
+				e := &r.q[s&mask]
+				if e.t >= w.lo {
+					return e.r, e.t, e.t <= w.hi, nil
+				}
+				// Below the window now, so below it for every later left
+				// row too: drop it from the key's chain.
+				r.head[k] = e.next
+				if e.next < 0 {
+					r.tail[k] = -1
+				}
+			}
+		}
+		t, ok, err := r.peek(ctx)
+		if err != nil || !ok || t > w.hi {
+			return noMatch, 0, false, err
+		}
+		rk, rf, t := r.take()
+		if rk >= 0 {
+			r.push(rk, rf, t)
+		}
+	}
+}
+
+// process matches one left batch and gathers this input's payload columns
+// for it. lt is the batch's decoded left on column.
+func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn) ([]arrow.Array, []ref, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	n := int(lb.NumRows())
+	keyCols := make([]arrow.Array, len(r.sp.LeftKeys))
+	for i, c := range r.sp.LeftKeys {
+		keyCols[i] = lb.Column(c)
+	}
+	r.sp.keyEnc.encode(keyCols, n, &r.lkb)
+	r.lhash = r.keys.hashAll(&r.lkb, r.lhash)
+	if cap(r.lids) < n {
+		r.lids = make([]int32, n)
+		r.refs = make([]ref, n)
+	}
+	lids, refs := r.lids[:n], r.refs[:n]
+	known := r.keys.len()
+	for i := range lids {
+		lids[i] = r.keys.lookup(&r.lkb, r.lhash, i)
+	}
+	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
+	for i := 0; i < n; i++ {
+		refs[i] = noMatch
+		if !lt.ok(i) {
+			continue
+		}
+		l := lt.t[i]
+		w := windowFor(l, lo, hi, r.float)
+		if w.empty {
+			continue
+		}
+		if err := r.advanceTo(ctx, w.b); err != nil {
+			return nil, nil, err
+		}
+		k := lids[i]
+		if k < 0 {
+			if r.lkb.null[i] {
+				continue
+			}
+			if r.keys.len() != known {
+				k = r.keys.lookup(&r.lkb, r.lhash, i)
+				lids[i] = k
+			}
+		}
+		var bRef, fRef ref
+		var bT, fT uint64
+		haveB, haveF := false, false
+		if r.trackLatest && k >= 0 {
+			if lr := r.latest[k]; lr.slot >= 0 && r.latestT[k] >= w.lo {
+				bRef, bT, haveB = lr, r.latestT[k], true
+			}
+		}
+		if r.forward && !(haveB && bT == l) {
+			row := i
+			var err error
+			fRef, fT, haveF, err = r.firstAfter(ctx, k, w, func() int32 {
+				id := r.keys.lookup(&r.lkb, r.lhash, row)
+				lids[row] = id
+				return id
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		switch {
+		case haveB && haveF:
+			if r.preferBackward(l, bT, fT, tie) {
+				refs[i] = bRef
+			} else {
+				refs[i] = fRef
+			}
+		case haveB:
+			refs[i] = bRef
+		case haveF:
+			refs[i] = fRef
+		}
+	}
+	cols := make([]arrow.Array, len(r.sp.Payload))
+	srcs := make([]arrow.Array, len(r.slots))
+	rs := r.sp.Input.Schema()
+	for p, c := range r.sp.Payload {
+		for s := range r.slots {
+			if r.slots[s].cols != nil {
+				srcs[s] = r.slots[s].cols[p]
+			} else {
+				srcs[s] = nil
+			}
+		}
+		col, err := gather(ctx, r.mem, rs.Field(c).Type, srcs, refs)
+		if err != nil {
+			for _, done := range cols[:p] {
+				done.Release()
+			}
+			return nil, nil, err
+		}
+		cols[p] = col
+	}
+	r.freePending()
+	return cols, refs, nil
+}
+
+// preferBackward decides between the best row at or before l (bT) and the
+// best row after it (fT) by distance, then by the tie rule.
+func (r *rightState) preferBackward(l, bT, fT uint64, tie Tie) bool {
+	if r.float {
+		lf := keyToFloat(l)
+		db, df := lf-keyToFloat(bT), keyToFloat(fT)-lf
+		return db < df || (db == df && tie == PreferEarlier)
+	}
+	db, df := l-bT, fT-l
+	return db < df || (db == df && tie == PreferEarlier)
+}
+
+func (r *rightState) close() {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	for s := range r.slots {
+		for _, c := range r.slots[s].cols {
+			c.Release()
+		}
+		r.slots[s].cols = nil
+	}
+	if r.curOn != nil {
+		r.curOn.Release()
+		r.curOn = nil
+	}
+	r.sp.Input.Close()
+}
