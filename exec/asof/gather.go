@@ -19,17 +19,20 @@ var noMatch = ref{slot: -1}
 // refs[i] in srcs[refs[i].slot], or NULL for no match. Fixed-width, boolean
 // and (large) string/binary columns are copied by typed loops; every other
 // type (nested, dictionary, ...) goes through Arrow's take kernel.
-func gather(ctx context.Context, mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) (arrow.Array, error) {
+//
+// The typed loops write every byte of their buffers, so they may take them
+// from pool (which does not zero); the take kernel gets mem.
+func gather(ctx context.Context, pool, mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) (arrow.Array, error) {
 	switch d := dt.(type) {
 	case *arrow.BooleanType:
-		return gatherBool(mem, dt, srcs, refs), nil
+		return gatherBool(pool, dt, srcs, refs), nil
 	case *arrow.StringType, *arrow.BinaryType:
-		return gatherVar32(mem, dt, srcs, refs), nil
+		return gatherVar32(pool, dt, srcs, refs), nil
 	case *arrow.LargeStringType, *arrow.LargeBinaryType:
-		return gatherVar64(mem, dt, srcs, refs), nil
+		return gatherVar64(pool, dt, srcs, refs), nil
 	case arrow.FixedWidthDataType:
 		if dt.ID() != arrow.DICTIONARY && dt.ID() != arrow.EXTENSION && d.BitWidth()%8 == 0 && d.BitWidth() > 0 {
-			return gatherFixed(mem, dt, d.BitWidth()/8, srcs, refs), nil
+			return gatherFixed(pool, dt, d.BitWidth()/8, srcs, refs), nil
 		}
 	}
 	return gatherTake(ctx, mem, dt, srcs, refs)
@@ -45,6 +48,27 @@ func newValidity(mem memory.Allocator, n int) *memory.Buffer {
 	return buf
 }
 
+// srcValidity is a source array's validity bitmap and offset, nil bits when
+// the array has no NULLs (the common case, checked without a call).
+type srcValidity struct {
+	bits   []byte
+	offset int
+}
+
+func validities(srcs []arrow.Array) []srcValidity {
+	v := make([]srcValidity, len(srcs))
+	for s, a := range srcs {
+		if a != nil && a.NullN() > 0 {
+			v[s] = srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
+		}
+	}
+	return v
+}
+
+func (v srcValidity) null(row int32) bool {
+	return v.bits != nil && !bitutil.BitIsSet(v.bits, v.offset+int(row))
+}
+
 func gatherFixed(mem memory.Allocator, dt arrow.DataType, w int, srcs []arrow.Array, refs []ref) arrow.Array {
 	n := len(refs)
 	valid := newValidity(mem, n)
@@ -56,37 +80,36 @@ func gatherFixed(mem memory.Allocator, dt arrow.DataType, w int, srcs []arrow.Ar
 	for s, a := range srcs {
 		if a != nil && a.Len() > 0 {
 			d := a.Data()
-			src[s] = d.Buffers()[1].Bytes()[d.Offset()*w:]
+			src[s] = d.Buffers()[1].Bytes()[d.Offset()*w : (d.Offset()+d.Len())*w]
 		}
 	}
+	vals := validities(srcs)
 	nulls := 0
 	if w == 8 {
 		out64 := arrow.Uint64Traits.CastFromBytes(out)
 		src64 := make([][]uint64, len(src))
 		for s, b := range src {
-			if b != nil {
-				src64[s] = arrow.Uint64Traits.CastFromBytes(b[:srcs[s].Len()*8])
-			}
+			src64[s] = arrow.Uint64Traits.CastFromBytes(b)
 		}
 		for i, r := range refs {
-			if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+			if r.slot < 0 || vals[r.slot].null(r.row) {
 				out64[i] = 0
 				nulls++
 				continue
 			}
 			out64[i] = src64[r.slot][r.row]
-			bitutil.SetBit(vb, i)
+			vb[i>>3] |= 1 << (i & 7)
 		}
 	} else {
 		for i, r := range refs {
 			o := out[i*w : (i+1)*w]
-			if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+			if r.slot < 0 || vals[r.slot].null(r.row) {
 				clear(o)
 				nulls++
 				continue
 			}
 			copy(o, src[r.slot][int(r.row)*w:])
-			bitutil.SetBit(vb, i)
+			vb[i>>3] |= 1 << (i & 7)
 		}
 	}
 	data := array.NewData(dt, n, []*memory.Buffer{valid, values}, nil, nulls, 0)
@@ -147,10 +170,11 @@ func gatherVar32(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Resize(total)
 	out := dataBuf.Bytes()
+	vals := validities(srcs)
 	pos, nulls := 0, 0
 	for i, r := range refs {
 		offs[i] = int32(pos)
-		if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+		if r.slot < 0 || vals[r.slot].null(r.row) {
 			nulls++
 			continue
 		}
@@ -186,10 +210,11 @@ func gatherVar64(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	dataBuf := memory.NewResizableBuffer(mem)
 	dataBuf.Resize(int(total))
 	out := dataBuf.Bytes()
+	vals := validities(srcs)
 	pos, nulls := 0, 0
 	for i, r := range refs {
 		offs[i] = int64(pos)
-		if r.slot < 0 || srcs[r.slot].IsNull(int(r.row)) {
+		if r.slot < 0 || vals[r.slot].null(r.row) {
 			nulls++
 			continue
 		}

@@ -31,6 +31,10 @@ type Join struct {
 	hasLast  []bool
 	leftRows int64
 
+	// pool recycles the gathered output buffers once consumers release
+	// them; it is drained at Close.
+	pool *exec.Pool
+
 	workers []chan work
 	results []chan result
 	wg      sync.WaitGroup
@@ -66,7 +70,7 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		return nil, err
 	}
-	j := &Join{left: left, opts: opts, specs: specs}
+	j := &Join{left: left, opts: opts, specs: specs, pool: exec.NewPool(opts.Allocator)}
 	ls := left.Schema()
 	fields := append([]arrow.Field(nil), ls.Fields()...)
 	for _, sp := range specs {
@@ -87,7 +91,7 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 			j.leftOns = append(j.leftOns, sp.LeftOn)
 		}
 		j.onOf = append(j.onOf, idx)
-		j.rights = append(j.rights, newRightState(sp, &j.opts))
+		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool))
 	}
 	md := ls.Metadata()
 	j.schema = arrow.NewSchema(fields, &md)
@@ -282,6 +286,7 @@ func (j *Join) Close() error {
 	for _, r := range j.rights {
 		r.close()
 	}
+	j.pool.Close()
 	return j.left.Close()
 }
 

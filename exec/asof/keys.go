@@ -292,6 +292,7 @@ type keyTable struct {
 	u64   bool
 	slots []int32 // open addressing, -1 empty
 	mask  uint64
+	shift uint // 64 - log2(len(slots))
 	// u64 mode
 	keys []uint64
 	// byte mode
@@ -311,6 +312,7 @@ func newKeyTable(u64 bool, opts *Options) *keyTable {
 		t.slots[i] = -1
 	}
 	t.mask = 63
+	t.shift = 64 - 6
 	t.offs = []int{0}
 	return t
 }
@@ -326,11 +328,13 @@ func (t *keyTable) hu(k uint64) uint64 {
 	if t.hashU64 != nil {
 		return t.hashU64(k)
 	}
-	k ^= k >> 33
-	k *= 0xff51afd7ed558ccd
-	k ^= k >> 33
-	return k
+	// Fibonacci hashing; the table indexes with the high bits (slot), which
+	// spreads sequential and clustered integer keys evenly.
+	return k * 0x9e3779b97f4a7c15
 }
+
+// slot maps a hash to a table position using its high bits.
+func (t *keyTable) slot(h uint64) uint64 { return (h >> t.shift) & t.mask }
 
 func (t *keyTable) hb(b []byte) uint64 {
 	if t.hashBytes != nil {
@@ -341,7 +345,7 @@ func (t *keyTable) hb(b []byte) uint64 {
 
 // findU64 returns k's id or -1.
 func (t *keyTable) findU64(k uint64) int32 {
-	for p := t.hu(k) & t.mask; ; p = (p + 1) & t.mask {
+	for p := t.slot(t.hu(k)); ; p = (p + 1) & t.mask {
 		id := t.slots[p]
 		if id < 0 || t.keys[id] == k {
 			return id
@@ -350,7 +354,7 @@ func (t *keyTable) findU64(k uint64) int32 {
 }
 
 func (t *keyTable) internU64(k uint64) int32 {
-	p := t.hu(k) & t.mask
+	p := t.slot(t.hu(k))
 	for ; ; p = (p + 1) & t.mask {
 		id := t.slots[p]
 		if id < 0 {
@@ -368,7 +372,7 @@ func (t *keyTable) internU64(k uint64) int32 {
 }
 
 func (t *keyTable) findBytes(b []byte, h uint64) int32 {
-	for p := h & t.mask; ; p = (p + 1) & t.mask {
+	for p := t.slot(h); ; p = (p + 1) & t.mask {
 		id := t.slots[p]
 		if id < 0 || (t.hashes[id] == h && bytes.Equal(t.arena[t.offs[id]:t.offs[id+1]], b)) {
 			return id
@@ -377,7 +381,7 @@ func (t *keyTable) findBytes(b []byte, h uint64) int32 {
 }
 
 func (t *keyTable) internBytes(b []byte, h uint64) int32 {
-	p := h & t.mask
+	p := t.slot(h)
 	for ; ; p = (p + 1) & t.mask {
 		id := t.slots[p]
 		if id < 0 {
@@ -397,8 +401,11 @@ func (t *keyTable) internBytes(b []byte, h uint64) int32 {
 }
 
 func (t *keyTable) maybeGrow() {
+	// Keep the load factor at or below 1/4: short probe sequences keep
+	// the probe loop's exit branch predictable, and the table stays small
+	// (16 bytes a key).
 	n := t.len()
-	if uint64(n)*2 < t.mask+1 {
+	if uint64(n)*4 < t.mask+1 {
 		return
 	}
 	size := (t.mask + 1) * 2
@@ -407,6 +414,7 @@ func (t *keyTable) maybeGrow() {
 		t.slots[i] = -1
 	}
 	t.mask = size - 1
+	t.shift--
 	for id := 0; id < n; id++ {
 		var h uint64
 		if t.u64 {
@@ -414,7 +422,7 @@ func (t *keyTable) maybeGrow() {
 		} else {
 			h = t.hashes[id]
 		}
-		p := h & t.mask
+		p := t.slot(h)
 		for t.slots[p] >= 0 {
 			p = (p + 1) & t.mask
 		}

@@ -149,7 +149,7 @@ func takeForTest(mem memory.Allocator, a arrow.Array, idx arrow.Array) arrow.Arr
 	for i := range refs {
 		refs[i] = ref{slot: 0, row: int32(idx.(*array.Int64).Value(i))}
 	}
-	out, err := gather(context.Background(), mem, a.DataType(), []arrow.Array{a}, refs)
+	out, err := gather(context.Background(), mem, mem, a.DataType(), []arrow.Array{a}, refs)
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -33,6 +34,7 @@ type queued struct {
 type rightState struct {
 	sp          spec
 	mem         memory.Allocator
+	pool        *exec.Pool // output buffers
 	name, tName string
 	float       bool
 	trackLatest bool // rows with Δ <= 0 can win (lo <= 0)
@@ -49,8 +51,7 @@ type rightState struct {
 	curLen  int
 	curBase int64 // rows of this input before the current batch
 	eof     bool
-	last    uint64
-	hasLast bool
+	last    uint64 // t of the last row read; 0 (the line's bottom) before any
 	kb      keyBatch
 
 	// Per key id.
@@ -69,18 +70,20 @@ type rightState struct {
 	pending []int32 // slots whose refs reached zero; freed after gather
 
 	// Left-side scratch reused across batches.
-	lkb    keyBatch
-	lhash  []uint64
-	lids   []int32
-	refs   []ref
-	closed bool
+	lkb     keyBatch
+	lhash   []uint64
+	lids    []int32
+	refs    []ref
+	closed  bool
+	touched uint64 // keeps touch's reads from being optimised away
 }
 
-func newRightState(sp spec, opts *Options) *rightState {
+func newRightState(sp spec, opts *Options, pool *exec.Pool) *rightState {
 	rs := sp.Input.Schema()
 	r := &rightState{
 		sp:      sp,
 		mem:     opts.Allocator,
+		pool:    pool,
 		name:    sp.Name,
 		tName:   rs.Field(sp.On).Name,
 		float:   sp.onKind.float,
@@ -180,6 +183,7 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 			cols[i] = b.Column(c)
 			cols[i].Retain()
 		}
+		r.touched += touch(cols)
 		r.curOn = b.Column(r.sp.On)
 		r.curOn.Retain()
 		b.Release()
@@ -210,7 +214,7 @@ func (r *rightState) peek(ctx context.Context) (t uint64, ok bool, err error) {
 				continue
 			}
 			t := r.cur.t[i]
-			if r.hasLast && t < r.last {
+			if t < r.last {
 				return 0, false, orderError(r.name, r.tName, r.curBase+int64(i)+1, r.curOn.ValueStr(i))
 			}
 			return t, true, nil
@@ -235,15 +239,17 @@ func (r *rightState) take() (key int32, rf ref, t uint64) {
 	i := r.curPos
 	r.curPos++
 	t = r.cur.t[i]
-	r.last, r.hasLast = t, true
+	r.last = t
 	return r.curIDs[i], ref{slot: r.curSlot, row: int32(i)}, t
 }
 
 func (r *rightState) setLatest(k int32, rf ref, t uint64) {
-	if old := r.latest[k]; old.slot >= 0 {
-		r.unref(old.slot)
+	if old := r.latest[k].slot; old != rf.slot {
+		if old >= 0 {
+			r.unref(old)
+		}
+		r.ref(rf.slot)
 	}
-	r.ref(rf.slot)
 	r.latest[k] = rf
 	r.latestT[k] = t
 }
@@ -289,23 +295,49 @@ func (r *rightState) pop() {
 }
 
 // advanceTo makes latest[k] the last row with t <= b for every key: first
-// the queued rows (they precede every unread row), then unread ones.
+// the queued rows (they precede every unread row), then unread ones. The
+// loop over the current batch is the join's hot path, written out inline.
 func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 	mask := int64(len(r.q) - 1)
 	for r.qLen > 0 && r.q[r.qStart&mask].t <= b {
 		r.pop()
 	}
 	for {
-		t, ok, err := r.peek(ctx)
-		if err != nil {
-			return err
+		ts, valid, ids, slot := r.cur.t, r.cur.valid, r.curIDs, r.curSlot
+		pos, last := r.curPos, r.last
+		for ; pos < r.curLen; pos++ {
+			if valid != nil && !valid[pos] {
+				continue
+			}
+			v := ts[pos]
+			if v > b {
+				r.curPos, r.last = pos, last
+				return nil
+			}
+			// last starts at 0, the bottom of the number line, so the
+			// first row always passes.
+			if v < last {
+				r.curPos = pos
+				return orderError(r.name, r.tName, r.curBase+int64(pos)+1, r.curOn.ValueStr(pos))
+			}
+			last = v
+			if k := ids[pos]; k >= 0 && r.trackLatest {
+				if old := r.latest[k].slot; old != slot {
+					if old >= 0 {
+						r.unref(old)
+					}
+					r.ref(slot)
+				}
+				r.latest[k] = ref{slot: slot, row: int32(pos)}
+				r.latestT[k] = v
+			}
 		}
-		if !ok || t > b {
+		r.curPos, r.last = pos, last
+		if r.eof {
 			return nil
 		}
-		k, rf, t := r.take()
-		if k >= 0 && r.trackLatest {
-			r.setLatest(k, rf, t)
+		if err := r.loadBatch(ctx); err != nil {
+			return err
 		}
 	}
 }
@@ -436,7 +468,7 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 				srcs[s] = nil
 			}
 		}
-		col, err := gather(ctx, r.mem, rs.Field(c).Type, srcs, refs)
+		col, err := gather(ctx, r.pool, r.mem, rs.Field(c).Type, srcs, refs)
 		if err != nil {
 			for _, done := range cols[:p] {
 				done.Release()
@@ -477,4 +509,22 @@ func (r *rightState) close() {
 		r.curOn = nil
 	}
 	r.sp.Input.Close()
+}
+
+// touch reads one word per cache line of each fixed-width payload column so
+// that the hardware prefetcher streams it in sequentially now, instead of
+// the gather paying a memory round trip per line at random later.
+func touch(cols []arrow.Array) uint64 {
+	var sum uint64
+	for _, c := range cols {
+		d := c.Data()
+		if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
+			continue
+		}
+		b := d.Buffers()[1].Bytes()
+		for i := 0; i+8 <= len(b); i += 64 {
+			sum += uint64(b[i])
+		}
+	}
+	return sum
 }

@@ -1,0 +1,109 @@
+package exec
+
+import (
+	"math/bits"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Pool is an allocator that recycles large buffers. Operators that emit a
+// fresh output buffer per batch (gathers, projections) allocate from a Pool
+// so that a buffer the consumer releases is reused by the next batch instead
+// of being zeroed and page-faulted in again: at batch sizes of 64K rows that
+// allocation otherwise costs more than the work itself.
+//
+// Buffers handed out are NOT zeroed; callers must initialise every byte
+// they expose. Buffers below minPooled bytes go straight to the inner
+// allocator. Close returns every pooled buffer to the inner allocator; a
+// buffer freed after Close goes there directly, so batches may outlive the
+// operator that made them.
+type Pool struct {
+	inner  memory.Allocator
+	mu     sync.Mutex
+	free   [48][][]byte // by size class (power of two)
+	held   int
+	closed bool
+}
+
+const (
+	minPooled = 4 << 10
+	// maxHeld bounds the bytes a pool keeps idle.
+	maxHeld = 64 << 20
+)
+
+var _ memory.Allocator = (*Pool)(nil)
+
+// NewPool returns a pool over inner.
+func NewPool(inner memory.Allocator) *Pool { return &Pool{inner: inner} }
+
+func class(size int) int { return bits.Len(uint(size - 1)) }
+
+// Allocate returns a buffer of len size, recycled when one is idle.
+func (p *Pool) Allocate(size int) []byte {
+	if size < minPooled {
+		return p.inner.Allocate(size)
+	}
+	c := class(size)
+	p.mu.Lock()
+	if n := len(p.free[c]); n > 0 && !p.closed {
+		b := p.free[c][n-1]
+		p.free[c] = p.free[c][:n-1]
+		p.held -= cap(b)
+		p.mu.Unlock()
+		return b[:size]
+	}
+	p.mu.Unlock()
+	return p.inner.Allocate(1 << c)[:size]
+}
+
+// Reallocate grows or shrinks b, keeping its contents.
+func (p *Pool) Reallocate(size int, b []byte) []byte {
+	if cap(b) < minPooled && size < minPooled {
+		return p.inner.Reallocate(size, b)
+	}
+	if cap(b) >= minPooled && size <= cap(b) && size >= minPooled {
+		return b[:size]
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+// Free returns b to the pool (or to the inner allocator when the pool is
+// closed, full, or b is small).
+func (p *Pool) Free(b []byte) {
+	c := cap(b)
+	if len(b) < minPooled || c&(c-1) != 0 {
+		p.inner.Free(b)
+		return
+	}
+	// The inner allocator accounts by length: always hand back the whole
+	// buffer it gave out.
+	b = b[:c]
+	p.mu.Lock()
+	if p.closed || p.held+c > maxHeld {
+		p.mu.Unlock()
+		p.inner.Free(b)
+		return
+	}
+	p.free[class(c)] = append(p.free[class(c)], b)
+	p.held += c
+	p.mu.Unlock()
+}
+
+// Close hands every idle buffer back to the inner allocator; later Frees
+// bypass the pool.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for c := range p.free {
+		for _, b := range p.free[c] {
+			p.inner.Free(b)
+		}
+		p.free[c] = nil
+	}
+	p.held = 0
+}
