@@ -13,11 +13,11 @@
 // one in input order wins when Δ <= 0, the first one when Δ > 0. INNER drops
 // left rows without a winner, LEFT keeps them with NULL right columns.
 //
-//	left  (t, k)        right (t, k, bid)          Lo=-10, Hi=0 (backward 10)
-//	  10  a               3   a  1.0               10 a -> 9 a 2.0  (Δ = -1)
-//	  25  a               9   a  2.0               25 a -> NULL     (9 is 16 back)
-//	  30  b               9   a  2.5  <- same t:   30 b -> 30 b 4.0 (exact)
-//	                     30   b  4.0     last wins, so 10 a -> 2.5
+//	left (t, k)    right (t, k, bid)     Lo = -10, Hi = 0 (backward, tolerance 10)
+//	 10  a           3  a  1.0           10 a -> t 9,  bid 2.5 (two rows at 9: the last)
+//	 25  a           9  a  2.0           25 a -> NULL          (9 is 16 back)
+//	 30  b           9  a  2.5           30 b -> t 30, bid 4.0 (exact match)
+//	                30  b  4.0
 //
 // Output: the left columns (the input's own arrays, never copied, for LEFT),
 // then each right input's Payload columns (nullable), one output batch per

@@ -93,6 +93,9 @@ type Options struct {
 	// hashBytes, when set, replaces the key hash (tests force collisions).
 	hashBytes func([]byte) uint64
 	hashU64   func(uint64) uint64
+	// compactSlack overrides the dead rows tolerated before compaction
+	// (negative means zero: compact at every chance).
+	compactSlack int64
 }
 
 // spec is a validated Right plus derived facts.

@@ -18,13 +18,14 @@ import (
 // genCase is one random differential case: random tables (sorted t with
 // duplicates, NULLs, negative values), random ranges and options.
 type genCase struct {
-	seed   uint64
-	float  bool
-	keys   int // by-key columns: 0, 1 (int or string) or 2
-	strKey bool
-	specs  []Right
-	layout exectest.Layout
-	serial bool
+	seed    uint64
+	float   bool
+	keys    int // by-key columns: 0, 1 (int or string) or 2
+	strKey  bool
+	specs   []Right
+	layout  exectest.Layout
+	serial  bool
+	compact bool // compact at every chance
 }
 
 func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordBatch {
@@ -212,6 +213,7 @@ func randomCase(seed uint64) *genCase {
 		}
 		g.specs = append(g.specs, sp)
 	}
+	g.compact = rng.IntN(2) == 0
 	g.layout = exectest.Layout{Name: "random", Size: []int{0, 1, 2, 3, 7, 1024}[rng.IntN(6)], Empty: rng.IntN(2) == 0, Seed: seed}
 	return g
 }
@@ -236,7 +238,11 @@ func checkCase(t testing.TB, g *genCase) {
 	for i := range specs {
 		specs[i].Input = ops[i+1]
 	}
-	j, err := New(ops[0], specs, Options{Allocator: mem, Serial: g.serial})
+	opts := Options{Allocator: mem, Serial: g.serial}
+	if g.compact {
+		opts.compactSlack = -1
+	}
+	j, err := New(ops[0], specs, opts)
 	require.NoError(t, err)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)
@@ -270,11 +276,17 @@ func TestDifferential(t *testing.T) {
 	if testing.Short() {
 		n = 1000
 	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		checkCase(t, randomCase(seed))
-		if t.Failed() {
-			return
-		}
+	const parts = 4
+	for p := 0; p < parts; p++ {
+		t.Run(fmt.Sprintf("part%d", p), func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1 + p); seed <= uint64(n); seed += parts {
+				checkCase(t, randomCase(seed))
+				if t.Failed() {
+					return
+				}
+			}
+		})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 // entries, queue entries and the read cursor that point into it.
 type slot struct {
 	cols []arrow.Array
+	rows int32
 	refs int32
 }
 
@@ -65,17 +66,23 @@ type rightState struct {
 	qStart int64
 	qLen   int64
 
-	slots   []slot
-	free    []int32
-	pending []int32 // slots whose refs reached zero; freed after gather
+	slots []slot
+	free  []int32
+	// retained is the number of rows in live slots, live the number of
+	// latest entries; together with qLen they decide when to compact.
+	retained int64
+	live     int64
+	pending  []int32 // slots whose refs reached zero; freed after gather
 
 	// Left-side scratch reused across batches.
-	lkb     keyBatch
-	lhash   []uint64
-	lids    []int32
-	refs    []ref
-	closed  bool
-	touched uint64 // keeps touch's reads from being optimised away
+	lkb         keyBatch
+	lhash       []uint64
+	lids        []int32
+	refs        []ref
+	closed      bool
+	slack       int64
+	compactions int
+	touched     uint64 // keeps touch's reads from being optimised away
 }
 
 func newRightState(sp spec, opts *Options, pool *exec.Pool) *rightState {
@@ -90,6 +97,10 @@ func newRightState(sp spec, opts *Options, pool *exec.Pool) *rightState {
 		curSlot: -1,
 		keys:    newKeyTable(sp.keyEnc.u64, opts),
 		q:       make([]queued, 16),
+		slack:   defaultSlack,
+	}
+	if opts.compactSlack != 0 {
+		r.slack = max(0, opts.compactSlack)
 	}
 	// For floats l+lo can round down to l even when lo > 0, making a row at
 	// exactly l eligible (spec §3 defines eligibility in float64), so the
@@ -117,6 +128,7 @@ func (r *rightState) freePending() {
 			for _, c := range r.slots[s].cols {
 				c.Release()
 			}
+			r.retained -= int64(r.slots[s].rows)
 			r.slots[s].cols = nil
 			r.free = append(r.free, s)
 		}
@@ -124,7 +136,7 @@ func (r *rightState) freePending() {
 	r.pending = r.pending[:0]
 }
 
-func (r *rightState) allocSlot(cols []arrow.Array) int32 {
+func (r *rightState) allocSlot(cols []arrow.Array, rows int) int32 {
 	var s int32
 	if n := len(r.free); n > 0 {
 		s = r.free[n-1]
@@ -133,7 +145,8 @@ func (r *rightState) allocSlot(cols []arrow.Array) int32 {
 		s = int32(len(r.slots))
 		r.slots = append(r.slots, slot{})
 	}
-	r.slots[s] = slot{cols: cols}
+	r.slots[s] = slot{cols: cols, rows: int32(rows)}
+	r.retained += int64(rows)
 	return s
 }
 
@@ -187,7 +200,7 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		r.curOn = b.Column(r.sp.On)
 		r.curOn.Retain()
 		b.Release()
-		r.curSlot = r.allocSlot(cols)
+		r.curSlot = r.allocSlot(cols, n)
 		r.ref(r.curSlot)
 		r.curLen = n
 		return nil
@@ -247,6 +260,8 @@ func (r *rightState) setLatest(k int32, rf ref, t uint64) {
 	if old := r.latest[k].slot; old != rf.slot {
 		if old >= 0 {
 			r.unref(old)
+		} else {
+			r.live++
 		}
 		r.ref(rf.slot)
 	}
@@ -325,6 +340,8 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 				if old := r.latest[k].slot; old != slot {
 					if old >= 0 {
 						r.unref(old)
+					} else {
+						r.live++
 					}
 					r.ref(slot)
 				}
@@ -478,8 +495,82 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		cols[p] = col
 	}
 	r.freePending()
+	if err := r.maybeCompact(ctx); err != nil {
+		for _, c := range cols {
+			c.Release()
+		}
+		return nil, nil, err
+	}
 	return cols, refs, nil
 }
+
+// maybeCompact bounds memory by the rows that can still win. A key's latest
+// row pins its whole batch; when old batches hold far more rows than the
+// latest and queued rows they are kept for, those rows are copied into one
+// compact batch and the old batches are released. Each compaction at least
+// halves what it copies from, so the copying is amortised O(1) a row.
+func (r *rightState) maybeCompact(ctx context.Context) error {
+	needed := r.live + r.qLen
+	old := r.retained - int64(r.curLen)
+	if old <= 2*needed+r.slack {
+		return nil
+	}
+	refs := make([]ref, 0, needed)
+	for _, lr := range r.latest {
+		if lr.slot >= 0 {
+			refs = append(refs, lr)
+		}
+	}
+	mask := int64(len(r.q) - 1)
+	for s := r.qStart; s < r.qStart+r.qLen; s++ {
+		refs = append(refs, r.q[s&mask].r)
+	}
+	cols := make([]arrow.Array, len(r.sp.Payload))
+	srcs := make([]arrow.Array, len(r.slots))
+	rs := r.sp.Input.Schema()
+	for p, c := range r.sp.Payload {
+		for s := range r.slots {
+			srcs[s] = nil
+			if r.slots[s].cols != nil {
+				srcs[s] = r.slots[s].cols[p]
+			}
+		}
+		// Compacted rows live long: use the caller's allocator, not the
+		// output pool.
+		col, err := gather(ctx, r.mem, r.mem, rs.Field(c).Type, srcs, refs)
+		if err != nil {
+			for _, done := range cols[:p] {
+				done.Release()
+			}
+			return err
+		}
+		cols[p] = col
+	}
+	ns := r.allocSlot(cols, len(refs))
+	i := int32(0)
+	for k, lr := range r.latest {
+		if lr.slot >= 0 {
+			r.unref(lr.slot)
+			r.ref(ns)
+			r.latest[k] = ref{slot: ns, row: i}
+			i++
+		}
+	}
+	for s := r.qStart; s < r.qStart+r.qLen; s++ {
+		e := &r.q[s&mask]
+		r.unref(e.r.slot)
+		r.ref(ns)
+		e.r = ref{slot: ns, row: i}
+		i++
+	}
+	r.compactions++
+	r.freePending()
+	return nil
+}
+
+// defaultSlack is how many pinned-but-dead rows are tolerated before
+// compacting at all (a few batches' worth).
+const defaultSlack = 256 * 1024
 
 // preferBackward decides between the best row at or before l (bT) and the
 // best row after it (fT) by distance, then by the tie rule.
