@@ -180,7 +180,9 @@ func gatherVar32(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 		}
 		a := srcs[r.slot].(offsets32)
 		o := a.ValueOffsets()
-		pos += copy(out[pos:], a.ValueBytes()[o[r.row]:o[r.row+1]])
+		// ValueBytes starts at the slice's first offset.
+		base := o[0]
+		pos += copy(out[pos:], a.ValueBytes()[o[r.row]-base:o[r.row+1]-base])
 		bitutil.SetBit(vb, i)
 	}
 	offs[n] = int32(pos)
@@ -220,7 +222,8 @@ func gatherVar64(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 		}
 		a := srcs[r.slot].(offsets64)
 		o := a.ValueOffsets()
-		pos += copy(out[pos:], a.ValueBytes()[o[r.row]:o[r.row+1]])
+		base := o[0]
+		pos += copy(out[pos:], a.ValueBytes()[o[r.row]-base:o[r.row+1]-base])
 		bitutil.SetBit(vb, i)
 	}
 	offs[n] = int64(pos)

@@ -110,6 +110,9 @@ type keyBatch struct {
 	buf  []byte
 	offs []int32 // row i's key is buf[offs[i]:offs[i+1]]
 	null []bool
+	// shared marks buf as borrowed from an array (valid while the batch
+	// is held), not owned scratch.
+	shared bool
 }
 
 func (kb *keyBatch) key(i int) []byte { return kb.buf[kb.offs[i]:kb.offs[i+1]] }
@@ -150,6 +153,10 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		fixedKeys(cols[0], kb.u64)
 		return
 	}
+	if kb.shared {
+		// buf was an array's buffer: never append into it.
+		kb.buf, kb.shared = nil, false
+	}
 	kb.buf = kb.buf[:0]
 	if cap(kb.offs) < n+1 {
 		kb.offs = make([]int32, n+1)
@@ -158,11 +165,16 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) {
 		// One variable-width key: its bytes are the key, whatever the
 		// array's offset width, so string and large_string agree.
-		if s, ok := cols[0].(*array.String); ok {
-			for i := 0; i < n; i++ {
-				kb.offs[i] = int32(len(kb.buf))
-				kb.buf = append(kb.buf, s.Value(i)...)
+		if a, ok := cols[0].(offsets32); ok && n > 0 {
+			// Zero copy: point at the array's own bytes and offsets.
+			kb.buf = a.ValueBytes()
+			offs := a.ValueOffsets()
+			base := offs[0]
+			for i := 0; i <= n; i++ {
+				kb.offs[i] = offs[i] - base
 			}
+			kb.shared = true
+			return
 		} else {
 			for i := 0; i < n; i++ {
 				kb.offs[i] = int32(len(kb.buf))

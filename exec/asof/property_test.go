@@ -211,6 +211,11 @@ func randomCase(seed uint64) *genCase {
 			Lo: lo, Hi: hi, Tie: Tie(rng.IntN(2)), Kind: Kind(rng.IntN(2)),
 			Payload: []int{0, 1 + g.keys},
 		}
+		if g.keys > 0 {
+			// Key columns as payload too: string payloads from sliced
+			// batches exercise the variable-width gather.
+			sp.Payload = append(sp.Payload, 1)
+		}
 		g.specs = append(g.specs, sp)
 	}
 	g.compact = rng.IntN(2) == 0
