@@ -30,9 +30,9 @@ func gather(ctx context.Context, pool, mem memory.Allocator, dt arrow.DataType, 
 		return gatherVar32(pool, dt, srcs, refs), nil
 	case *arrow.LargeStringType, *arrow.LargeBinaryType:
 		return gatherVar64(pool, dt, srcs, refs), nil
-	case arrow.FixedWidthDataType:
-		if dt.ID() != arrow.DICTIONARY && dt.ID() != arrow.EXTENSION && d.BitWidth()%8 == 0 && d.BitWidth() > 0 {
-			return gatherFixed(pool, dt, d.BitWidth()/8, srcs, refs), nil
+	default:
+		if w := fixedWidth(d); w > 0 {
+			return gatherFixed(pool, dt, w, srcs, refs), nil
 		}
 	}
 	return gatherTake(ctx, mem, dt, srcs, refs)
@@ -70,12 +70,33 @@ func (v srcValidity) null(row int32) bool {
 }
 
 func gatherFixed(mem memory.Allocator, dt arrow.DataType, w int, srcs []arrow.Array, refs []ref) arrow.Array {
-	n := len(refs)
-	valid := newValidity(mem, n)
-	vb := valid.Bytes()
-	values := memory.NewResizableBuffer(mem)
-	values.Resize(n * w)
-	out := values.Bytes()
+	g := newFixedGather(mem, dt, w, len(refs))
+	g.fill(srcs, refs, 0)
+	return g.finish()
+}
+
+// fixedGather builds one fixed-width output column in pieces: the join
+// fills each chunk of left rows right after matching it, while the right
+// rows it references are still in cache.
+type fixedGather struct {
+	dt     arrow.DataType
+	w      int
+	n      int
+	valid  *memory.Buffer
+	values *memory.Buffer
+	nulls  int
+}
+
+func newFixedGather(mem memory.Allocator, dt arrow.DataType, w, n int) *fixedGather {
+	g := &fixedGather{dt: dt, w: w, n: n, valid: newValidity(mem, n), values: memory.NewResizableBuffer(mem)}
+	g.values.Resize(n * w)
+	return g
+}
+
+// fill writes output rows [at, at+len(refs)).
+func (g *fixedGather) fill(srcs []arrow.Array, refs []ref, at int) {
+	w := g.w
+	vb, out := g.valid.Bytes(), g.values.Bytes()
 	src := make([][]byte, len(srcs))
 	for s, a := range srcs {
 		if a != nil && a.Len() > 0 {
@@ -86,22 +107,24 @@ func gatherFixed(mem memory.Allocator, dt arrow.DataType, w int, srcs []arrow.Ar
 	vals := validities(srcs)
 	nulls := 0
 	if w == 8 {
-		out64 := arrow.Uint64Traits.CastFromBytes(out)
+		out64 := arrow.Uint64Traits.CastFromBytes(out)[at : at+len(refs)]
 		src64 := make([][]uint64, len(src))
 		for s, b := range src {
 			src64[s] = arrow.Uint64Traits.CastFromBytes(b)
 		}
-		for i, r := range refs {
+		for j, r := range refs {
 			if r.slot < 0 || vals[r.slot].null(r.row) {
-				out64[i] = 0
+				out64[j] = 0
 				nulls++
 				continue
 			}
-			out64[i] = src64[r.slot][r.row]
+			out64[j] = src64[r.slot][r.row]
+			i := at + j
 			vb[i>>3] |= 1 << (i & 7)
 		}
 	} else {
-		for i, r := range refs {
+		for j, r := range refs {
+			i := at + j
 			o := out[i*w : (i+1)*w]
 			if r.slot < 0 || vals[r.slot].null(r.row) {
 				clear(o)
@@ -112,11 +135,24 @@ func gatherFixed(mem memory.Allocator, dt arrow.DataType, w int, srcs []arrow.Ar
 			vb[i>>3] |= 1 << (i & 7)
 		}
 	}
-	data := array.NewData(dt, n, []*memory.Buffer{valid, values}, nil, nulls, 0)
-	valid.Release()
-	values.Release()
+	g.nulls += nulls
+}
+
+func (g *fixedGather) finish() arrow.Array {
+	data := array.NewData(g.dt, g.n, []*memory.Buffer{g.valid, g.values}, nil, g.nulls, 0)
+	g.valid.Release()
+	g.values.Release()
 	defer data.Release()
 	return array.MakeFromData(data)
+}
+
+// fixedWidth returns the byte width of types gathered by fixedGather, or 0.
+func fixedWidth(dt arrow.DataType) int {
+	if d, ok := dt.(arrow.FixedWidthDataType); ok && dt.ID() != arrow.BOOL && dt.ID() != arrow.DICTIONARY &&
+		dt.ID() != arrow.EXTENSION && d.BitWidth()%8 == 0 && d.BitWidth() > 0 {
+		return d.BitWidth() / 8
+	}
+	return 0
 }
 
 func gatherBool(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {

@@ -44,16 +44,18 @@ type rightState struct {
 	keys *keyTable
 
 	// Read cursor over the current right batch.
-	cur     onColumn
-	curIDs  []int32
-	curOn   arrow.Array
-	curSlot int32
-	curPos  int
-	curLen  int
-	curBase int64 // rows of this input before the current batch
-	eof     bool
-	last    uint64 // t of the last row read; 0 (the line's bottom) before any
-	kb      keyBatch
+	cur    onColumn
+	curIDs []int32
+	curOn  arrow.Array
+	// curTouch views the current batch's 8-byte payload columns.
+	curTouch [][]uint64
+	curSlot  int32
+	curPos   int
+	curLen   int
+	curBase  int64 // rows of this input before the current batch
+	eof      bool
+	last     uint64 // t of the last row read; 0 (the line's bottom) before any
+	kb       keyBatch
 
 	// Per key id.
 	latest  []ref
@@ -82,7 +84,6 @@ type rightState struct {
 	closed      bool
 	slack       int64
 	compactions int
-	touched     uint64 // keeps touch's reads from being optimised away
 }
 
 func newRightState(sp spec, opts *Options, pool *exec.Pool) *rightState {
@@ -196,7 +197,6 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 			cols[i] = b.Column(c)
 			cols[i].Retain()
 		}
-		r.touched += touch(cols)
 		r.curOn = b.Column(r.sp.On)
 		r.curOn.Retain()
 		b.Release()
@@ -418,7 +418,38 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		lids[i] = r.keys.lookup(&r.lkb, r.lhash, i)
 	}
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
+	rs := r.sp.Input.Schema()
+	// Fixed-width payload columns are gathered chunk by chunk, right after
+	// matching, while the right rows they read are still in cache.
+	fixed := make([]*fixedGather, len(r.sp.Payload))
+	defer func() {
+		for _, g := range fixed {
+			if g != nil {
+				g.valid.Release()
+				g.values.Release()
+			}
+		}
+	}()
+	for p, c := range r.sp.Payload {
+		if w := fixedWidth(rs.Field(c).Type); w > 0 {
+			fixed[p] = newFixedGather(r.pool, rs.Field(c).Type, w, n)
+		}
+	}
+	srcs := make([]arrow.Array, 0, 8)
+	gathered := 0
+	flush := func(upto int) {
+		for p, g := range fixed {
+			if g != nil {
+				srcs = r.payloadSources(p, srcs)
+				g.fill(srcs, refs[gathered:upto], gathered)
+			}
+		}
+		gathered = upto
+	}
 	for i := 0; i < n; i++ {
+		if i-gathered == gatherChunk {
+			flush(i)
+		}
 		refs[i] = noMatch
 		if !lt.ok(i) {
 			continue
@@ -474,21 +505,21 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			refs[i] = fRef
 		}
 	}
+	flush(n)
 	cols := make([]arrow.Array, len(r.sp.Payload))
-	srcs := make([]arrow.Array, len(r.slots))
-	rs := r.sp.Input.Schema()
 	for p, c := range r.sp.Payload {
-		for s := range r.slots {
-			if r.slots[s].cols != nil {
-				srcs[s] = r.slots[s].cols[p]
-			} else {
-				srcs[s] = nil
-			}
+		if fixed[p] != nil {
+			cols[p] = fixed[p].finish()
+			fixed[p] = nil
+			continue
 		}
+		srcs = r.payloadSources(p, srcs)
 		col, err := gather(ctx, r.pool, r.mem, rs.Field(c).Type, srcs, refs)
 		if err != nil {
-			for _, done := range cols[:p] {
-				done.Release()
+			for _, done := range cols {
+				if done != nil {
+					done.Release()
+				}
 			}
 			return nil, nil, err
 		}
@@ -502,6 +533,24 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		return nil, nil, err
 	}
 	return cols, refs, nil
+}
+
+// gatherChunk is how many left rows are matched before their fixed-width
+// payloads are gathered: small enough that the right rows they reference
+// are still in L1/L2.
+const gatherChunk = 2048
+
+// payloadSources lists payload column p of every slot (nil for free slots).
+func (r *rightState) payloadSources(p int, srcs []arrow.Array) []arrow.Array {
+	srcs = srcs[:0]
+	for s := range r.slots {
+		var a arrow.Array
+		if r.slots[s].cols != nil {
+			a = r.slots[s].cols[p]
+		}
+		srcs = append(srcs, a)
+	}
+	return srcs
 }
 
 // maybeCompact bounds memory by the rows that can still win. A key's latest
@@ -600,22 +649,4 @@ func (r *rightState) close() {
 		r.curOn = nil
 	}
 	r.sp.Input.Close()
-}
-
-// touch reads one word per cache line of each fixed-width payload column so
-// that the hardware prefetcher streams it in sequentially now, instead of
-// the gather paying a memory round trip per line at random later.
-func touch(cols []arrow.Array) uint64 {
-	var sum uint64
-	for _, c := range cols {
-		d := c.Data()
-		if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
-			continue
-		}
-		b := d.Buffers()[1].Bytes()
-		for i := 0; i+8 <= len(b); i += 64 {
-			sum += uint64(b[i])
-		}
-	}
-	return sum
 }
