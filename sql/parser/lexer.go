@@ -248,7 +248,7 @@ func (l *lexer) operator(start int) error {
 }
 
 // quoted lexes '...' starting at the quote q (start includes a prefix
-// letter). escapes selects E'' backslash processing.
+// letter). escapes selects E” backslash processing.
 func (l *lexer) quoted(start, q int, escapes bool) error {
 	src := l.src
 	var b strings.Builder
@@ -285,7 +285,7 @@ func (l *lexer) quoted(start, q int, escapes bool) error {
 	}
 }
 
-// unescape decodes one backslash escape of an E'' string at src[i] into b
+// unescape decodes one backslash escape of an E” string at src[i] into b
 // and returns how many bytes it used.
 func unescape(src string, i int, b *strings.Builder) (int, error) {
 	if i+1 >= len(src) {

@@ -12,8 +12,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 
 	// The value-expression driver TiDB's parser needs; this is the only
-	// place in asofsql that imports it (it sets process-global hooks).
-	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
+	// place in asofsql that imports it (its init sets process-global
+	// hooks). Its ParamMarkerExpr type is also used to number parameters.
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // Statement is one parsed statement of a (possibly multi-statement) query
@@ -266,13 +267,22 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	if len(pr.params) != len(st.Params) {
 		return nil, posError(src, st.Start, sqlerr.SyntaxError, "parameters are not allowed here")
 	}
-	sort.SliceStable(pr.params, func(a, b int) bool { return pr.params[a].OriginTextPosition() < pr.params[b].OriginTextPosition() })
-	for k, pmx := range pr.params {
+	// TiDB numbers nothing at parse time; its markers carry their byte
+	// offset, so text order is offset order.
+	params := make([]*test_driver.ParamMarkerExpr, 0, len(pr.params))
+	for _, p := range pr.params {
+		pmx, ok := p.(*test_driver.ParamMarkerExpr)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.InternalError, "unexpected parameter node %T", p)
+		}
+		params = append(params, pmx)
+	}
+	sort.SliceStable(params, func(a, b int) bool { return params[a].Offset < params[b].Offset })
+	for k, pmx := range params {
 		pmx.SetOrder(st.Params[k] - 1)
 	}
 	return st, nil
 }
-
 
 // syntaxErrAt is Postgres' generic syntax error at toks[i] (or at the end
 // of input when i is past the last token).

@@ -24,8 +24,9 @@ type Cast struct {
 	Expr ast.ExprNode
 	// Type is the target type.
 	Type sqltypes.Type
-	// Literal is true for the `type 'string'` literal form: Expr is then
-	// a string constant and the whole is a constant of Type.
+	// Literal is true when the operand is a literal constant: typed
+	// literals (`TIMESTAMP '...'`, `INTERVAL '5 seconds'`) and casts of a
+	// literal ('1'::int, 5::bigint). The whole is then a constant of Type.
 	Literal bool
 }
 
@@ -191,6 +192,9 @@ func (p *pgPass) run() error {
 				e.drop(k)
 			}
 			castStart[m] = i
+		case t.is("interval") && i+1 < len(toks) && (toks[i+1].kind == tkNumber || toks[i+1].kind == tkParam || toks[i+1].isOp("-")):
+			// MySQL's INTERVAL 1 SECOND; Postgres wants INTERVAL '1 second'.
+			return syntaxErrAt(p.src, toks, i+1)
 		case t.kind == tkIdent && typeLiteralWords[t.val] && !(i > 0 && toks[i-1].isOp(".")):
 			// A typed literal: type name directly followed by a string.
 			typEnd := p.typeEnd(i)
