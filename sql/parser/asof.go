@@ -442,6 +442,9 @@ func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, us
 		j.Using = using
 	}
 	if on == nil {
+		if len(using) == 0 {
+			return nil, posError(st.src, site.start, sqlerr.SyntaxError, "ASOF JOIN requires an ON or USING clause")
+		}
 		// USING (k..., t): the last column is the on-column.
 		a.Form = FormUsing
 		a.On = using[len(using)-1]

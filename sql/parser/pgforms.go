@@ -57,6 +57,7 @@ var notFunctionNames = map[string]bool{
 	"all": true, "some": true, "join": true, "case": true, "distinct": true,
 	"return": true, "limit": true, "offset": true, "set": true, "into": true,
 	"lateral": true, "with": true, "union": true, "except": true, "intersect": true,
+	"order": true, "group": true, "window": true, "over": true,
 }
 
 // parseType reads a Postgres type name starting at toks[i] and returns it
@@ -143,7 +144,9 @@ func (p *pgPass) run() error {
 		case t.kind == tkParam:
 			p.params = append(p.params, t.num)
 		case t.isOp("::"):
-			if i == 0 {
+			if i == 0 || toks[i-1].isOp("(") || toks[i-1].isOp(",") || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") ||
+				(toks[i-1].kind == tkIdent && notFunctionNames[toks[i-1].val]) {
+				// Nothing that can be cast precedes the "::".
 				return syntaxErrAt(p.src, toks, i)
 			}
 			s := p.operandStart(i-1, castStart)
