@@ -1,7 +1,9 @@
 package parser
 
 import (
+	"fmt"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/asofsql/asofsql/sqlerr"
@@ -44,7 +46,19 @@ func FuzzParse(f *testing.F) {
 		if len(sql) > 4096 {
 			return
 		}
+		// Go's fuzzer has no hang detection: a watchdog turns a parse
+		// that never ends into a crash that records the input. The limit
+		// is generous (inputs are at most 4 KiB; a parse takes µs).
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				panic(fmt.Sprintf("Parse hangs on %q", sql))
+			}
+		}()
 		stmts, err := Parse(sql)
+		close(done)
 		nchars := utf8.RuneCountInString(sql)
 		if err != nil {
 			e, ok := sqlerr.As(err)
