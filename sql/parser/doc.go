@@ -161,8 +161,9 @@
 // Known gaps: statement forms TiDB's grammar does not have (FULL JOIN,
 // DISTINCT ON, FILTER, ARRAY[...], VALUES lists as a FROM item, RETURNING,
 // ON CONFLICT, ...) fail with TiDB's syntax error, positioned at the
-// user's token. A few words reserved in TiDB but not in Postgres (key,
-// index, rank, ...) must be double-quoted when used as names.
+// user's token. Words TiDB reserves but Postgres does not (key, index,
+// rank, read, div, mod, xor, regexp, ...) are quoted for TiDB when used as
+// names in DML, so they work as names and never act as MySQL operators.
 //
 // # Example
 //

@@ -216,6 +216,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	if err := pg.run(); err != nil {
 		return nil, err
 	}
+	if !toks[0].is("create") && !toks[0].is("drop") {
+		quoteTiDBReserved(toks, e)
+	}
 	for i, t := range toks {
 		if t.kind == tkParam && !e.hasRep[i] {
 			e.replace(i, "?")

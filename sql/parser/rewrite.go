@@ -147,3 +147,42 @@ func quoteString(s string) string {
 func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
+
+// tidbOnlyReserved are words TiDB reserves that Postgres lets users take
+// as names (or does not know at all). In DML they are double-quoted before
+// TiDB sees them, so `SELECT key FROM t` works and MySQL operators such as
+// DIV, MOD, XOR, REGEXP never take effect. A following "(" keeps the word
+// as a function name (rank() OVER ..., mod(a, b), replace(...)).
+var tidbOnlyReserved = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`add blob call change continue cursor database databases
+		day_hour day_microsecond day_minute day_second delayed describe distinctrow div dual
+		elseif enclosed escaped exit force fulltext high_priority hour_microsecond hour_minute
+		hour_second ignore index infile int1 int3 iterate key keys kill leave linear lines load
+		lock long longblob longtext low_priority match maxvalue mediumblob mediumint mediumtext
+		middleint minute_microsecond minute_second mod no_write_to_binlog optimize option
+		optionally outfile read regexp release rename repeat replace require rlike
+		second_microsecond show spatial sql sqlexception sqlstate sqlwarning sql_big_result
+		sql_calc_found_rows sql_small_result ssl starting stored straight_join terminated
+		tidb_current_tso tinyblob tinytext trigger unlock unsigned until usage use utc_date
+		utc_time utc_timestamp varbinary varcharacter virtual while write xor year_month zerofill
+		cume_dist dense_rank first_value lag last_value lead nth_value ntile percent_rank rank
+		row_number`) {
+		tidbOnlyReserved[w] = true
+	}
+}
+
+// quoteTiDBReserved quotes the tidbOnlyReserved words of a DML statement
+// that are used as names.
+func quoteTiDBReserved(toks []token, e *edits) {
+	for i, t := range toks {
+		if t.kind != tkIdent || !tidbOnlyReserved[t.val] || e.hasRep[i] {
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].isOp("(") {
+			continue
+		}
+		e.replace(i, quoteIdent(t.val))
+	}
+}
