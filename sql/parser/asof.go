@@ -525,8 +525,12 @@ func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, us
 	return a, nil
 }
 
-// splitAnd flattens an AND tree into its conjuncts, left to right.
+// splitAnd flattens an AND tree into its conjuncts, left to right, looking
+// through parentheses.
 func splitAnd(e ast.ExprNode, out []ast.ExprNode) []ast.ExprNode {
+	if p, ok := e.(*ast.ParenthesesExpr); ok {
+		return splitAnd(p.Expr, out)
+	}
 	if b, ok := e.(*ast.BinaryOperationExpr); ok && b.Op == opcode.LogicAnd {
 		out = splitAnd(b.L, out)
 		return splitAnd(b.R, out)

@@ -194,6 +194,18 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 			return nil, err
 		}
 		st.Node = n
+		// EXPLAIN and COPY (query) take their parameters from the wrapped
+		// statement; the wire layer describes them for the whole.
+		var inner *Statement
+		switch x := n.(type) {
+		case *ExplainStmt:
+			inner = x.Stmt
+		case *CopyStmt:
+			inner = x.Query
+		}
+		if inner != nil {
+			st.Params, st.NumParams = inner.Params, inner.NumParams
+		}
 		return st, nil
 	case first.kind == tkIdent && unsupported[first.val] != "":
 		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])

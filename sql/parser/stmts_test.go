@@ -92,6 +92,7 @@ func TestExplainAndCopyQuery(t *testing.T) {
 	require.NotNil(t, ex.Stmt.AST)
 	require.Len(t, ex.Stmt.Asof, 1)
 	require.Equal(t, 1, ex.Stmt.NumParams)
+	require.Equal(t, 1, st.NumParams, "EXPLAIN reports the wrapped statement's parameters")
 	require.Equal(t, 33, ex.Stmt.Asof[0].Pos, "positions stay relative to the whole input")
 
 	st, err = ParseOne("EXPLAIN (ANALYZE false, VERBOSE, FORMAT TEXT) SELECT 1")
