@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -477,6 +478,20 @@ func (l *lexer) number(start int) error {
 	if i < len(src) && isIdentCont(src[i]) {
 		return posError(src, start, sqlerr.SyntaxError, "trailing junk after numeric literal at or near %q", trunc(src[start:i+1]))
 	}
+	// TiDB's literal driver holds at most 81 decimal digits (and panics
+	// beyond); asofsql's widest numeric is 38 digits, so refuse early.
+	digits := 0
+	for k := start; k < i && src[k] != 'e' && src[k] != 'E'; k++ {
+		if isDigit(src[k]) {
+			digits++
+		}
+	}
+	if _, err := strconv.ParseFloat(src[start:i], 64); err != nil && strings.ContainsAny(src[start:i], "eE") {
+		return posError(src, start, sqlerr.NumericValueOutOfRange, "\"%s\" is out of range for type double precision", trunc(src[start:i]))
+	}
+	if digits > maxLiteralDigits {
+		return posError(src, start, sqlerr.NumericValueOutOfRange, "numeric literal %s has more than %d digits", trunc(src[start:i]), maxLiteralDigits)
+	}
 	l.pos = i
 	l.emit(tkNumber, start, src[start:i])
 	return nil
@@ -505,6 +520,9 @@ const (
 	codeInvalidName         = "42602"
 	codeUndefinedParameter  = "42P02"
 )
+
+// maxLiteralDigits bounds the digits of a numeric literal.
+const maxLiteralDigits = 72
 
 // maxParams is the largest $n accepted (the wire protocol's int16 count).
 const maxParams = 65535

@@ -219,6 +219,9 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 // markers.
 func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	src := st.src
+	if err := rejectUnsupported(src, toks); err != nil {
+		return nil, err
+	}
 	e := newEdits(toks)
 	sites, err := plantAsof(src, toks, e)
 	if err != nil {
@@ -245,10 +248,11 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		}
 	}
 
-	p := pool.Get().(*tidb.Parser)
-	node, err := p.ParseOneStmt(rw, "", "")
-	pool.Put(p)
+	node, err := tidbParse(rw)
 	if err != nil {
+		if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.InternalError {
+			return nil, e.WithPosition(charPos(src, st.Start))
+		}
 		return nil, tidbError(st, toks, end, err)
 	}
 	st.AST = node
@@ -299,17 +303,39 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	return st, nil
 }
 
+// tidbParse runs one TiDB parse with a pooled parser. A panic inside TiDB
+// (its test_driver panics on some literals) becomes an XX000 error instead
+// of taking the connection down, and the parser is then discarded since its
+// state is unknown.
+func tidbParse(sql string) (node ast.StmtNode, err error) {
+	p := pool.Get().(*tidb.Parser)
+	defer func() {
+		if r := recover(); r != nil {
+			node, err = nil, sqlerr.New(sqlerr.InternalError, "SQL parser failed: %v", r)
+			return
+		}
+		pool.Put(p)
+	}()
+	return p.ParseOneStmt(sql, "", "")
+}
+
 // syntaxErrAt is Postgres' generic syntax error at toks[i] (or at the end
 // of input when i is past the last token).
+//
+// Past the last token, Postgres (which parses the whole string at once)
+// reports the next token of the input, such as the ";" that ends the
+// statement or the ")" that closes COPY's query, or else the end of input.
 func syntaxErrAt(src string, toks []token, i int) *sqlerr.Error {
 	if i >= len(toks) {
-		end := len(src)
+		from := 0
 		if len(toks) > 0 {
-			// The statement ends at its last token; Postgres puts the
-			// cursor just past it.
-			end = toks[len(toks)-1].end
+			from = toks[len(toks)-1].end
 		}
-		return posError(src, end, sqlerr.SyntaxError, "syntax error at end of input")
+		if rest, err := lex(src[from:]); err == nil && len(rest) > 0 {
+			t := rest[0]
+			return posError(src, from+t.start, sqlerr.SyntaxError, "syntax error at or near \"%s\"", src[from+t.start:from+t.end])
+		}
+		return posError(src, len(src), sqlerr.SyntaxError, "syntax error at end of input")
 	}
 	t := toks[i]
 	return posError(src, t.start, sqlerr.SyntaxError, "syntax error at or near \"%s\"", src[t.start:t.end])
@@ -339,7 +365,12 @@ func tidbError(st *Statement, toks []token, end int, err error) error {
 		}
 	}
 	if off < 0 {
-		return sqlerr.Wrap(err, sqlerr.SyntaxError, "syntax error: %s", msg).WithPosition(charPos(st.src, st.Start))
+		// Not a grammar error but a check TiDB makes while parsing (an
+		// out-of-range literal, say). Keep its text without TiDB's code.
+		if j := strings.Index(msg, "]"); strings.HasPrefix(msg, "[") && j > 0 {
+			msg = msg[j+1:]
+		}
+		return sqlerr.Wrap(err, sqlerr.SyntaxError, "%s", msg).WithPosition(charPos(st.src, st.Start))
 	}
 	if strings.TrimSpace(rw[off:]) == "" {
 		return syntaxErrAt(st.src, toks, len(toks))

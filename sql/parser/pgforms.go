@@ -249,7 +249,96 @@ func (p *pgPass) run() error {
 			e.replace(i+1, strconv.FormatUint(NoLimit, 10))
 			i++
 		case t.is("offset") && !p.limitBefore(i):
-			e.prepend(i, "limit "+strconv.FormatUint(NoLimit, 10)+" ")
+			i = p.offsetFirst(i)
+		case t.kind == tkIdent && strings.HasPrefix(t.val, "_") && i+1 < len(toks) && toks[i+1].kind == tkString:
+			// Postgres reads `name 'string'` as a typed literal; TiDB would
+			// take _utf8mb4'x' as a charset introducer.
+			return posError(p.src, t.start, sqlerr.UndefinedObject, "type %q does not exist", t.val)
+		}
+	}
+	return nil
+}
+
+// offsetFirst rewrites an OFFSET that has no LIMIT before it: Postgres
+// allows `OFFSET n [ROW|ROWS]` alone or before `LIMIT m`, TiDB only
+// `LIMIT m OFFSET n`. It returns the index of the last token it consumed.
+func (p *pgPass) offsetFirst(i int) int {
+	toks, e := p.toks, p.e
+	isVal := func(k int) bool { return k < len(toks) && (toks[k].kind == tkNumber || toks[k].kind == tkParam) }
+	if !isVal(i + 1) {
+		e.prepend(i, "limit "+strconv.FormatUint(NoLimit, 10)+" ")
+		return i
+	}
+	last := i + 1
+	if last+1 < len(toks) && (toks[last+1].is("row") || toks[last+1].is("rows")) {
+		last++
+		e.drop(last)
+	}
+	if !(last+1 < len(toks) && toks[last+1].is("limit") && (isVal(last+2) || (last+2 < len(toks) && toks[last+2].is("all")))) {
+		e.prepend(i, "limit "+strconv.FormatUint(NoLimit, 10)+" ")
+		if toks[i+1].kind == tkParam {
+			p.params = append(p.params, toks[i+1].num)
+		}
+		return last
+	}
+	// OFFSET x LIMIT y  ->  LIMIT y OFFSET x, moving the values (and
+	// their parameter order) with the keywords.
+	x, y := toks[i+1], toks[last+2]
+	text := func(t token) string {
+		switch {
+		case t.kind == tkParam:
+			p.params = append(p.params, t.num)
+			return "?"
+		case t.is("all"):
+			return strconv.FormatUint(NoLimit, 10)
+		}
+		return t.val
+	}
+	e.replace(i, "limit")
+	e.replace(i+1, text(y))
+	e.replace(last+1, "offset")
+	e.replace(last+2, text(x))
+	return last + 2
+}
+
+// rejectUnsupported names Postgres constructs TiDB cannot express (or
+// would silently misread) with 0A000, rather than a confusing syntax
+// error or a wrong meaning.
+func rejectUnsupported(src string, toks []token) error {
+	at := func(k int, what string) error {
+		return posError(src, toks[k].start, sqlerr.FeatureNotSupported, "%s is not supported", what)
+	}
+	next := func(k int, w string) bool { return k < len(toks) && (toks[k].is(w) || toks[k].isOp(w)) }
+	for i, t := range toks {
+		switch {
+		case t.isOp("[") || t.isOp("]"):
+			return at(i, "arrays (\"[\" and \"]\")")
+		case t.kind != tkIdent:
+		case t.val == "full" && (next(i+1, "join") || next(i+1, "outer") && next(i+2, "join")):
+			return at(i, "FULL JOIN")
+		case t.val == "distinct" && next(i+1, "on"):
+			return at(i, "DISTINCT ON")
+		case t.val == "filter" && next(i+1, "(") && next(i+2, "where"):
+			return at(i, "FILTER (WHERE ...)")
+		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")):
+			return at(i, "ARRAY constructor")
+		case t.val == "returning":
+			return at(i, "RETURNING")
+		case t.val == "on" && next(i+1, "conflict"):
+			return at(i, "ON CONFLICT")
+		case t.val == "at" && next(i+1, "time") && next(i+2, "zone"):
+			return at(i, "AT TIME ZONE")
+		case t.val == "similar" && next(i+1, "to"):
+			return at(i, "SIMILAR TO")
+		case t.val == "collate":
+			return at(i, "COLLATE")
+		case t.val == "grouping" && next(i+1, "sets"):
+			return at(i, "GROUPING SETS")
+		case t.val == "asof" && i > 0 && (next(i+1, "right") || next(i+1, "full") || next(i+1, "cross") || next(i+1, "natural")):
+			// Not the ASOF keyword by the spec's rule, but as an alias it
+			// would silently turn the intended ASOF join into a plain one.
+			return posError(src, t.start, sqlerr.FeatureNotSupported, "ASOF %s JOIN is not supported", strings.ToUpper(toks[i+1].val)).
+				WithHint("ASOF joins are INNER or LEFT. To use asof as an alias here, write \"asof\".")
 		}
 	}
 	return nil
@@ -305,6 +394,20 @@ func (p *pgPass) operandStart(j int, castStart map[int]int) int {
 		} else {
 			return s
 		}
+	case t.is("end"):
+		// CASE ... END is one primary.
+		depth := 0
+		for k := j; k >= 0; k-- {
+			if toks[k].is("end") {
+				depth++
+			} else if toks[k].is("case") {
+				depth--
+				if depth == 0 {
+					return k
+				}
+			}
+		}
+		return j
 	case t.kind == tkString:
 		// The string of a typed literal is rewritten with its type word.
 		if cs, ok := castStart[j]; ok {
@@ -365,7 +468,7 @@ func (v *pgRecovery) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.FuncCallExpr:
 		if x.FnName.O == mkCast {
 			if len(x.Args) != 2 {
-				v.fail(x, "malformed cast")
+				v.fail(x)
 				return n, true
 			}
 			name, ok := x.Args[1].(ast.ValueExpr)
@@ -374,7 +477,7 @@ func (v *pgRecovery) Enter(n ast.Node) (ast.Node, bool) {
 				s, isStr = name.GetValue().(string)
 			}
 			if !isStr {
-				v.fail(x, "malformed cast")
+				v.fail(x)
 				return n, true
 			}
 			t, err := sqltypes.ParseTypeName(s)
@@ -385,7 +488,7 @@ func (v *pgRecovery) Enter(n ast.Node) (ast.Node, bool) {
 			_, lit := x.Args[0].(ast.ValueExpr)
 			v.casts[x] = &Cast{Call: x, Expr: x.Args[0], Type: t, Literal: lit}
 		} else if strings.HasPrefix(x.FnName.O, markerPrefix) {
-			v.fail(x, "misplaced "+x.FnName.O)
+			v.fail(x)
 		}
 	case ast.ParamMarkerExpr:
 		v.params = append(v.params, x)
@@ -393,9 +496,12 @@ func (v *pgRecovery) Enter(n ast.Node) (ast.Node, bool) {
 	return n, false
 }
 
-func (v *pgRecovery) fail(n ast.ExprNode, what string) {
+// fail reports a marker found where the rewrite did not intend it (for
+// example NULLS FIRST after GROUP BY) as a syntax error at the user's
+// token there.
+func (v *pgRecovery) fail(n ast.ExprNode) {
 	if v.err == nil {
-		v.err = v.st.errAt(n, sqlerr.SyntaxError, "syntax error at or near %q (%s)", v.st.nearText(n), what)
+		v.err = v.st.errAt(n, sqlerr.SyntaxError, "syntax error at or near \"%s\"", v.st.nearText(n))
 	}
 }
 
@@ -414,16 +520,19 @@ func (v *pgRecovery) Leave(n ast.Node) (ast.Node, bool) {
 // item before each.
 func (v *pgRecovery) foldNulls(o *ast.OrderByClause) {
 	items := o.Items[:0]
+	prevMarker := true // a NULLS marker must follow a real item
 	for _, it := range o.Items {
 		f, ok := markerCall(it.Expr, mkNulls)
 		if !ok {
 			items = append(items, it)
+			prevMarker = false
 			continue
 		}
-		if len(items) == 0 || it.Desc {
-			v.fail(f, "NULLS")
+		if prevMarker || it.Desc {
+			v.fail(f)
 			return
 		}
+		prevMarker = true
 		val, _ := f.Args[0].(ast.ValueExpr)
 		first := val != nil && val.GetValue() == "first"
 		v.nulls[items[len(items)-1]] = first

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -48,6 +49,8 @@ func TestPostgresForms(t *testing.T) {
 			"select * from `t` limit 3,18446744073709551615", ""},
 		{"offset alone", "SELECT * FROM t ORDER BY a OFFSET 5",
 			"select * from `t` order by `a` limit 5,18446744073709551615", ""},
+		{"offset before limit", "SELECT * FROM t OFFSET 2 ROWS LIMIT 5", "select * from `t` limit 2,5", ""},
+		{"case end cast", "SELECT CASE WHEN a THEN 1 END::text FROM t", "select #cast(case when `a` then 1 end, 'text') from `t`", "case when `a` then 1 end::text"},
 		{"quoted identifiers keep case, unquoted fold", `SELECT "MyCol", MyOther FROM "MyTable"`,
 			"select `MyCol`,`myother` from `MyTable`", ""},
 		{"tidb-only reserved words are names", "SELECT key, t.index, rank, \"read\" FROM t AS lock ORDER BY key",
@@ -104,6 +107,16 @@ func TestParams(t *testing.T) {
 	require.Equal(t, []int{1, 0, 1, 2}, orders, "Order is $n-1 for each ? in text order")
 }
 
+func TestParamsMovedWithOffset(t *testing.T) {
+	st, err := ParseOne("SELECT * FROM t OFFSET $1 LIMIT $2")
+	require.NoError(t, err)
+	require.Equal(t, "select * from t limit ? offset ?", st.Rewritten)
+	require.Equal(t, []int{2, 1}, st.Params)
+	sel := st.AST.(*ast.SelectStmt)
+	require.Equal(t, 1, sel.Limit.Count.(*test_driver.ParamMarkerExpr).Order)
+	require.Equal(t, 0, sel.Limit.Offset.(*test_driver.ParamMarkerExpr).Order)
+}
+
 // visitFunc adapts a function to ast.Visitor.
 type visitFunc func(ast.Node)
 
@@ -146,12 +159,24 @@ func TestPostgresFormErrors(t *testing.T) {
 		msg       string
 	}{
 		{"unknown cast type", "SELECT x::regclass", sqlerr.UndefinedObject, 11, "regclass"},
-		{"array type", "SELECT x::int[]", sqlerr.FeatureNotSupported, 14, "array types"},
+		{"array type", "SELECT x::int[]", sqlerr.FeatureNotSupported, 14, "arrays"},
 		{"interval field qualifier", "SELECT INTERVAL '1' DAY", sqlerr.FeatureNotSupported, 21, "field qualifiers"},
 		{"mysql interval", "SELECT now() + INTERVAL 1 SECOND", sqlerr.SyntaxError, 25, `at or near "1"`},
 		{"cast without as", "SELECT CAST(x) FROM t", sqlerr.SyntaxError, 14, `at or near ")"`},
 		{"mysql div operator", "SELECT 7 div 2", sqlerr.SyntaxError, 14, `at or near "2"`},
 		{"mysql xor operator", "SELECT a xor b FROM t", sqlerr.SyntaxError, 14, `at or near "b"`},
+		{"full join", "SELECT * FROM t FULL OUTER JOIN u ON t.a = u.a", sqlerr.FeatureNotSupported, 17, "FULL JOIN"},
+		{"distinct on", "SELECT DISTINCT ON (a) a FROM t", sqlerr.FeatureNotSupported, 8, "DISTINCT ON"},
+		{"filter", "SELECT count(*) FILTER (WHERE a) FROM t", sqlerr.FeatureNotSupported, 17, "FILTER"},
+		{"returning", "DELETE FROM t RETURNING a", sqlerr.FeatureNotSupported, 15, "RETURNING"},
+		{"at time zone", "SELECT now() AT TIME ZONE 'UTC'", sqlerr.FeatureNotSupported, 14, "AT TIME ZONE"},
+		{"collate", "SELECT 'a' COLLATE \"C\"", sqlerr.FeatureNotSupported, 12, "COLLATE"},
+		{"charset introducer", "SELECT _utf8mb4'x'", sqlerr.UndefinedObject, 8, "_utf8mb4"},
+		{"asof right join", "SELECT * FROM l ASOF RIGHT JOIN r USING (t)", sqlerr.FeatureNotSupported, 17, "ASOF RIGHT JOIN"},
+		{"double nulls", "SELECT * FROM t ORDER BY a NULLS FIRST NULLS LAST", sqlerr.SyntaxError, 40, `at or near "NULLS"`},
+		{"nulls in group by", "SELECT a FROM t GROUP BY a NULLS FIRST", sqlerr.SyntaxError, 28, `at or near "NULLS"`},
+		{"huge literal", "SELECT 1" + strings.Repeat("0", 80), sqlerr.NumericValueOutOfRange, 8, "digits"},
+		{"float overflow", "SELECT 1.5e400", sqlerr.NumericValueOutOfRange, 8, "out of range"},
 		{"caret is power in postgres", "SELECT 2 ^ 3", sqlerr.FeatureNotSupported, 10, "operator ^"},
 		{"question mark", "SELECT * FROM t WHERE a = ?", sqlerr.SyntaxError, 27, `at or near "?"`},
 		{"parameter zero", "SELECT $0", "42P02", 8, "no parameter $0"},
