@@ -4,7 +4,7 @@
 // The grammar is TiDB's (github.com/pingcap/tidb/pkg/parser, used as a
 // dependency, never forked). A Postgres-rules pre-pass sits in front of it:
 //
-//  1. lex the input by PostgreSQL's rules ('' strings, E'', $tag$ $tag$,
+//  1. lex the input by PostgreSQL's rules (” strings, E”, $tag$ $tag$,
 //     "identifiers", nested /* */ and -- comments, $n, numbers);
 //  2. split it into statements at top-level semicolons;
 //  3. handle the statements TiDB lacks ourselves (SHOW, SET, BEGIN..., COPY,
@@ -154,7 +154,7 @@
 //     MySQL's INTERVAL 1 SECOND; array types: 0A000 or 42601.
 //   - Numbers with trailing identifier characters (123abc, 0x1F, 1_000):
 //     42601, as in PostgreSQL 15+.
-//   - $0 and $n above 65535: 42P02. NUL bytes in E'' escapes: 22021.
+//   - $0 and $n above 65535: 42P02. NUL bytes in E” escapes: 22021.
 //   - a ASOF JOIN b JOIN c ON ... ON ...: the right side of an ASOF join
 //     must be a single table, a subquery or a parenthesized join.
 //
