@@ -4,7 +4,7 @@
 // The grammar is TiDB's (github.com/pingcap/tidb/pkg/parser, used as a
 // dependency, never forked). A Postgres-rules pre-pass sits in front of it:
 //
-//  1. lex the input by PostgreSQL's rules (” strings, E”, $tag$ $tag$,
+//  1. lex the input by PostgreSQL's rules ('...' strings, E'...', $tag$...$tag$,
 //     "identifiers", nested /* */ and -- comments, $n, numbers);
 //  2. split it into statements at top-level semicolons;
 //  3. handle the statements TiDB lacks ourselves (SHOW, SET, BEGIN..., COPY,
@@ -64,7 +64,12 @@
 //   - ORDER BY x NULLS FIRST|LAST: the item is a normal ByItem; the choice
 //     is in Statement.NullsFirst.
 //   - LIMIT ALL, and OFFSET without LIMIT, give Limit.Count = NoLimit
-//     (the uint64 maximum), which means no limit.
+//     (the uint64 maximum), which means no limit. OFFSET n [ROWS] LIMIT m
+//     is accepted in either order.
+//   - Words TiDB reserves but Postgres does not (key, index, rank, read,
+//     div, mod, xor, regexp, ...) are quoted for TiDB when used as names,
+//     so they work as names and never act as MySQL operators; followed by
+//     "(" they stay function names (rank() OVER ..., replace(...)).
 //   - E'...' and $$...$$ strings arrive as ordinary string literals with
 //     their decoded value; '...' keeps backslashes (standard strings).
 //   - 'a' || 'b' is CONCAT (PIPES_AS_CONCAT).
@@ -148,22 +153,39 @@
 //     (XOR in TiDB, power in Postgres), #, ~ and regex operators, &&, @,
 //     <=>, ?, :=, array subscripts: 0A000 or 42601, never a silent
 //     reinterpretation. Allowed: + - * / % < > = <= >= <> != || & | << >>.
+//
 //   - Backticks (MySQL quoting) and quoted names starting with "#"
 //     (reserved for markers): 42601 / 42602.
+//
 //   - B'..', X'..', U&'..' literals; INTERVAL '1' DAY field qualifiers;
 //     MySQL's INTERVAL 1 SECOND; array types: 0A000 or 42601.
+//
 //   - Numbers with trailing identifier characters (123abc, 0x1F, 1_000):
 //     42601, as in PostgreSQL 15+.
-//   - $0 and $n above 65535: 42P02. NUL bytes in E” escapes: 22021.
+//
+//   - $0 and $n above 65535: 42P02. NUL bytes in E'...' escapes: 22021.
+//
 //   - a ASOF JOIN b JOIN c ON ... ON ...: the right side of an ASOF join
 //     must be a single table, a subquery or a parenthesized join.
 //
-// Known gaps: statement forms TiDB's grammar does not have (FULL JOIN,
-// DISTINCT ON, FILTER, ARRAY[...], VALUES lists as a FROM item, RETURNING,
-// ON CONFLICT, ...) fail with TiDB's syntax error, positioned at the
-// user's token. Words TiDB reserves but Postgres does not (key, index,
-// rank, read, div, mod, xor, regexp, ...) are quoted for TiDB when used as
-// names in DML, so they work as names and never act as MySQL operators.
+//   - Postgres constructs TiDB's grammar cannot express are named with
+//     0A000 at their first word: FULL JOIN, DISTINCT ON, FILTER (WHERE),
+//     ARRAY constructors and subscripts, RETURNING, ON CONFLICT, AT TIME
+//     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
+//
+//   - ASOF RIGHT|FULL|CROSS|NATURAL JOIN: 0A000. By the keyword rule this
+//     asof would be an alias, but taking it as one would silently turn an
+//     intended ASOF join into a plain join; quote "asof" for the alias.
+//
+//   - _name 'string' (a MySQL charset introducer): 42704, as Postgres
+//     reads it as a literal of type _name.
+//
+// Known gaps: other forms TiDB's grammar lacks (a VALUES list as a
+// statement or FROM item, EXTRACT(EPOCH ...), EXISTS (...)::type, a column
+// named interval, ...) fail with a 42601 syntax error positioned at the
+// user's token. After a successful parse, TiDB-specific syntax the pre-pass
+// lets through (FOR UPDATE, LATERAL, TABLESAMPLE, MySQL functions) reaches
+// the planner, which rejects what it does not run.
 //
 // # Example
 //
