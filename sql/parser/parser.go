@@ -147,14 +147,15 @@ func Parse(sql string) ([]*Statement, error) {
 	return out, nil
 }
 
-// ParseOne parses a string that must hold exactly one statement (as in an
-// extended-protocol Parse message); an empty string is an error.
+// ParseOne parses a string that must hold at most one statement, as in an
+// extended-protocol Parse message. An empty or comment-only string gives
+// (nil, nil): Postgres answers it with EmptyQueryResponse.
 func ParseOne(sql string) (*Statement, error) {
 	stmts, err := Parse(sql)
-	if err != nil {
+	if err != nil || len(stmts) == 0 {
 		return nil, err
 	}
-	if len(stmts) != 1 {
+	if len(stmts) > 1 {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	return stmts[0], nil
@@ -170,7 +171,7 @@ var unsupported = map[string]string{
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
 	"reassign": "REASSIGN OWNED", "merge": "MERGE", "reset": "RESET", "alter": "ALTER",
-	"analyze": "ANALYZE", "truncate": "TRUNCATE", "prepare transaction": "PREPARE TRANSACTION",
+	"analyze": "ANALYZE", "truncate": "TRUNCATE",
 }
 
 // tidbStatements are the first words of statements handed to TiDB.
@@ -356,8 +357,11 @@ func tidbError(st *Statement, toks []token, end int, err error) error {
 			}
 		}
 		if off < 0 {
-			for k := 0; k <= len(rw); k++ {
-				if strings.HasPrefix(rest, rw[k:]+"\"") {
+			// Untruncated, the suffix is at most 2048 bytes: try only the
+			// offsets that can produce it, longest suffix first.
+			for k := max(0, len(rw)-2048); k <= len(rw); k++ {
+				n := len(rw) - k
+				if len(rest) > n && rest[n] == '"' && rest[:n] == rw[k:] {
 					off = k
 					break
 				}

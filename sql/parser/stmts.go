@@ -581,38 +581,30 @@ func (c *cursor) copy() (Node, error) {
 			}
 		}
 	}
+	stdio := "stdout"
 	switch {
 	case c.accept("from"):
-		st.From = true
+		st.From, stdio = true, "stdin"
 		if st.Query != nil {
 			return nil, posError(c.src, c.toks[c.i-1].start, sqlerr.SyntaxError, "COPY (query) FROM is not supported: a query can only be copied TO")
 		}
-		if !c.accept("stdin") {
-			if c.peek().is("program") {
-				return nil, c.unsupported("COPY FROM PROGRAM")
-			}
-			if c.peek().kind != tkString {
-				return nil, c.fail()
-			}
-			st.Path = c.peek().val
-			c.i++
-		}
 	case c.accept("to"):
-		if !c.accept("stdout") {
-			if c.peek().is("program") {
-				return nil, c.unsupported("COPY TO PROGRAM")
-			}
-			if c.peek().kind != tkString {
-				return nil, c.fail()
-			}
-			st.Path = c.peek().val
-			c.i++
-		}
 	default:
 		return nil, c.fail()
 	}
-	if st.Path == "" && st.From == false && c.toks[c.i-1].is("stdout") == false {
-		return nil, c.fail()
+	if !c.accept(stdio) {
+		t := c.peek()
+		switch {
+		case t.is("program"):
+			return nil, c.unsupported("COPY " + strings.ToUpper(c.toks[c.i-1].val) + " PROGRAM")
+		case t.kind != tkString:
+			return nil, c.fail()
+		case t.val == "":
+			// Path "" means STDIN/STDOUT in CopyStmt; a file needs a name.
+			return nil, posError(c.src, t.start, sqlerr.InvalidParameterValue, "COPY file name must not be empty")
+		}
+		st.Path = t.val
+		c.i++
 	}
 	if err := c.copyOptions(st); err != nil {
 		return nil, err

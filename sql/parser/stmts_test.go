@@ -138,6 +138,8 @@ func TestOwnStatementErrors(t *testing.T) {
 		{"COPY t FROM STDIN WITH (NULL 1)", sqlerr.SyntaxError, 30, "requires a string"},
 		{"COPY (SELECT 1) FROM STDIN", sqlerr.SyntaxError, 17, "can only be copied TO"},
 		{"COPY t FROM PROGRAM 'ls'", sqlerr.FeatureNotSupported, 13, "PROGRAM"},
+		{"COPY t FROM ''", sqlerr.InvalidParameterValue, 13, "file name must not be empty"},
+		{"COPY t TO STDIN", sqlerr.SyntaxError, 11, `at or near "STDIN"`},
 		{"COPY t", sqlerr.SyntaxError, 7, "end of input"},
 		{"COPY t TO", sqlerr.SyntaxError, 10, "end of input"},
 		{"COPY (DELETE FROM t) TO STDOUT", sqlerr.SyntaxError, 7, `at or near "DELETE"`},
@@ -162,6 +164,14 @@ func TestOwnStatementErrors(t *testing.T) {
 			requireErr(t, err, tt.code, tt.pos, tt.msg)
 		})
 	}
+}
+
+func TestParseOne(t *testing.T) {
+	st, err := ParseOne(" -- nothing\n")
+	require.NoError(t, err)
+	require.Nil(t, st)
+	_, err = ParseOne("SELECT 1; SELECT 2")
+	requireErr(t, err, sqlerr.SyntaxError, 0, "multiple commands")
 }
 
 func TestBatches(t *testing.T) {
