@@ -471,6 +471,12 @@ func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, us
 			return a, nil
 		}
 	}
+	if b, ok := conj[0].(*ast.BetweenExpr); ok && !b.Not && isConstant(b.Left) && isConstant(b.Right) {
+		if c, ok := b.Expr.(*ast.ColumnNameExpr); ok && c.Name.Table.L != "" {
+			return nil, st.errAt(c, sqlerr.SyntaxError, "the ASOF range column must be unqualified: it names the column of both inputs").
+				WithHint("Write ON %s BETWEEN ..., or ON r.t BETWEEN l.t + lo AND l.t + hi.", c.Name.Name.O)
+		}
+	}
 	if usingCall != nil {
 		return nil, st.errAt(usingCall, sqlerr.SyntaxError, "USING cannot be combined with an ASOF ON condition that is not a range form").
 			WithHint("Either write ON t BETWEEN lo AND hi USING (keys), or put the key equalities in ON.")

@@ -36,6 +36,8 @@ func TestAsofForms(t *testing.T) {
 			[]string{"INNER inequality left=l.t right=r.t op=ge key=l.k=r.k"}, nil},
 		{"parenthesized range", "SELECT * FROM l ASOF JOIN r ON (t BETWEEN -1 AND 0) USING (k)",
 			[]string{"INNER range on=t lo=-1 hi=0 using=[k]"}, nil},
+		{"is distinct from in extra", "SELECT * FROM l ASOF JOIN r ON t BETWEEN -1 AND 0 AND r.x IS DISTINCT FROM 1",
+			[]string{"INNER range on=t lo=-1 hi=0 extra=not `r`.`x`<=>1"}, nil},
 		{"inequality only", "SELECT * FROM l ASOF JOIN r ON l.t > r.t",
 			[]string{"INNER inequality left=l.t right=r.t op=gt"}, nil},
 		{"inequality with extra", "SELECT * FROM l ASOF JOIN r ON l.k = r.k AND l.t <= r.t AND r.ok",
@@ -116,6 +118,7 @@ func TestAsofErrors(t *testing.T) {
 	}{
 		{"no on or using", "SELECT * FROM l ASOF JOIN r WHERE x", sqlerr.SyntaxError, 17, "requires an ON or USING"},
 		{"no on or using at end", "SELECT * FROM l ASOF LEFT JOIN r", sqlerr.SyntaxError, 17, "requires an ON or USING"},
+		{"qualified range column", "SELECT * FROM l ASOF JOIN r ON r.t BETWEEN -1 AND 0", sqlerr.SyntaxError, 32, "must be unqualified"},
 		{"two inequalities", "SELECT * FROM l ASOF JOIN r ON l.t >= r.t AND l.u < r.u", sqlerr.SyntaxError, 47, "only one inequality"},
 		{"no inequality", "SELECT * FROM l ASOF JOIN r ON l.k = r.k", sqlerr.SyntaxError, 17, "needs one inequality"},
 		{"non-constant bound", "SELECT * FROM l ASOF JOIN r ON ts BETWEEN r.x AND 5", sqlerr.SyntaxError, 43, "bound must be a constant"},

@@ -258,19 +258,6 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	}
 	st.AST = node
 
-	rec := &asofRecovery{st: st, sites: sites}
-	node.Accept(rec)
-	if rec.err != nil {
-		return nil, rec.err
-	}
-	for _, s := range sites {
-		if !s.found {
-			return nil, posError(src, s.start, sqlerr.SyntaxError, "ASOF JOIN could not be parsed here").
-				WithHint("A join nested on the right of an ASOF JOIN needs parentheses: a ASOF JOIN (b JOIN c ON ...) ON ...")
-		}
-	}
-	st.Asof = rec.out
-
 	pr := &pgRecovery{st: st, distinct: map[int]bool{}, casts: map[*ast.FuncCallExpr]*Cast{}, nulls: map[*ast.ByItem]bool{}}
 	for _, k := range pg.distinctRHS {
 		pr.distinct[preStart[k]] = true
@@ -284,6 +271,25 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		return nil, posError(src, st.Start, sqlerr.FeatureNotSupported, "IS DISTINCT FROM is not supported in this position")
 	}
 	st.Casts, st.NullsFirst = pr.casts, pr.nulls
+
+	// ASOF recovery runs after the Postgres forms are restored, so the
+	// expressions it hands out (Extra, bounds) are the final nodes.
+	rec := &asofRecovery{st: st, sites: sites}
+	node.Accept(rec)
+	if rec.err != nil {
+		return nil, rec.err
+	}
+	for _, s := range sites {
+		if !s.found {
+			return nil, posError(src, s.start, sqlerr.SyntaxError, "ASOF JOIN could not be parsed here").
+				WithHint("A join nested on the right of an ASOF JOIN needs parentheses: a ASOF JOIN (b JOIN c ON ...) ON ...")
+		}
+	}
+	st.Asof = rec.out
+
+	if err := leftoverMarkers(st); err != nil {
+		return nil, err
+	}
 	if len(pr.params) != len(st.Params) {
 		return nil, posError(src, st.Start, sqlerr.SyntaxError, "parameters are not allowed here")
 	}
@@ -303,6 +309,27 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	}
 	return st, nil
 }
+
+// leftoverMarkers makes sure no marker other than `#cast` (which the
+// planner resolves through Statement.Casts) survived recovery: a marker the
+// rewrite planted where TiDB's grammar put it somewhere unexpected is a
+// syntax error at the user's token, never an unknown function later.
+func leftoverMarkers(st *Statement) error {
+	var err error
+	st.AST.Accept(visitor(func(n ast.Node) bool {
+		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && f.FnName.O != mkCast {
+			err = st.errAt(f, sqlerr.SyntaxError, "syntax error at or near \"%s\"", st.nearText(f))
+		}
+		return err == nil
+	}))
+	return err
+}
+
+// visitor adapts a function to ast.Visitor; returning false stops descent.
+type visitor func(ast.Node) bool
+
+func (v visitor) Enter(n ast.Node) (ast.Node, bool) { return n, !v(n) }
+func (v visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // tidbParse runs one TiDB parse with a pooled parser. A panic inside TiDB
 // (its test_driver panics on some literals) becomes an XX000 error instead

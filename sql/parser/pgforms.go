@@ -487,8 +487,6 @@ func (v *pgRecovery) Enter(n ast.Node) (ast.Node, bool) {
 			}
 			_, lit := x.Args[0].(ast.ValueExpr)
 			v.casts[x] = &Cast{Call: x, Expr: x.Args[0], Type: t, Literal: lit}
-		} else if strings.HasPrefix(x.FnName.O, markerPrefix) {
-			v.fail(x)
 		}
 	case ast.ParamMarkerExpr:
 		v.params = append(v.params, x)
