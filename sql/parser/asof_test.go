@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/stretchr/testify/require"
 )
 
@@ -84,6 +85,11 @@ func TestAsofForms(t *testing.T) {
 			for _, a := range st.Asof {
 				got = append(got, describeAsof(st, a))
 				require.Same(t, a, st.AsofOf(a.Join))
+				if a.Kind == AsofLeft {
+					require.Equal(t, ast.LeftJoin, a.Join.Tp)
+				} else {
+					require.Equal(t, ast.CrossJoin, a.Join.Tp)
+				}
 			}
 			require.ElementsMatch(t, tt.want, got)
 			for i, on := range tt.on {

@@ -106,7 +106,8 @@
 // the ON form (at the second); an ON form without one (at ASOF); range-form
 // bounds that are not constants, i.e. reference a column, subquery,
 // aggregate or window function (at the bound; parameters count as
-// constants); range-on-expression bounds offsetting different columns;
+// constants); a qualified column in the range form (t must name the column
+// of both inputs); range-on-expression bounds offsetting different columns;
 // USING combined with a non-range ON condition; USING entries that are not
 // plain column names; PREFER without EARLIER/LATER.
 //
@@ -121,8 +122,8 @@
 //
 //   - SHOW name | ALL | TIME ZONE | TRANSACTION ISOLATION LEVEL.
 //   - SET [SESSION | LOCAL] name {TO | =} value [, ...] | DEFAULT;
-//     SET TIME ZONE value | LOCAL | DEFAULT. (SET TRANSACTION, SET ROLE:
-//     0A000.)
+//     SET TIME ZONE value | LOCAL | DEFAULT; SET NAMES value. (SET
+//     TRANSACTION, SET ROLE: 0A000.)
 //   - BEGIN [WORK | TRANSACTION] [modes], START TRANSACTION [modes],
 //     COMMIT | END [WORK | TRANSACTION], ROLLBACK | ABORT [...]; modes are
 //     ISOLATION LEVEL ..., READ ONLY | WRITE, [NOT] DEFERRABLE.

@@ -15,8 +15,9 @@ type ShowStmt struct {
 	All  bool
 }
 
-// SetStmt is SET [SESSION | LOCAL] name {TO | =} value [, ...] and
-// SET TIME ZONE value. Values are the items as text (strings decoded,
+// SetStmt is SET [SESSION | LOCAL] name {TO | =} value [, ...],
+// SET TIME ZONE value (Name "timezone") and SET NAMES value (Name
+// "client_encoding"). Values are the items as text (strings decoded,
 // identifiers lowercased, numbers as written with their sign); Default is
 // set for DEFAULT (and SET TIME ZONE LOCAL), with no Values.
 type SetStmt struct {
@@ -348,6 +349,19 @@ func (c *cursor) set() (Node, error) {
 		return nil, c.unsupported("SET TRANSACTION")
 	case c.peek().is("role") || c.peek().is("authorization"):
 		return nil, c.unsupported("SET " + strings.ToUpper(c.peek().val))
+	case c.accept("names"):
+		// SET NAMES is Postgres' alias for SET client_encoding.
+		st.Name = "client_encoding"
+		if c.accept("default") {
+			st.Default = true
+			return st, c.expectEnd()
+		}
+		v, err := c.setValue()
+		if err != nil {
+			return nil, err
+		}
+		st.Values = []string{v}
+		return st, c.expectEnd()
 	case c.peek().is("time") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("zone"):
 		c.i += 2
 		st.Name = "timezone"

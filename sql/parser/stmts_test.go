@@ -30,6 +30,7 @@ func TestOwnStatements(t *testing.T) {
 		{"SET TIME ZONE 'UTC'", &SetStmt{Name: "timezone", Values: []string{"UTC"}}},
 		{"SET TIME ZONE LOCAL", &SetStmt{Name: "timezone", Default: true}},
 		{"SET client_encoding TO UTF8", &SetStmt{Name: "client_encoding", Values: []string{"utf8"}}},
+		{"SET NAMES 'UTF8'", &SetStmt{Name: "client_encoding", Values: []string{"UTF8"}}},
 		{"BEGIN", &TransactionStmt{Kind: TxnBegin}},
 		{"BEGIN TRANSACTION", &TransactionStmt{Kind: TxnBegin}},
 		{"begin work", &TransactionStmt{Kind: TxnBegin}},
