@@ -17,7 +17,7 @@
 // # API
 //
 //	stmts, err := parser.Parse(sql)  // zero or more statements; safe for concurrent use
-//	st, err := parser.ParseOne(sql)  // exactly one (extended-protocol Parse)
+//	st, err := parser.ParseOne(sql)  // at most one (extended-protocol Parse); "" gives (nil, nil)
 //
 // Each *Statement has Text/Start/End (its span in the input), and exactly
 // one of AST (a TiDB ast.StmtNode) or Node (*ShowStmt, *SetStmt,
@@ -49,8 +49,9 @@
 // name in every case; compare names with .O.
 //
 //   - x::type, CAST(x AS type) and typed literals (TIMESTAMP '...', DATE
-//     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', any type name followed
-//     by a string) become the call `#cast`(x, 'canonical type name'). The
+//     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', and the other
+//     supported type names directly followed by a string) become the call
+//     `#cast`(x, 'canonical type name'). The
 //     planner finds it as *ast.FuncCallExpr with FnName.O == "#cast" and
 //     looks it up in Statement.Casts for the sqltypes.Type; Cast.Literal
 //     says the operand is a literal (the whole is a constant). Supported
