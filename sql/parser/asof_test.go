@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/asofsql/asofsql/sqlerr"
@@ -155,4 +156,22 @@ func requireErr(t *testing.T, err error, code string, pos int, msg string) {
 	require.Equal(t, code, e.Code, "message: %s", e.Message)
 	require.Contains(t, e.Message, msg)
 	require.Equal(t, pos, e.Position, "message: %s", e.Message)
+}
+
+// TestAsofMarkerText pins the rewritten SQL, which the package
+// documentation describes and error positions depend on.
+func TestAsofMarkerText(t *testing.T) {
+	tests := []struct{ sql, rewritten string }{
+		{"SELECT * FROM l ASOF LEFT JOIN r ON t BETWEEN -1 AND 0 USING (k) PREFER LATER",
+			"select * from l  left join r on `#asof`(1) or t between -1 and 0 or `#asof_using` (1, k)  "},
+		{"SELECT * FROM l ASOF JOIN r USING (k, t) ASOF JOIN s ON l.t >= s.t",
+			"select * from l  join r on `#asof`(1) or `#asof_using` (1, k, t)  join s on `#asof`(2) or l.t >= s.t"},
+		{"SELECT * FROM l /* ASOF JOIN */ ASOF JOIN r USING (t) WHERE s = 'ASOF JOIN'",
+			"select * from l" + strings.Repeat(" ", 18) + "join r on `#asof`(1) or `#asof_using` (1, t) where s = 'ASOF JOIN'"},
+	}
+	for _, tt := range tests {
+		st, err := ParseOne(tt.sql)
+		require.NoError(t, err)
+		require.Equal(t, tt.rewritten, st.Rewritten)
+	}
 }

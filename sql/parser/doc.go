@@ -61,7 +61,10 @@
 //     / TIMESTAMP[(p)] WITH TIME ZONE, INTERVAL. Others: 42704.
 //   - a IS NOT DISTINCT FROM b becomes a <=> b (opcode.NullEQ); a IS
 //     DISTINCT FROM b becomes NOT (a <=> b) (a UnaryOperationExpr with
-//     opcode.Not around it). Users cannot write <=> themselves.
+//     opcode.Not around it). Users cannot write <=> themselves. It binds
+//     like = (TiDB's precedence), so `a IS DISTINCT FROM b = c` groups as
+//     (a IS DISTINCT FROM b) = c; Postgres would group the right side.
+//     Parenthesize when mixing it with comparisons.
 //   - ORDER BY x NULLS FIRST|LAST: the item is a normal ByItem; the choice
 //     is in Statement.NullsFirst.
 //   - LIMIT ALL, and OFFSET without LIMIT, give Limit.Count = NoLimit
