@@ -59,6 +59,10 @@
 //     DOUBLE PRECISION/FLOAT8, NUMERIC[(p[,s])], TEXT, VARCHAR[(n)],
 //     BOOLEAN, BYTEA, DATE, TIMESTAMP[(p)] [WITHOUT TIME ZONE], TIMESTAMPTZ
 //     / TIMESTAMP[(p)] WITH TIME ZONE, INTERVAL. Others: 42704.
+//   - TRUE and FALSE become `#cast`(TRUE, 'boolean'): TiDB's literal is
+//     the integer 1 or 0 (flagged boolean only in its FieldType), the cast
+//     makes the Postgres type explicit. IS [NOT] TRUE|FALSE stay TiDB's
+//     IsTruthExpr.
 //   - a IS NOT DISTINCT FROM b becomes a <=> b (opcode.NullEQ); a IS
 //     DISTINCT FROM b becomes NOT (a <=> b) (a UnaryOperationExpr with
 //     opcode.Not around it). Users cannot write <=> themselves. It binds

@@ -245,6 +245,10 @@ func (p *pgPass) run() error {
 			e.replace(i, fmt.Sprintf(", `%s`(%s)", mkNulls, quoteString(toks[i+1].val)))
 			e.drop(i + 1)
 			i++
+		case (t.is("true") || t.is("false")) && !(i > 0 && (toks[i-1].is("is") || toks[i-1].is("not") && i > 1 && toks[i-2].is("is"))):
+			// TiDB reads TRUE and FALSE as the integers 1 and 0; Postgres
+			// types them boolean. IS [NOT] TRUE keeps TiDB's own node.
+			e.replace(i, "`"+mkCast+"`("+t.val+", 'boolean')")
 		case t.is("limit") && i+1 < len(toks) && toks[i+1].is("all"):
 			e.replace(i+1, strconv.FormatUint(NoLimit, 10))
 			i++
