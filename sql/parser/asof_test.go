@@ -175,3 +175,41 @@ func TestAsofMarkerText(t *testing.T) {
 		require.Equal(t, tt.rewritten, st.Rewritten)
 	}
 }
+
+// TestAsofOnMatchesPlainJoin checks the claim the marker design rests on:
+// after recovery, the ON expression of an ASOF join is exactly the tree
+// TiDB builds for the same text in an ordinary join, whatever operators
+// of whatever precedence it contains.
+func TestAsofOnMatchesPlainJoin(t *testing.T) {
+	conds := []string{
+		"l.t >= r.t",
+		"l.k = r.k AND l.t >= r.t",
+		"l.k = r.k AND l.t >= r.t OR r.x = 1",
+		"NOT r.flag AND l.t > r.t",
+		"l.t >= r.t AND (r.a OR r.b) AND r.c IS NOT NULL",
+		"l.t >= r.t AND r.v IN (1, 2, 3) AND r.s LIKE 'a%'",
+		"l.t >= r.t AND CASE WHEN r.a > 0 THEN r.b ELSE r.c END = 1",
+		"l.t >= r.t AND r.x BETWEEN 1 AND 2 AND r.y NOT BETWEEN 3 AND 4",
+		"l.t >= r.t AND r.s || 'x' = 'yx'",
+		"l.t >= r.t AND r.id IN (SELECT id FROM z WHERE z.a OR z.b)",
+		"l.t >= r.t AND EXISTS (SELECT 1 FROM z) OR NOT r.q",
+		"t BETWEEN -1 AND 0 AND r.a = 1 OR r.b = 2",
+		"l.t >= r.t AND r.a IS DISTINCT FROM r.b",
+		"l.t >= r.t AND r.ts >= TIMESTAMP '2024-01-01' AND r.x::int > 0",
+	}
+	compared := 0
+	for _, c := range conds {
+		asof, err := ParseOne("SELECT * FROM l ASOF JOIN r ON " + c)
+		plain, perr := ParseOne("SELECT * FROM l JOIN r ON " + c)
+		require.NoError(t, perr, c)
+		if err != nil {
+			// Shape errors (e.g. OR at the top) are fine; what must never
+			// happen is a different tree.
+			require.Equal(t, sqlerr.SyntaxError, sqlerr.Code(err), c)
+			continue
+		}
+		require.Equal(t, restore(plain.AST), restore(asof.AST), c)
+		compared++
+	}
+	require.Equal(t, len(conds)-3, compared, "only the three top-level ORs are shape errors")
+}
