@@ -524,6 +524,10 @@ func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, us
 		}
 		a.Extra = append(a.Extra, c)
 	}
+	if b, ok := on.(*ast.BinaryOperationExpr); time == nil && ok && b.Op == opcode.LogicOr {
+		return nil, posError(st.src, site.start, sqlerr.SyntaxError, "ASOF JOIN ON must be a conjunction: with OR at the top there is no single time condition").
+			WithHint("Put alternatives in parentheses as an extra condition: ON l.t >= r.t AND (r.a OR r.b).")
+	}
 	if time == nil {
 		return nil, posError(st.src, site.start, sqlerr.SyntaxError, "ASOF JOIN ON needs one inequality (l.t >= r.t) or a BETWEEN range on the time column").
 			WithHint("Write ON t BETWEEN lo AND hi, ON l.k = r.k AND l.t >= r.t, or ON l.k = r.k AND r.ts BETWEEN l.t + lo AND l.t + hi.")

@@ -127,6 +127,7 @@ func TestAsofErrors(t *testing.T) {
 		{"no on or using at end", "SELECT * FROM l ASOF LEFT JOIN r", sqlerr.SyntaxError, 17, "requires an ON or USING"},
 		{"qualified range column", "SELECT * FROM l ASOF JOIN r ON r.t BETWEEN -1 AND 0", sqlerr.SyntaxError, 32, "must be unqualified"},
 		{"two inequalities", "SELECT * FROM l ASOF JOIN r ON l.t >= r.t AND l.u < r.u", sqlerr.SyntaxError, 47, "only one inequality"},
+		{"or at the top", "SELECT * FROM l ASOF JOIN r ON l.t >= r.t OR r.x", sqlerr.SyntaxError, 17, "conjunction"},
 		{"no inequality", "SELECT * FROM l ASOF JOIN r ON l.k = r.k", sqlerr.SyntaxError, 17, "needs one inequality"},
 		{"non-constant bound", "SELECT * FROM l ASOF JOIN r ON ts BETWEEN r.x AND 5", sqlerr.SyntaxError, 43, "bound must be a constant"},
 		{"non-constant hi bound", "SELECT * FROM l ASOF JOIN r ON ts BETWEEN -1 AND (SELECT 1)", sqlerr.SyntaxError, 50, "bound must be a constant"},
