@@ -28,8 +28,10 @@ lint: vet
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCHFLAGS) ./exec/asof/
 
+# Each fuzz target in turn (go test -fuzz takes one package and target).
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser/
 
 demo:
 	$(GO) run ./examples/asofdemo
