@@ -110,7 +110,9 @@ func TestRangeScanPrunesAndTrims(t *testing.T) {
 			}
 			return out
 		}
-		ts := func(us int) string { return arrow.Timestamp(us).ToTime(arrow.Microsecond).Format("2006-01-02T15:04:05.999999") }
+		ts := func(us int) string {
+			return arrow.Timestamp(us).ToTime(arrow.Microsecond).Format("2006-01-02T15:04:05.999999")
+		}
 		require.Equal(t, []string{ts(11), ts(12), ts(20), ts(21)}, keys(&Range{Lo: 11, Hi: int64(21)}))
 		require.Equal(t, []string{ts(12), ts(20)}, keys(&Range{Lo: 11, Hi: 21, LoExclusive: true, HiExclusive: true}))
 		require.Equal(t, []string{ts(40), ts(41), ts(42)}, keys(&Range{Lo: time.UnixMicro(40).UTC()}))

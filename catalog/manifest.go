@@ -28,11 +28,11 @@ const (
 )
 
 type manifest struct {
-	Format      int         `json:"format"`
-	NextSegment uint64      `json:"next_segment"`
-	NextOrder   uint64      `json:"next_order"`
-	NextTable   uint64      `json:"next_table"`
-	Tables      []mTable    `json:"tables"`
+	Format      int      `json:"format"`
+	NextSegment uint64   `json:"next_segment"`
+	NextOrder   uint64   `json:"next_order"`
+	NextTable   uint64   `json:"next_table"`
+	Tables      []mTable `json:"tables"`
 }
 
 type mTable struct {
