@@ -406,14 +406,14 @@ func checkText(s string) error {
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if c == 0 || r == utf8.RuneError && n <= 1 {
-			l := 1
+			l := 1 // Postgres' pg_utf_mblen: the length the lead byte claims
 			switch {
-			case c >= 0xF0:
-				l = 4
-			case c >= 0xE0:
-				l = 3
-			case c >= 0xC0:
+			case c&0xe0 == 0xc0:
 				l = 2
+			case c&0xf0 == 0xe0:
+				l = 3
+			case c&0xf8 == 0xf0:
+				l = 4
 			}
 			if i+l > len(s) {
 				l = len(s) - i
