@@ -404,10 +404,10 @@ func (r *scanReader) nextMerged() ([]piece, error) {
 			if n > 2 && r.heap.Less(2, 1) {
 				o = r.heap.cs[2]
 			}
-			limit = c.pos + sort.Search(c.end-c.pos, func(k int) bool { return !r.precedes(c, c.pos+k, o) })
-			if limit == c.pos {
-				limit++ // c is the minimum, so its head always goes first
-			}
+			// c is the minimum, so its head goes first; gallop from there
+			// so interleaved segments cost a comparison or two per row and
+			// long runs a binary search.
+			limit = gallop(c.pos, c.end, func(i int) bool { return r.precedes(c, i, o) })
 		}
 		limit = min(limit, c.pos+r.batchSize-total)
 		c.b.Retain()
@@ -428,6 +428,18 @@ func (r *scanReader) nextMerged() ([]piece, error) {
 		heap.Fix(&r.heap, 0)
 	}
 	return pieces, nil
+}
+
+// gallop returns the first i in (lo, hi] where pred fails, pred being true
+// at lo and monotone (true then false); hi when it never fails.
+func gallop(lo, hi int, pred func(int) bool) int {
+	prev, step := lo, 1
+	for prev+step < hi && pred(prev+step) {
+		prev += step
+		step *= 2
+	}
+	upper := min(prev+step, hi)
+	return prev + 1 + sort.Search(upper-prev-1, func(k int) bool { return !pred(prev + 1 + k) })
 }
 
 // assemble builds the output batch: a zero-copy slice for a single piece,

@@ -174,6 +174,9 @@ func gather(b array.Builder, a arrow.Array, idx []int32) {
 type colCmp func(a, b arrow.Array, i, j int) int
 
 func nullsLast(a, b arrow.Array, i, j int) (int, bool) {
+	if a.NullN() == 0 && b.NullN() == 0 {
+		return 0, false
+	}
 	an, bn := a.IsNull(i), b.IsNull(j)
 	switch {
 	case an && bn:
