@@ -327,4 +327,3 @@ func decodeNumericBinary(data []byte, p, sc int32) (decimal128.Num, error) {
 	}
 	return n, nil
 }
-
