@@ -219,13 +219,22 @@ func appendTimestamp(dst []byte, us int64, loc *time.Location) []byte {
 		return append(dst, "-infinity"...)
 	}
 	off := int64(0)
+	days, tod := floorDiv(us, usPerDay)
 	if loc != nil && loc != time.UTC {
 		sec, _ := floorDiv(us, usPerSec)
 		_, o := time.Unix(sec, 0).In(loc).Zone()
 		off = int64(o)
-		us += off * usPerSec
+		// Shift the time of day, not us: near the int64 limits the local
+		// time may not fit in microseconds.
+		tod += off * usPerSec
+		if tod < 0 {
+			days--
+			tod += usPerDay
+		} else if tod >= usPerDay {
+			days++
+			tod -= usPerDay
+		}
 	}
-	days, tod := floorDiv(us, usPerDay)
 	y, m, d := j2date(days + unixEpochJD)
 	dst = appendYMD(dst, y, m, d)
 	dst = append(dst, ' ')
