@@ -66,16 +66,11 @@ func j2date(jd int64) (year, month, day int64) {
 	return
 }
 
-// validJulianDate reports whether y-m-d is on or after 4714-11-24 BC, the
-// first day Postgres' calendar arithmetic accepts.
+// validJulianDate is Postgres' IS_VALID_JULIAN: a coarse, month-granular
+// bound (4714-11 BC .. 5874898-05) that keeps the Julian-day arithmetic
+// exact; the precise limits are checked on the resulting date or instant.
 func validJulianDate(y, m, d int64) bool {
-	if y < -4713 || y > 5874898 {
-		return false
-	}
-	if y == -4713 && (m < 11 || (m == 11 && d < 24)) {
-		return false
-	}
-	return true
+	return (y > -4713 || y == -4713 && m >= 11) && (y < 5874898 || y == 5874898 && m < 6)
 }
 
 var daysInMonth = [2][13]int64{

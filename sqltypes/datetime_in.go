@@ -528,9 +528,9 @@ func zoneOffsetAt(loc *time.Location, sec int64) int64 {
 // Postgres' DetermineTimeZoneOffset does: a time skipped by a
 // spring-forward transition is read with the offset before it, a time
 // repeated by a fall-back transition with the offset after it.
-func localToUTC(localUs int64, loc *time.Location) int64 {
+func localToUTC(localUs int64, loc *time.Location) (int64, bool) {
 	if loc == time.UTC {
-		return localUs
+		return localUs, false
 	}
 	sec, _ := floorDiv(localUs, usPerSec)
 	type period struct {
@@ -573,7 +573,7 @@ func localToUTC(localUs int64, loc *time.Location) int64 {
 			}
 		}
 	}
-	return localUs - chosen*usPerSec
+	return addOv(localUs, -chosen*usPerSec, false)
 }
 
 // dateTimeError builds the Postgres error for a failed date/time decode.
@@ -660,19 +660,30 @@ func parseTimestamp(s string, t Type, o *Options) (int64, error) {
 		return 0, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	days := date2j(r.year, r.mon, r.day) - unixEpochJD
-	if days > math.MaxInt64/usPerDay-1 {
-		return 0, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+	us, ov := mulOv(days, usPerDay)
+	us, ov = addOv(us, r.tod, ov)
+	// The local time of an instant near the int64 limit may itself not
+	// fit (it is printed that way in zones east of UTC): work a day
+	// earlier and add the day back after the zone shift.
+	shift := int64(0)
+	if ov && days > 0 && t.Kind == TimestampTZ {
+		shift = usPerDay
+		us, ov = mulOv(days-1, usPerDay)
+		us, ov = addOv(us, r.tod, ov)
 	}
-	us := days*usPerDay + r.tod
-	if t.Kind == TimestampTZ {
+	if t.Kind == TimestampTZ && !ov {
 		switch {
 		case r.zone.set && r.zone.loc != nil:
-			us = localToUTC(us, r.zone.loc)
+			us, ov = localToUTC(us, r.zone.loc)
 		case r.zone.set:
-			us -= r.zone.off * usPerSec
+			us, ov = addOv(us, -r.zone.off*usPerSec, ov)
 		default:
-			us = localToUTC(us, loc)
+			us, ov = localToUTC(us, loc)
 		}
+	}
+	us, ov = addOv(us, shift, ov)
+	if ov {
+		return 0, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	us = roundTimestamp(us, t)
 	if !validTimestamp(us) {

@@ -329,8 +329,21 @@ func parseNumeric(s string, p, sc int32) (decimal128.Num, error) {
 	if i != len(body) {
 		return decimal128.Num{}, invalidSyntax("numeric", s)
 	}
-	// value = mant * 10^(exp-frac); we want round(value * 10^sc).
-	shift := exp - frac + int(sc)
+	n, err := scaleDigits(mant, exp-frac, p, sc)
+	if err != nil {
+		return n, err
+	}
+	if neg {
+		n = n.Negate()
+	}
+	return n, nil
+}
+
+// scaleDigits returns round(mant * 10^e10 * 10^sc) half away from zero,
+// mant being decimal digits without leading zeros, or numeric field
+// overflow when the result needs more than p digits.
+func scaleDigits(mant []byte, e10 int, p, sc int32) (decimal128.Num, error) {
+	shift := e10 + int(sc)
 	if shift >= 0 {
 		if len(mant) > 0 {
 			if len(mant)+shift > int(p) {
@@ -362,11 +375,7 @@ func parseNumeric(s string, p, sc int32) (decimal128.Num, error) {
 			return decimal128.Num{}, numericOverflow(p, sc)
 		}
 	}
-	n := digitsToNum(mant)
-	if neg {
-		n = n.Negate()
-	}
-	return n, nil
+	return digitsToNum(mant), nil
 }
 
 // incDigits adds one to a decimal digit string.

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"time"
 
@@ -146,27 +145,8 @@ func appendFloat(dst []byte, f float64, bits int, efd int) []byte {
 // are dropped: Postgres would print the scale the value was entered with,
 // which a fixed-scale decimal does not remember.
 func appendNumeric(dst []byte, n decimal128.Num, scale int32, trim bool) []byte {
-	var digits []byte
-	neg := n.Sign() < 0
+	neg, digits, s := numericDigits(n, scale, trim)
 	if neg {
-		n = n.Negate()
-	}
-	if n.HighBits() == 0 {
-		digits = strconv.AppendUint(make([]byte, 0, 40), n.LowBits(), 10)
-	} else {
-		digits = n.BigInt().Append(make([]byte, 0, 40), 10)
-	}
-	s := int(scale)
-	if trim {
-		for s > 0 && len(digits) > 1 && digits[len(digits)-1] == '0' {
-			digits = digits[:len(digits)-1]
-			s--
-		}
-		if len(digits) == 1 && digits[0] == '0' {
-			s = 0
-		}
-	}
-	if neg && !(len(digits) == 1 && digits[0] == '0') {
 		dst = append(dst, '-')
 	}
 	if s <= 0 {
@@ -239,13 +219,22 @@ func appendTimestamp(dst []byte, us int64, loc *time.Location) []byte {
 		return append(dst, "-infinity"...)
 	}
 	off := int64(0)
+	days, tod := floorDiv(us, usPerDay)
 	if loc != nil && loc != time.UTC {
 		sec, _ := floorDiv(us, usPerSec)
 		_, o := time.Unix(sec, 0).In(loc).Zone()
 		off = int64(o)
-		us += off * usPerSec
+		// Shift the time of day, not us: near the int64 limits the local
+		// time may not fit in microseconds.
+		tod += off * usPerSec
+		if tod < 0 {
+			days--
+			tod += usPerDay
+		} else if tod >= usPerDay {
+			days++
+			tod -= usPerDay
+		}
 	}
-	days, tod := floorDiv(us, usPerDay)
 	y, m, d := j2date(days + unixEpochJD)
 	dst = appendYMD(dst, y, m, d)
 	dst = append(dst, ' ')
@@ -361,6 +350,3 @@ func abs64(v int64) int64 {
 	}
 	return v
 }
-
-// bigTen is shared read-only by the numeric helpers.
-var bigTen = big.NewInt(10)

@@ -89,6 +89,7 @@ var textDeviations = []pgCase{
 	// in Postgres but INSERT and COPY raise this error.
 	{"", "varchar(3)", "abcd", "ERR 22001: value too long for type character varying(3)"},
 	{"", "varchar(3)", "éé€x", "ERR 22001: value too long for type character varying(3)"},
+	{"", "varchar(3)", " abc", "ERR 22001: value too long for type character varying(3)"},
 	// Microseconds since 1970 in an int64 end in 294247 AD, not 294276.
 	{"", "timestamp", "294276-12-31 23:59:59.999999", `ERR 22008: timestamp out of range: "294276-12-31 23:59:59.999999"`},
 	// month_day_nano holds +/-2562047 hours, Postgres +/-2562047788.
