@@ -1,7 +1,11 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,4 +167,35 @@ func writeParquet(t *testing.T, path string) {
 	require.NoError(t, err)
 	require.NoError(t, w.Write(rec))
 	require.NoError(t, w.Close())
+}
+
+func TestCopyFromBinary(t *testing.T) {
+	mem := newMem(t)
+	ctx := context.Background()
+	c, err := Open(ctx, Memory, Options{Allocator: mem})
+	require.NoError(t, err)
+	defer c.Close()
+	createTable(t, c, quotesDef)
+	var b bytes.Buffer
+	b.WriteString("PGCOPY\n\xff\r\n\x00")
+	binary.Write(&b, binary.BigEndian, [2]uint32{0, 0})
+	for i, ts := range []int64{2_000_000, 1_000_000} { // microseconds since 2000-01-01
+		binary.Write(&b, binary.BigEndian, int16(3))
+		binary.Write(&b, binary.BigEndian, int32(8))
+		binary.Write(&b, binary.BigEndian, ts)
+		binary.Write(&b, binary.BigEndian, int32(1))
+		b.WriteString(fmt.Sprint(i))
+		binary.Write(&b, binary.BigEndian, int32(8))
+		binary.Write(&b, binary.BigEndian, math.Float64bits(float64(i)+0.5))
+	}
+	binary.Write(&b, binary.BigEndian, int16(-1))
+	tx := c.Begin()
+	n, err := tx.CopyFrom(ctx, "quotes", &b, CopyOptions{Format: "binary"})
+	require.NoError(t, err)
+	require.Equal(t, int64(2), n)
+	require.NoError(t, tx.Commit(ctx))
+	require.Equal(t, [][]string{
+		{"2000-01-01T00:00:01", "1", "1.5"},
+		{"2000-01-01T00:00:02", "0", "0.5"},
+	}, scanRows(t, c, "quotes", ScanOptions{}))
 }

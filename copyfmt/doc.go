@@ -8,10 +8,11 @@
 //     marker), CSV (quotes, doubled quotes, multi-line quoted fields,
 //     HEADER, DELIMITER, NULL string; an unquoted NULL string is NULL, a
 //     quoted one is text, so "" is an empty string and an empty unquoted
-//     field is NULL by default). Binary is recognised but reports 0A000 until
-//     the shared binary value codec (sqltypes.DecodeBinary) exists.
-//   - Values are decoded by sqltypes.DecodeText, so COPY accepts exactly what
-//     PostgreSQL's input functions accept, with their SQLSTATEs.
+//     field is NULL by default), Binary (PGCOPY signature, flags, header
+//     extension, per-tuple field count, -1 NULL, -1 trailer).
+//   - Values are decoded by sqltypes.DecodeText (text, CSV) and
+//     sqltypes.DecodeBinary (binary), so COPY accepts exactly what
+//     PostgreSQL's input and recv functions accept, with their SQLSTATEs.
 //   - The schema's fields carry SQL types (sqltypes.Type.Field); a field that
 //     is not nullable rejects NULL with 23502.
 //   - Memory is bounded: one line/record (at most Options.MaxLine bytes, else

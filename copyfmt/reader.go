@@ -112,6 +112,8 @@ type Reader struct {
 	quoted []bool   // CSV: field was quoted
 	ends   []int    // CSV: end offsets of the fields in scr
 	scr    []byte   // unescaped (text) or dequoted (CSV) values
+	// started is set once the binary header has been read.
+	started bool
 }
 
 // NewReader returns a Reader of r into schema, whose fields must carry SQL
@@ -160,7 +162,6 @@ func NewReader(r io.Reader, schema *arrow.Schema, opts Options, mem memory.Alloc
 		if opts.Header || opts.Null != nil || opts.Delimiter != 0 {
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "cannot specify DELIMITER, NULL or HEADER in BINARY mode")
 		}
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FORMAT binary is not supported yet: it waits for sqltypes.DecodeBinary")
 	default:
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "COPY format %d not recognized", opts.Format)
 	}
@@ -223,6 +224,8 @@ func (rd *Reader) Next() bool {
 		var ok bool
 		var err error
 		switch rd.opts.Format {
+		case Binary:
+			ok, err = rd.binaryRow()
 		default:
 			ok, err = rd.textRow()
 		}

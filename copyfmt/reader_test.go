@@ -1,6 +1,8 @@
 package copyfmt
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strings"
 	"testing"
 
@@ -160,4 +162,71 @@ func TestBadOptions(t *testing.T) {
 	}
 	_, err := ParseFormat("xml")
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
+}
+
+// binStream builds a binary COPY stream of (int4, text, timestamp) rows;
+// a nil value is NULL.
+func binStream(rows [][]any, trailer bool) string {
+	var b bytes.Buffer
+	b.Write(binarySignature)
+	binary.Write(&b, binary.BigEndian, uint32(0))
+	binary.Write(&b, binary.BigEndian, uint32(3)) // header extension, skipped
+	b.WriteString("ext")
+	for _, row := range rows {
+		binary.Write(&b, binary.BigEndian, int16(len(row)))
+		for _, v := range row {
+			switch v := v.(type) {
+			case nil:
+				binary.Write(&b, binary.BigEndian, int32(-1))
+			case int32:
+				binary.Write(&b, binary.BigEndian, int32(4))
+				binary.Write(&b, binary.BigEndian, v)
+			case string:
+				binary.Write(&b, binary.BigEndian, int32(len(v)))
+				b.WriteString(v)
+			case int64: // timestamp: microseconds since 2000-01-01
+				binary.Write(&b, binary.BigEndian, int32(8))
+				binary.Write(&b, binary.BigEndian, v)
+			}
+		}
+	}
+	if trailer {
+		binary.Write(&b, binary.BigEndian, int16(-1))
+	}
+	return b.String()
+}
+
+func TestBinaryFormat(t *testing.T) {
+	got, err := readAll(t, binStream([][]any{{int32(1), "héllo", int64(0)}, {int32(-2), nil, nil}}, true), Options{Format: Binary})
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"1", "héllo", "2000-01-01T00:00:00"}, {"-2", "NULL", "NULL"}}, got)
+	got, err = readAll(t, binStream([][]any{{int32(7), "x", nil}}, false), Options{Format: Binary, BatchRows: 1})
+	require.NoError(t, err, "a missing trailer is tolerated")
+	require.Equal(t, [][]string{{"7", "x", "NULL"}}, got)
+
+	full := binStream([][]any{{int32(1), "a", nil}}, true)
+	for _, tc := range []struct {
+		name, input string
+		code        string
+		msg, detail string
+	}{
+		{"bad signature", "PGCOPY\n\xff\r\n\x01" + full[11:], sqlerr.BadCopyFileFormat, "signature", ""},
+		{"truncated header", full[:13], sqlerr.BadCopyFileFormat, "missing flags", ""},
+		{"critical flag", full[:11] + "\x00\x02\x00\x00" + full[15:], sqlerr.BadCopyFileFormat, "critical flags", ""},
+		{"field count", binStream([][]any{{int32(1), "a"}}, true), sqlerr.BadCopyFileFormat, "row field count is 2, expected 3", "COPY t, line 1"},
+		{"truncated tuple", full[:len(full)-6], sqlerr.BadCopyFileFormat, "unexpected EOF", "COPY t, line 1"},
+		{"data after trailer", full + "x", sqlerr.BadCopyFileFormat, "after EOF marker", ""},
+		{"not null", binStream([][]any{{int32(1), "a", nil}, {nil, "b", nil}}, true), sqlerr.NotNullViolation, `column "id"`, "COPY t, line 2"},
+		{"short value", binStream([][]any{{int32(1), "a", "abc"}}, true), sqlerr.ProtocolViolation, "insufficient data", "COPY t, line 1, column ts"},
+		{"long value", binStream([][]any{{int32(1), "a", "123456789"}}, true), "22P03", "timestamp", "COPY t, line 1, column ts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readAll(t, tc.input, Options{Format: Binary})
+			e, ok := sqlerr.As(err)
+			require.True(t, ok, "%v", err)
+			require.Equal(t, tc.code, e.Code, e.Message)
+			require.Contains(t, e.Message, tc.msg)
+			require.Contains(t, e.Detail, tc.detail)
+		})
+	}
 }
