@@ -470,3 +470,42 @@ func TestMergeMatchesStableSort(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 }
+
+func TestBackgroundCompactionAndClose(t *testing.T) {
+	modes(t, Options{AutoCompact: 3, CompactRows: 100}, func(t *testing.T, open func() *Catalog) {
+		c := open()
+		ctx := context.Background()
+		createTable(t, c, quotesDef)
+		for i := 0; i < 3; i++ {
+			insert(t, c, "quotes", []any{30 - i, fmt.Sprint(i), 1.0})
+		}
+		// A reader opened before the compaction keeps its own segments.
+		snap, err := c.Snapshot()
+		require.NoError(t, err)
+		r, err := snap.Scan(ctx, "quotes", ScanOptions{Columns: []int{1}})
+		require.NoError(t, err)
+		snap.Release() // the reader holds the view on its own
+		require.Eventually(t, func() bool {
+			info, err := c.Table("quotes")
+			return err == nil && info.Segments == 1
+		}, 10*time.Second, 5*time.Millisecond, "the third small segment triggers a background compaction")
+		var got []string
+		for r.Next() {
+			for i := 0; i < int(r.RecordBatch().NumRows()); i++ {
+				got = append(got, r.RecordBatch().Column(0).ValueStr(i))
+			}
+		}
+		require.NoError(t, r.Err())
+		r.Release()
+		require.Equal(t, []string{"2", "1", "0"}, got)
+		require.Equal(t, [][]string{{"2"}, {"1"}, {"0"}}, scanRows(t, c, "quotes", ScanOptions{Columns: []int{1}}))
+
+		tx := c.Begin()
+		require.NoError(t, c.Close())
+		require.NoError(t, c.Close(), "Close is idempotent")
+		require.Error(t, tx.CreateTable(ctx, TableDef{Name: "x", Columns: quotesDef.Columns}, false))
+		_, err = c.Snapshot()
+		require.Error(t, err)
+		require.Nil(t, c.Tables())
+	})
+}

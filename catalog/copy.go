@@ -56,9 +56,9 @@ func (tx *Tx) CopyFrom(ctx context.Context, name string, r io.Reader, opts CopyO
 	if err := tx.check(); err != nil {
 		return 0, err
 	}
-	meta := tx.lookup(name)
-	if meta == nil {
-		return 0, tx.fail(errNoTable(name))
+	meta, err := tx.target(name)
+	if err != nil {
+		return 0, tx.fail(err)
 	}
 	target, err := copyTargets(meta, opts.Columns)
 	if err != nil {
@@ -212,9 +212,9 @@ func (tx *Tx) CopyFromFile(ctx context.Context, name, path string, opts CopyOpti
 }
 
 func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptions) (int64, error) {
-	meta := tx.lookup(name)
-	if meta == nil {
-		return 0, tx.fail(errNoTable(name))
+	meta, err := tx.target(name)
+	if err != nil {
+		return 0, tx.fail(err)
 	}
 	target, err := copyTargets(meta, opts.Columns)
 	if err != nil {

@@ -39,20 +39,30 @@ func (c *Catalog) Begin() *Tx {
 	return &Tx{c: c, view: map[string]*tableMeta{}}
 }
 
-// lookup resolves a table name as this transaction sees it.
-func (tx *Tx) lookup(name string) *tableMeta {
+// lookup resolves a table name as this transaction sees it; nil if the
+// table does not exist.
+func (tx *Tx) lookup(name string) (*tableMeta, error) {
 	if m, ok := tx.view[name]; ok {
-		return m
+		return m, nil
 	}
 	tx.c.mu.Lock()
 	defer tx.c.mu.Unlock()
-	if tx.c.cur == nil {
-		return nil
+	if tx.c.closed {
+		return nil, errClosed()
 	}
 	if ts := tx.c.cur.tables[name]; ts != nil {
-		return ts.meta
+		return ts.meta, nil
 	}
-	return nil
+	return nil, nil
+}
+
+// target resolves the table a statement writes: 42P01 if it does not exist.
+func (tx *Tx) target(name string) (*tableMeta, error) {
+	meta, err := tx.lookup(name)
+	if err == nil && meta == nil {
+		err = errNoTable(name)
+	}
+	return meta, err
 }
 
 func (tx *Tx) check() error {
@@ -83,7 +93,11 @@ func (tx *Tx) CreateTable(ctx context.Context, def TableDef, ifNotExists bool) e
 	if err := ctx.Err(); err != nil {
 		return tx.fail(err)
 	}
-	if tx.lookup(def.Name) != nil {
+	existing, err := tx.lookup(def.Name)
+	if err != nil {
+		return tx.fail(err)
+	}
+	if existing != nil {
 		if ifNotExists {
 			return nil
 		}
@@ -110,7 +124,10 @@ func (tx *Tx) DropTable(ctx context.Context, name string, ifExists bool) error {
 	if err := ctx.Err(); err != nil {
 		return tx.fail(err)
 	}
-	meta := tx.lookup(name)
+	meta, err := tx.lookup(name)
+	if err != nil {
+		return tx.fail(err)
+	}
 	if meta == nil {
 		if ifExists {
 			return nil
@@ -129,12 +146,15 @@ func (tx *Tx) Insert(ctx context.Context, name string, src array.RecordReader) (
 	if err := tx.check(); err != nil {
 		return 0, err
 	}
-	meta := tx.lookup(name)
-	if meta == nil {
-		return 0, tx.fail(errNoTable(name))
+	meta, err := tx.target(name)
+	if err != nil {
+		return 0, tx.fail(err)
+	}
+	if src == nil {
+		return 0, tx.fail(sqlerr.New(sqlerr.InternalError, "INSERT into %q without a row source", name))
 	}
 	w := tx.c.newTableWriter(meta)
-	err := func() error {
+	err = func() error {
 		for src.Next() {
 			if err := ctx.Err(); err != nil {
 				return err
