@@ -83,7 +83,8 @@ func TestCopyColumnsAndErrors(t *testing.T) {
 			require.Equal(t, tc.code, e.Code, "%s: %s", tc.name, e.Message)
 			require.Contains(t, e.Detail, tc.detail, tc.name)
 		}
-		require.Len(t, scanRows(t, open(), "quotes", ScanOptions{}), 1, "no failed COPY left rows behind")
+		c = open()
+		require.Len(t, scanRows(t, c, "quotes", ScanOptions{}), 1, "no failed COPY left rows behind")
 		_, err = c.Begin().CopyFrom(ctx, "nope", strings.NewReader(""), CopyOptions{})
 		require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err))
 		if c.dir != "" {

@@ -338,17 +338,20 @@ func (r *scanReader) Next() bool {
 	return true
 }
 
-// nextSequential returns up to batchSize rows of an unordered table.
+// nextSequential returns up to batchSize rows of an unordered table,
+// coalescing small stored batches (single-row INSERTs) into one output.
 func (r *scanReader) nextSequential() ([]piece, error) {
-	for {
+	var pieces []piece
+	total := 0
+	for total < r.batchSize {
 		if r.seq == nil {
 			if len(r.segs) == 0 {
-				return nil, nil
+				break
 			}
 			c, err := r.openCursor(r.segs[0])
 			r.segs = r.segs[1:]
 			if err != nil {
-				return nil, err
+				return pieces, err
 			}
 			if c == nil {
 				continue
@@ -356,23 +359,23 @@ func (r *scanReader) nextSequential() ([]piece, error) {
 			r.seq = c
 		}
 		c := r.seq
-		to := min(c.end, c.pos+r.batchSize)
+		to := min(c.end, c.pos+r.batchSize-total)
 		c.b.Retain()
-		p := piece{c.b, c.pos, to}
+		pieces = append(pieces, piece{c.b, c.pos, to})
+		total += to - c.pos
 		c.pos = to
 		if c.pos == c.end {
 			ok, err := r.advance(c)
-			if err != nil || !ok {
+			if err != nil {
+				return pieces, err
+			}
+			if !ok {
 				c.close()
 				r.seq = nil
-				if err != nil {
-					p.b.Release()
-					return nil, err
-				}
 			}
 		}
-		return []piece{p}, nil
 	}
+	return pieces, nil
 }
 
 // nextMerged returns up to batchSize rows of the k-way merge. It takes
