@@ -62,11 +62,14 @@ type Catalog struct {
 	mem  memory.Allocator
 	opts Options
 
-	// mu serializes commits and guards cur, closed and broken. It is never
-	// held while rows are read or written, only for the manifest swap.
-	mu     sync.Mutex
-	cur    *state
-	closed bool
+	// commitMu serializes commits (manifest write and fsyncs included) and
+	// guards broken; cur changes only while it is held. mu guards cur and
+	// closed and is held only for pointer swaps and reference counts, so
+	// taking a snapshot never waits for a commit's fsyncs.
+	commitMu sync.Mutex
+	mu       sync.Mutex
+	cur      *state
+	closed   bool
 	// broken is set when a manifest rename happened but its directory
 	// fsync failed: the durable state is unknown, so nothing more commits.
 	broken error
@@ -189,10 +192,13 @@ func (c *Catalog) Close() error {
 		c.bgCancel()
 		<-c.bgDone
 	}
+	// Wait for a commit already past its closed check, then drop the state.
+	c.commitMu.Lock()
 	c.mu.Lock()
 	c.cur.release()
 	c.cur = nil
 	c.mu.Unlock()
+	c.commitMu.Unlock()
 	if c.lock != nil {
 		unlockDir(c.lock)
 	}
@@ -241,9 +247,12 @@ func (c *Catalog) Tables() []string {
 // the manifest (the commit point), then by swapping the in-memory state.
 // apply may replace entries of the map but must not mutate tableStates.
 func (c *Catalog) commit(apply func(tables map[string]*tableState) error) error {
+	c.commitMu.Lock()
+	defer c.commitMu.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
 		return errClosed()
 	}
 	if c.broken != nil {
@@ -271,8 +280,10 @@ func (c *Catalog) commit(apply func(tables map[string]*tableState) error) error 
 			return c.broken
 		}
 	}
+	c.mu.Lock()
 	old := c.cur
 	c.cur = next
+	c.mu.Unlock()
 	live := map[*segment]bool{}
 	for _, ts := range next.tables {
 		for _, s := range ts.segs {
