@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -508,4 +509,55 @@ func TestBackgroundCompactionAndClose(t *testing.T) {
 		require.Error(t, err)
 		require.Nil(t, c.Tables())
 	})
+}
+
+// TestKeyStatisticsPerType stores segments ordered by each orderable type,
+// reopens the directory (statistics come back from the manifest) and
+// range-scans with a bound of the column's Go type.
+func TestKeyStatisticsPerType(t *testing.T) {
+	mem := newMem(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		typ    sqltypes.Type
+		lo, hi any    // two stored keys, lo < hi, one per segment
+		a, b   any    // values in the batch helper's encoding
+		bound  any    // a Range.Lo between them
+		want   string // the one key at or above bound
+	}{
+		{sqltypes.BoolType, false, true, false, true, true, "true"},
+		{sqltypes.Int2Type, 1, 5, 1, 5, 3, "5"},
+		{sqltypes.Int4Type, 1, 5, 1, 5, int32(3), "5"},
+		{sqltypes.Int8Type, 1, 5, 1, 5, int64(3), "5"},
+		{sqltypes.Float4Type, 1.5, 5.5, 1.5, 5.5, float32(3), "5.5"},
+		{sqltypes.Float8Type, 1.5, 5.5, 1.5, 5.5, 3.0, "5.5"},
+		{sqltypes.NumericType(10, 0), 1, 5, 1, 5, "3", "5"},
+		{sqltypes.TextType, "a", "c", "a", "c", "b", "c"},
+		{sqltypes.VarcharOf(4), "a", "c", "a", "c", "b", "c"},
+		{sqltypes.ByteaType, []byte{1}, []byte{3}, []byte{1}, []byte{3}, []byte{2}, "Aw=="}, // ValueStr is base64
+		{sqltypes.DateType, 1, 5, 1, 5, time.Date(1970, 1, 3, 12, 0, 0, 0, time.UTC), "1970-01-06"},
+		{sqltypes.TimestampTZType, 1, 5, 1, 5, int64(3), "1970-01-01T00:00:00.000005Z"},
+	} {
+		c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+		require.NoError(t, err)
+		name := "k_" + strings.ReplaceAll(tc.typ.String(), " ", "_")
+		createTable(t, c, TableDef{Name: name, Columns: []Column{{Name: "k", Type: tc.typ}}, OrderBy: []string{"k"}})
+		insert(t, c, name, []any{tc.b}, []any{nil})
+		insert(t, c, name, []any{tc.a})
+		require.NoError(t, c.Close())
+		c, err = Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+		require.NoError(t, err)
+		snap, err := c.Snapshot()
+		require.NoError(t, err)
+		ts, err := snap.table(name)
+		require.NoError(t, err)
+		r, err := newScanReader(ctx, mem, ts.meta, ts.segs, ScanOptions{BatchSize: 4, Range: &Range{Lo: tc.bound}})
+		require.NoError(t, err, tc.typ.String())
+		require.Len(t, r.segs, 1, "%s: the segment below the bound is pruned", tc.typ)
+		r.Release()
+		rows := snapRows(t, snap, name, ScanOptions{Range: &Range{Lo: tc.bound}})
+		require.Equal(t, [][]string{{tc.want}}, rows, tc.typ.String())
+		snap.Release()
+		require.NoError(t, c.Close())
+	}
 }
