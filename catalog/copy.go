@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -121,10 +120,14 @@ func copyTargets(meta *tableMeta, cols []string) ([]int, error) {
 	return out, nil
 }
 
+// converter adapts column i of a source batch to the type of the table
+// column it fills, returning a new reference.
+type converter func(i int, a arrow.Array) (arrow.Array, error)
+
 // load writes the batches of src, whose columns are the table columns
 // target (in that order), as one statement. convert, if set, adapts each
 // source column to the table type and owns the error context.
-func (tx *Tx) load(ctx context.Context, meta *tableMeta, src array.RecordReader, target []int, progress func(int64), convert func(col int, a arrow.Array) (arrow.Array, error)) (int64, error) {
+func (tx *Tx) load(ctx context.Context, meta *tableMeta, src array.RecordReader, target []int, progress func(int64), convert converter) (int64, error) {
 	w := tx.c.newTableWriter(meta)
 	err := func() error {
 		for src.Next() {
@@ -144,14 +147,20 @@ func (tx *Tx) load(ctx context.Context, meta *tableMeta, src array.RecordReader,
 				progress(w.rows)
 			}
 		}
-		return src.Err()
+		if err := src.Err(); err != nil {
+			if _, ok := sqlerr.As(err); !ok && ctx.Err() == nil {
+				return sqlerr.Wrap(err, sqlerr.DataCorrupted, "could not read input of relation %q: %v", meta.def.Name, err)
+			}
+			return err
+		}
+		return nil
 	}()
 	return tx.endWrite(meta, w, err)
 }
 
 // widen places the columns of rec at their table positions, converting them
 // if asked, and fills columns the load does not name with NULLs.
-func widen(c *Catalog, meta *tableMeta, rec arrow.RecordBatch, target []int, convert func(int, arrow.Array) (arrow.Array, error)) (arrow.RecordBatch, error) {
+func widen(c *Catalog, meta *tableMeta, rec arrow.RecordBatch, target []int, convert converter) (arrow.RecordBatch, error) {
 	n := int(rec.NumRows())
 	cols := make([]arrow.Array, len(meta.def.Columns))
 	defer func() {
@@ -165,7 +174,7 @@ func widen(c *Catalog, meta *tableMeta, rec arrow.RecordBatch, target []int, con
 		a := rec.Column(i)
 		if convert != nil {
 			var err error
-			if a, err = convert(col, a); err != nil {
+			if a, err = convert(i, a); err != nil {
 				return nil, err
 			}
 		} else {
@@ -271,7 +280,8 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 	// The reader yields the requested fields in the order asked for, which
 	// is target order.
 	castCtx := exec.WithAllocator(ctx, tx.c.mem)
-	convert := func(col int, a arrow.Array) (arrow.Array, error) {
+	convert := func(i int, a arrow.Array) (arrow.Array, error) {
+		col := target[i]
 		want := meta.schema.Field(col).Type
 		if arrow.TypeEqual(a.DataType(), want) {
 			a.Retain()
@@ -280,24 +290,9 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 		out, err := compute.CastArray(castCtx, a, compute.SafeCastOptions(want))
 		if err != nil {
 			return nil, sqlerr.Wrap(err, sqlerr.DatatypeMismatch, "column %q of relation %q is of type %s but Parquet column %q holds %s: %v",
-				meta.def.Columns[col].Name, name, meta.def.Columns[col].Type, fileSchema.Field(cols[indexOf(target, col)]).Name, a.DataType(), err)
+				meta.def.Columns[col].Name, name, meta.def.Columns[col].Type, fileSchema.Field(cols[i]).Name, a.DataType(), err)
 		}
 		return out, nil
 	}
-	n, err := tx.load(ctx, meta, rr, target, opts.Progress, convert)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		if _, ok := sqlerr.As(err); !ok {
-			err = sqlerr.Wrap(err, sqlerr.DataCorrupted, "could not read Parquet file %q: %v", path, err)
-		}
-	}
-	return n, err
-}
-
-func indexOf(xs []int, x int) int {
-	for i, v := range xs {
-		if v == x {
-			return i
-		}
-	}
-	return -1
+	return tx.load(ctx, meta, rr, target, opts.Progress, convert)
 }
