@@ -39,7 +39,8 @@
 //	COPY t FROM '/f.parquet'             tx.CopyFromFile(ctx, "t", "/f.parquet", opts)
 //	SELECT ... FROM t WHERE ts >= $1     snap.Scan(ctx, "t", ScanOptions{Columns, Range})
 //
-// An autocommit statement is Begin, one call, Commit. Table names are taken
+// A scan is an array.RecordReader; exec.FromReader turns it into the
+// planner's exec.Operator. An autocommit statement is Begin, one call, Commit. Table names are taken
 // verbatim (the planner folds identifiers). TableInfo.OrderKeys gives the
 // ordering as column indices for the planner's ordering properties.
 //
