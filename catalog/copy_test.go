@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -199,4 +200,52 @@ func TestCopyFromBinary(t *testing.T) {
 		{"2000-01-01T00:00:01", "1", "1.5"},
 		{"2000-01-01T00:00:02", "0", "0.5"},
 	}, scanRows(t, c, "quotes", ScanOptions{}))
+}
+
+// lineSource streams n generated CSV lines without holding them.
+type lineSource struct {
+	i, n int
+	buf  []byte
+}
+
+func (s *lineSource) Read(p []byte) (int, error) {
+	for len(s.buf) == 0 {
+		if s.i == s.n {
+			return 0, io.EOF
+		}
+		// Descending timestamps: every run must really be sorted.
+		s.buf = fmt.Appendf(s.buf[:0], "2024-01-01 00:00:00.%06d,SYM%d,%d.5\n", (s.n-s.i)%1000000, s.i%100, s.i)
+		s.i++
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	return n, nil
+}
+
+// TestCopyMemoryIsBounded streams far more rows than one sort run through
+// COPY and checks the catalog's Arrow memory never exceeds a few runs.
+func TestCopyMemoryIsBounded(t *testing.T) {
+	const rows, runRows = 300_000, 10_000
+	alloc := &peakAllocator{Allocator: memory.NewGoAllocator()}
+	ctx := context.Background()
+	c, err := Open(ctx, t.TempDir(), Options{Allocator: alloc, RunRows: runRows, BatchRows: 1000, AutoCompact: -1})
+	require.NoError(t, err)
+	defer c.Close()
+	createTable(t, c, quotesDef)
+	var last int64
+	tx := c.Begin()
+	n, err := tx.CopyFrom(ctx, "quotes", &lineSource{n: rows}, CopyOptions{Format: "csv", Progress: func(r int64) {
+		require.Greater(t, r, last)
+		last = r
+	}})
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(ctx))
+	require.Equal(t, int64(rows), n)
+	require.Equal(t, int64(rows), last)
+	info, err := c.Table("quotes")
+	require.NoError(t, err)
+	require.Equal(t, rows/runRows, info.Segments)
+	// A run of 10,000 rows is about 0.3 MB as Arrow; all rows are ~9 MB.
+	require.Less(t, alloc.peak.Load(), int64(3<<20), "peak Arrow memory while loading %d rows", rows)
+	t.Logf("peak Arrow memory %.2f MB for %d rows", float64(alloc.peak.Load())/(1<<20), rows)
 }
