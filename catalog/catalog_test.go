@@ -561,3 +561,34 @@ func TestKeyStatisticsPerType(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 }
+
+// TestDroppedFilesOutliveReaders: a dropped or compacted segment's file is
+// deleted only when the last snapshot using it is released.
+func TestDroppedFilesOutliveReaders(t *testing.T) {
+	mem := newMem(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+	require.NoError(t, err)
+	defer c.Close()
+	createTable(t, c, quotesDef)
+	insert(t, c, "quotes", []any{2, "a", 1.0})
+	insert(t, c, "quotes", []any{1, "b", 1.0})
+	segFiles := func() int {
+		files, err := filepath.Glob(filepath.Join(dir, "seg-*.arrow"))
+		require.NoError(t, err)
+		return len(files)
+	}
+	require.Equal(t, 2, segFiles())
+	snap, err := c.Snapshot()
+	require.NoError(t, err)
+	require.NoError(t, c.Compact(ctx, "quotes"))
+	require.Equal(t, 3, segFiles(), "compaction output plus the inputs the snapshot still reads")
+	tx := c.Begin()
+	require.NoError(t, tx.DropTable(ctx, "quotes", false))
+	require.NoError(t, tx.Commit(ctx))
+	require.Equal(t, 2, segFiles(), "the compacted segment was never in a snapshot")
+	require.Equal(t, [][]string{{"b"}, {"a"}}, snapRows(t, snap, "quotes", ScanOptions{Columns: []int{1}}))
+	snap.Release()
+	require.Equal(t, 0, segFiles())
+}
