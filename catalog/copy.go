@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -194,7 +195,8 @@ func widen(c *Catalog, meta *tableMeta, rec arrow.RecordBatch, target []int, con
 // parser, or Parquet (Format "parquet" or a .parquet extension) read row
 // group by row group. Parquet columns match table columns by name when every
 // target column is present in the file, else by position; values are cast to
-// the column types (a failed cast is 42804 naming the column).
+// the column types (42804 naming the column for an impossible conversion,
+// 22003 for a value that does not fit).
 func (tx *Tx) CopyFromFile(ctx context.Context, name, path string, opts CopyOptions) (int64, error) {
 	if err := tx.check(); err != nil {
 		return 0, err
@@ -288,11 +290,17 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 			return a, nil
 		}
 		out, err := compute.CastArray(castCtx, a, compute.SafeCastOptions(want))
-		if err != nil {
-			return nil, sqlerr.Wrap(err, sqlerr.DatatypeMismatch, "column %q of relation %q is of type %s but Parquet column %q holds %s: %v",
-				meta.def.Columns[col].Name, name, meta.def.Columns[col].Type, fileSchema.Field(cols[i]).Name, a.DataType(), err)
+		if err == nil {
+			return out, nil
 		}
-		return out, nil
+		// Arrow reports a value that does not fit (overflow, lost
+		// precision) as ErrInvalid, an impossible conversion otherwise.
+		code := sqlerr.DatatypeMismatch
+		if errors.Is(err, arrow.ErrInvalid) {
+			code = sqlerr.NumericValueOutOfRange
+		}
+		return nil, sqlerr.Wrap(err, code, "column %q of relation %q is of type %s; Parquet column %q (%s) does not convert: %v",
+			meta.def.Columns[col].Name, name, meta.def.Columns[col].Type, fileSchema.Field(cols[i]).Name, a.DataType(), err)
 	}
 	return tx.load(ctx, meta, rr, target, opts.Progress, convert)
 }

@@ -141,6 +141,27 @@ func TestCopyFromFiles(t *testing.T) {
 	_, err = tx.CopyFromFile(ctx, "q", pqPath, CopyOptions{Columns: []string{"ts", "s"}})
 	require.Equal(t, sqlerr.BadCopyFileFormat, sqlerr.Code(err))
 	tx.Rollback()
+	// Casts: BIGINT values into an INTEGER column fit or are 22003.
+	createTable(t, c, TableDef{Name: "small", Columns: []Column{{Name: "n", Type: sqltypes.Int4Type}}})
+	i64 := arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	for _, tc := range []struct {
+		v    int
+		code string
+	}{{7, ""}, {1 << 40, sqlerr.NumericValueOutOfRange}} {
+		path := filepath.Join(dir, fmt.Sprintf("n%d.parquet", tc.v))
+		writeParquetRows(t, path, i64, []any{tc.v})
+		tx = c.Begin()
+		_, err = tx.CopyFromFile(ctx, "small", path, CopyOptions{})
+		require.Equal(t, tc.code, sqlerr.Code(err), "%v", err)
+		if err == nil {
+			require.NoError(t, tx.Commit(ctx))
+		} else {
+			require.Contains(t, err.Error(), `"n"`)
+			tx.Rollback()
+		}
+	}
+	require.Equal(t, [][]string{{"7"}}, scanRows(t, c, "small", ScanOptions{}))
+
 	tx = c.Begin()
 	_, err = tx.CopyFromFile(ctx, "q", filepath.Join(dir, "missing.csv"), CopyOptions{})
 	require.Equal(t, sqlerr.IOError, sqlerr.Code(err))
@@ -150,18 +171,21 @@ func TestCopyFromFiles(t *testing.T) {
 // writeParquet writes (n int32, extra text, ts timestamp[us, UTC], px
 // decimal(10,2)) with three rows.
 func writeParquet(t *testing.T, path string) {
-	mem := memory.NewGoAllocator()
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "n", Type: arrow.PrimitiveTypes.Int32},
 		{Name: "extra", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
 		{Name: "px", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
 	}, nil)
-	rec := batch(t, mem, schema,
+	writeParquetRows(t, path, schema,
 		[]any{10, "x", 1704067200000000 - 1, nil},
 		[]any{11, nil, 1704067200000000 + 5000000, 350},
 		[]any{12, "z", 1704067200000000 + 6000000, nil},
 	)
+}
+
+func writeParquetRows(t *testing.T, path string, schema *arrow.Schema, rows ...[]any) {
+	rec := batch(t, memory.NewGoAllocator(), schema, rows...)
 	defer rec.Release()
 	f, err := os.Create(path)
 	require.NoError(t, err)
