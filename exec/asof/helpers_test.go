@@ -51,6 +51,10 @@ func appendAny(b array.Builder, v any) {
 		}
 	case *array.Uint32Builder:
 		b.Append(uint32(toInt(v)))
+	case *array.Uint16Builder:
+		b.Append(uint16(toInt(v)))
+	case *array.Uint8Builder:
+		b.Append(uint8(toInt(v)))
 	case *array.Float64Builder:
 		switch x := v.(type) {
 		case float64:

@@ -3,8 +3,8 @@ package asof
 import (
 	"context"
 	"errors"
-	"io"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -375,4 +375,32 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
-var _ = io.EOF
+
+func TestUnsignedWidths(t *testing.T) {
+	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32} {
+		lfs := []arrow.Field{f("t", dt), f("lv", i64)}
+		rfs := []arrow.Field{f("t", dt), f("rv", i64)}
+		left := rowsOf(lfs, []any{0, 1}, []any{5, 2}, []any{200, 3})
+		right := rowsOf(rfs, []any{0, 10}, []any{3, 11}, []any{199, 12})
+		sp := Right{Name: "r", LeftOn: 0, On: 0, Lo: IntBound(-2), Hi: IntBound(0), Kind: Left, Payload: []int{1}}
+		runJoinCase(t, joinCase{name: dt.String(), left: left, rights: []func(memory.Allocator) arrow.RecordBatch{right}, specs: []Right{sp},
+			want: []string{"0 | 1 | 10", "5 | 2 | 11", "200 | 3 | 12"}})
+	}
+}
+
+func TestSerialWhenOneProc(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	mk := func() exec.Operator { return exec.NewBatches(arrow.NewSchema(rf, nil), nil) }
+	_, err := New(mk(), nil, Options{Allocator: mem})
+	require.Error(t, err) // no right input at all
+	a, b := keyed(Unbounded, IntBound(0), Left), keyed(Unbounded, IntBound(0), Left)
+	a.Input, b.Input = mk(), mk()
+	j, err := New(mk(), []Right{a, b}, Options{Allocator: mem})
+	require.NoError(t, err)
+	require.NoError(t, j.Open(context.Background()))
+	require.Nil(t, j.workers, "GOMAXPROCS=1 runs right inputs on the caller's goroutine")
+	require.NoError(t, j.Close())
+}
