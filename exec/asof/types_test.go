@@ -375,7 +375,6 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
-
 func TestUnsignedWidths(t *testing.T) {
 	for _, dt := range []arrow.DataType{arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32} {
 		lfs := []arrow.Field{f("t", dt), f("lv", i64)}
