@@ -176,25 +176,43 @@ func parseBool(s string) (bool, error) {
 	return false, invalidSyntax("boolean", s)
 }
 
-// parseInt follows Postgres 15's pg_strtoint16/32/64: blanks around an
-// optionally signed run of decimal digits.
+// parseInt follows Postgres 15's pg_strtoint16/32/64: blanks, an
+// optional sign, at least one digit, blanks. Like Postgres it reports an
+// overflowing digit run as out of range even when junk follows it.
 func parseInt(s string, bits int, typ string) (int64, error) {
-	v := trimSpace(s)
-	digits := v
-	if len(digits) > 0 && (digits[0] == '+' || digits[0] == '-') {
-		digits = digits[1:]
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
 	}
-	if digits == "" {
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i == len(s) || !isDigitB(s[i]) {
 		return 0, invalidSyntax(typ, s)
 	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0, invalidSyntax(typ, s)
+	// Accumulate negatively so the minimum value fits, as Postgres does.
+	lim := int64(-1) << (bits - 1)
+	var n int64
+	for ; i < len(s) && isDigitB(s[i]); i++ {
+		d := int64(s[i] - '0')
+		if n < (lim+d)/10 {
+			return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
 		}
+		n = n*10 - d
 	}
-	n, err := strconv.ParseInt(v, 10, bits)
-	if err != nil {
-		return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i != len(s) {
+		return 0, invalidSyntax(typ, s)
+	}
+	if !neg {
+		if n == lim {
+			return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
+		}
+		n = -n
 	}
 	return n, nil
 }

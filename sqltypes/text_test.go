@@ -94,6 +94,7 @@ var textDeviations = []pgCase{
 	{"", "timestamp", "294276-12-31 23:59:59.999999", `ERR 22008: timestamp out of range: "294276-12-31 23:59:59.999999"`},
 	// month_day_nano holds +/-2562047 hours, Postgres +/-2562047788.
 	{"", "interval", "2562048 hours", "ERR 22008: interval out of range"},
+	{"", "interval", "2147483648:00:00", "ERR 22008: interval out of range"},
 }
 
 func TestDecodeTextDeviations(t *testing.T) { runPGCases(t, textDeviations) }
@@ -267,3 +268,7 @@ func TestEncodeTextAppends(t *testing.T) {
 	require.Equal(t, "x=22", string(dst))
 	require.True(t, strings.HasPrefix(string(EncodeText([]byte("p"), a, 0, Int8Type, nil)), "p1"))
 }
+
+func TestDecodeTextIntervalCorners(t *testing.T) { runPGCases(t, pgIntervalCornersTextIn) }
+func TestDecodeTextIntOverflow(t *testing.T)     { runPGCases(t, pgRandomNumberTextIn) }
+func TestDecodeTextFloatBoundary(t *testing.T)   { runPGCases(t, pgFloatBoundaryTextIn) }
