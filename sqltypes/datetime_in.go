@@ -20,8 +20,28 @@ const (
 	fDate                 // 2024-01-02, 01/02/2024, 2024-jan-02
 	fTime                 // 03:04:05.123
 	fSigned               // +05, -05:30 (a zone offset)
-	fWord                 // jan, bc, utc, america/new_york, -infinity
+	fWord                 // jan, bc, utc, -infinity
+	fGlued                // america/new_york, utc+3, jan-02-2024
 )
+
+// dateKeywords are the words of Postgres' datetktbl that a following
+// '+' or digit does not glue to.
+var dateKeywords = map[string]bool{
+	"ad": true, "allballs": true, "am": true, "at": true, "bc": true, "d": true, "dow": true,
+	"doy": true, "epoch": true, "h": true, "infinity": true, "isodow": true, "isoyear": true,
+	"j": true, "jd": true, "julian": true, "m": true, "mm": true, "now": true, "on": true,
+	"pm": true, "s": true, "t": true, "today": true, "tomorrow": true, "y": true,
+	"yesterday": true, "z": true,
+}
+
+func init() {
+	for w := range monthNames {
+		dateKeywords[w] = true
+	}
+	for w := range dayNames {
+		dateKeywords[w] = true
+	}
+}
 
 type dtField struct {
 	kind dtKind
@@ -61,9 +81,20 @@ func splitDateTime(s string) ([]dtField, bool) {
 					}
 				case '-', '/', '.':
 					kind = fDate
+					// As Postgres' ParseDateTime: all digits and matching
+					// separators; with a month name as second part, any
+					// letters and digits too (so "2024-jan-02T03" is one
+					// field, which then fails).
 					sep := s[i]
-					for i < len(s) && (isDigit(s[i]) || s[i] == sep || isAlpha(s[i]) && !isT(i)) {
-						i++
+					i++
+					if i < len(s) && isDigit(s[i]) {
+						for i < len(s) && (isDigit(s[i]) || s[i] == sep) {
+							i++
+						}
+					} else {
+						for i < len(s) && (isDigit(s[i]) || s[i] == sep || isAlpha(s[i])) {
+							i++
+						}
 					}
 				}
 			}
@@ -88,22 +119,30 @@ func splitDateTime(s string) ([]dtField, bool) {
 			}
 			fs = append(fs, dtField{fWord, strings.ToLower(s[start:i]), s[start:i]})
 		case isAlpha(c):
-			slash := false
-			for i < len(s) {
-				d := s[i]
-				if isAlpha(d) || d == '_' || d == '/' {
-					slash = slash || d == '/'
-					i++
-					continue
-				}
-				// Zone names like Etc/GMT+5 and America/Port-au-Prince.
-				if slash && (isDigit(d) || d == '-' || d == '+') {
-					i++
-					continue
-				}
-				break
+			// As Postgres' ParseDateTime: letters, glued to what follows
+			// when that is '-', '/' or '.', or '+' or a digit after a word
+			// that is not a date keyword ("America/New_York", "UTC+3",
+			// "EST5EDT", "jan-02-2024").
+			for i < len(s) && isAlpha(s[i]) {
+				i++
 			}
-			fs = append(fs, dtField{fWord, strings.ToLower(s[start:i]), s[start:i]})
+			glue := false
+			if i < len(s) {
+				switch d := s[i]; {
+				case d == '-' || d == '/' || d == '.':
+					glue = true
+				case d == '+' || isDigit(d):
+					glue = !dateKeywords[strings.ToLower(s[start:i])]
+				}
+			}
+			kind := fWord
+			if glue {
+				kind = fGlued
+				for i < len(s) && (isAlpha(s[i]) || isDigit(s[i]) || strings.IndexByte("+-/_.:", s[i]) >= 0) {
+					i++
+				}
+			}
+			fs = append(fs, dtField{kind, strings.ToLower(s[start:i]), s[start:i]})
 		default:
 			return nil, false
 		}
@@ -144,6 +183,7 @@ type dtResult struct {
 	day     int64
 	hasTime bool
 	tod     int64 // microseconds since midnight (may be 24:00:00)
+	hour    int64 // the hour as written, for AM/PM
 	zone    zoneSpec
 }
 
@@ -252,11 +292,11 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 			if r.hasTime {
 				return r, dtBad, ""
 			}
-			tod, e := parseClock(f.s, false)
+			tod, hour, e := parseClock(f.s)
 			if e != dtOK {
 				return r, e, ""
 			}
-			r.hasTime, r.tod = true, tod
+			r.hasTime, r.tod, r.hour = true, tod, hour
 		case fSigned:
 			if r.zone.set || (!r.hasTime && !r.hasDate) {
 				return r, dtBad, ""
@@ -269,6 +309,31 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				return r, dtZoneDisplacement, ""
 			}
 			r.zone = zoneSpec{set: true, off: off}
+		case fGlued:
+			if !r.hasDate && !textMonth && strings.IndexAny(f.s, "-/.") > 0 {
+				// A date starting with a month name: "jan-02-2024".
+				sep := string(f.s[strings.IndexAny(f.s, "-/.")])
+				parts := strings.Split(f.s, sep)
+				if len(parts) != 3 || monthNames[parts[0]] == 0 {
+					return r, dtBad, ""
+				}
+				if e := setYMD(dtField{s: parts[2]}, dtField{s: parts[0]}, dtField{s: parts[1]}, false); e != dtOK {
+					return r, e, ""
+				}
+				continue
+			}
+			if r.zone.set || !(r.hasDate || textMonth && len(dayPending) > 0) {
+				return r, dtBad, ""
+			}
+			if loc, ok := loadZone(f.orig); ok {
+				r.zone = zoneSpec{set: true, loc: loc}
+				continue
+			}
+			if off, ok := parsePosixOffset(f.s); ok {
+				r.zone = zoneSpec{set: true, off: off}
+				continue
+			}
+			return r, dtBadZone, f.s
 		case fWord:
 			w := f.s
 			switch {
@@ -290,6 +355,14 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				if textMonth || r.hasDate {
 					return r, dtBad, ""
 				}
+				// A short number before the month name was taken as the
+				// month by Postgres and becomes the day only if it can be
+				// one; otherwise the month is given twice.
+				if len(dayPending) == 1 && len(dayPending[0].s) <= 2 {
+					if v, _ := strconv.ParseInt(dayPending[0].s, 10, 64); v < 1 || v > 31 {
+						return r, dtBad, ""
+					}
+				}
 				r.mon = monthNames[w]
 				textMonth = true
 			case dayNames[w]:
@@ -305,9 +378,6 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 					r.zone = zoneSpec{set: true, loc: loc}
 					continue
 				}
-				if strings.Contains(w, "/") {
-					return r, dtBadZone, w
-				}
 				return r, dtBad, ""
 			}
 		}
@@ -319,8 +389,7 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 			return r, dtBad, ""
 		}
 		a, b := dayPending[0], dayPending[1]
-		av, _ := strconv.ParseInt(a.s, 10, 64)
-		if len(a.s) >= 3 || av > 31 {
+		if len(a.s) >= 3 {
 			a, b = b, a
 		}
 		yv, err1 := strconv.ParseInt(b.s, 10, 64)
@@ -363,8 +432,8 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 		if !r.hasTime || am && pm {
 			return r, dtBad, ""
 		}
-		h := r.tod / usPerHour
-		if h > 12 || h == 0 {
+		h := r.hour
+		if h > 12 {
 			return r, dtFieldOverflow, ""
 		}
 		if am && h == 12 {
@@ -411,13 +480,56 @@ func loadZone(name string) (*time.Location, bool) {
 	return nil, false
 }
 
-// parseClock parses h:mm[:ss[.ffffff]] (a time of day when interval is
-// false: hour <= 24, and 24:00:00 only exactly). For intervals hours are
-// unbounded and "mm:ss.fff" means minutes and seconds, as in Postgres.
-func parseClock(s string, interval bool) (int64, dtErr) {
+// parsePosixOffset reads a POSIX TZ string without daylight-saving part,
+// "UTC+3", "abc-1:30", "foo+0130": a name, then hours (up to 167, all the
+// digits) with optional :mm and :ss, counted west of Greenwich. It
+// returns seconds east.
+func parsePosixOffset(w string) (int64, bool) {
+	i := 0
+	for i < len(w) && w[i] >= 'a' && w[i] <= 'z' {
+		i++
+	}
+	if i == 0 || i == len(w) {
+		return 0, false
+	}
+	rest := w[i:]
+	sign := int64(1)
+	if rest[0] == '+' || rest[0] == '-' {
+		if rest[0] == '-' {
+			sign = -1
+		}
+		rest = rest[1:]
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) > 3 {
+		return 0, false
+	}
+	var v [3]int64
+	for k, p := range parts {
+		if p == "" || k > 0 && len(p) > 2 || len(p) > 9 {
+			return 0, false
+		}
+		for j := 0; j < len(p); j++ {
+			if !isDigitB(p[j]) {
+				return 0, false
+			}
+		}
+		v[k], _ = strconv.ParseInt(p, 10, 64)
+	}
+	if v[0] > 167 || v[1] > 59 || v[2] > 59 {
+		return 0, false
+	}
+	return -sign * (v[0]*3600 + v[1]*60 + v[2]), true
+}
+
+// parseClock parses a time of day h:mm[:ss[.ffffff]] ("mm:ss.fff" with a
+// fraction and two parts is minutes and seconds, as in Postgres): hour <=
+// 24 (24:00:00 only exactly), leap second 60 allowed. It returns the
+// microseconds since midnight and the hour field, which AM/PM adjusts.
+func parseClock(s string) (tod, hour int64, e dtErr) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
-		return 0, dtBad
+		return 0, 0, dtBad
 	}
 	var fracStr string
 	last := parts[len(parts)-1]
@@ -428,11 +540,11 @@ func parseClock(s string, interval bool) (int64, dtErr) {
 	var v [3]int64
 	for i, p := range parts {
 		if p == "" || strings.IndexByte(p, '.') >= 0 {
-			return 0, dtBad
+			return 0, 0, dtBad
 		}
 		n, err := strconv.ParseInt(p, 10, 64)
 		if err != nil {
-			return 0, dtFieldOverflow
+			return 0, 0, dtFieldOverflow
 		}
 		v[i] = n
 	}
@@ -442,28 +554,16 @@ func parseClock(s string, interval bool) (int64, dtErr) {
 	}
 	var fsec int64
 	if fracStr != "" {
-		if fracStr == "." {
-			fracStr = ".0"
-		}
-		f, err := strconv.ParseFloat("0"+fracStr, 64)
+		f, err := strconv.ParseFloat("0"+fracStr+"0", 64) // "." alone is 0
 		if err != nil {
-			return 0, dtBad
+			return 0, 0, dtBad
 		}
 		fsec = int64(math.RoundToEven(f * 1e6))
 	}
-	if interval {
-		if m > 59 || sec > 59 {
-			return 0, dtFieldOverflow
-		}
-		if h > math.MaxInt64/usPerHour-1 {
-			return 0, dtFieldOverflow
-		}
-	} else {
-		if h > 24 || m > 59 || sec > 60 || h == 24 && (m > 0 || sec > 0 || fsec > 0) {
-			return 0, dtFieldOverflow
-		}
+	if h > 24 || m > 59 || sec > 60 || h == 24 && (m > 0 || sec > 0 || fsec > 0) {
+		return 0, 0, dtFieldOverflow
 	}
-	return h*usPerHour + m*usPerMinute + sec*usPerSec + fsec, dtOK
+	return h*usPerHour + m*usPerMinute + sec*usPerSec + fsec, h, dtOK
 }
 
 // parseOffset parses a numeric zone offset: ±h, ±hh, ±hhmm, ±hhmmss,

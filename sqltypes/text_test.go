@@ -95,6 +95,8 @@ var textDeviations = []pgCase{
 	// month_day_nano holds +/-2562047 hours, Postgres +/-2562047788.
 	{"", "interval", "2562048 hours", "ERR 22008: interval out of range"},
 	{"", "interval", "2147483648:00:00", "ERR 22008: interval out of range"},
+	// POSIX zones with a daylight-saving part are not implemented.
+	{"", "timestamptz", "2024-01-02 03:00 EST5EDT4", `ERR 22023: time zone "est5edt4" not recognized`},
 }
 
 func TestDecodeTextDeviations(t *testing.T) { runPGCases(t, textDeviations) }
@@ -272,3 +274,4 @@ func TestEncodeTextAppends(t *testing.T) {
 func TestDecodeTextIntervalCorners(t *testing.T) { runPGCases(t, pgIntervalCornersTextIn) }
 func TestDecodeTextIntOverflow(t *testing.T)     { runPGCases(t, pgRandomNumberTextIn) }
 func TestDecodeTextFloatBoundary(t *testing.T)   { runPGCases(t, pgFloatBoundaryTextIn) }
+func TestDecodeTextDateTimeRandom(t *testing.T)  { runPGCases(t, pgDateTimeRandomTextIn) }
