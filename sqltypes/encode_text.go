@@ -93,7 +93,12 @@ func appendFloat(dst []byte, f float64, bits int, efd int) []byte {
 	e := 0
 	for j := len(s) - 1; j >= 0; j-- {
 		if s[j] == 'e' {
-			e, _ = strconv.Atoi(string(s[j+1:]))
+			for _, c := range s[j+2:] {
+				e = e*10 + int(c-'0')
+			}
+			if s[j+1] == '-' {
+				e = -e
+			}
 			s = s[:j]
 			break
 		}
