@@ -707,6 +707,14 @@ func relativeDay(special string, loc *time.Location) (y, m, d int64) {
 // parseDate parses DATE input; a time of day and zone may follow and are
 // ignored, as in Postgres.
 func parseDate(s string, o *Options) (int64, error) {
+	if days, _, _, _, _, ok := fastDateTime(s); ok && validDate32(days) {
+		return days, nil
+	}
+	return parseDateSlow(s, o)
+}
+
+// parseDateSlow is parseDate without the fast path (tests compare them).
+func parseDateSlow(s string, o *Options) (int64, error) {
 	r, e, zone := decodeDateTime(s)
 	if e != dtOK {
 		return 0, dateTimeError(e, "date", s, zone)
@@ -735,15 +743,34 @@ func parseDate(s string, o *Options) (int64, error) {
 // a written zone (offset, abbreviation or IANA name) wins over the session
 // zone; for timestamp any zone is ignored, as in Postgres.
 func parseTimestamp(s string, t Type, o *Options) (int64, error) {
+	if days, tod, off, _, hasOff, ok := fastDateTime(s); ok {
+		us := days*usPerDay + tod // a 4-digit year cannot overflow
+		ov := false
+		if t.Kind == TimestampTZ {
+			if hasOff {
+				us -= off * usPerSec
+			} else {
+				us, ov = localToUTC(us, o.loc())
+			}
+		}
+		if us = roundTimestamp(us, t); !ov && validTimestamp(us) {
+			return us, nil
+		}
+	}
+	return parseTimestampSlow(s, t, o)
+}
+
+// parseTimestampSlow is parseTimestamp without the fast path.
+func parseTimestampSlow(s string, t Type, o *Options) (int64, error) {
 	typ := "timestamp"
 	if t.Kind == TimestampTZ {
 		typ = "timestamp with time zone"
 	}
+	loc := o.loc()
 	r, e, zone := decodeDateTime(s)
 	if e != dtOK {
 		return 0, dateTimeError(e, typ, s, zone)
 	}
-	loc := o.loc()
 	switch r.special {
 	case "infinity":
 		return TimestampInfinity, nil
