@@ -464,144 +464,154 @@ func (m itm) toArrow() (arrow.MonthDayNanoInterval, bool) {
 // days, and any other bare number takes the unit last seen (seconds at
 // first).
 func decodeInterval(s string) (itm, dtErr) {
-	var m itm
 	fs, ok := splitInterval(s)
 	if !ok {
-		return m, dtBad
+		return itm{}, dtBad
 	}
-	var fmask uint32
-	typ := uNone
-	parsingUnit, before := false, false
+	d := ivDecoder{typ: uNone}
 	for i := len(fs) - 1; i >= 0; i-- {
-		f := fs[i]
 		var tmask uint32
+		var e dtErr
+		f := fs[i]
 		switch f.kind {
-		case ivTime, ivSigned:
-			body := f.s
-			if f.kind == ivSigned {
-				if strings.IndexByte(body[1:], ':') < 0 {
-					goto number
-				}
-				body = body[1:]
+		case ivTime:
+			tmask, e = d.time(f.s, false)
+		case ivSigned:
+			// A signed time if it reads as one, else a signed number.
+			e = dtBad
+			if strings.IndexByte(f.s, ':') > 0 {
+				tmask, e = d.time(f.s[1:], f.s[0] == '-')
 			}
-			{
-				us, e := parseIntervalTime(body)
-				if e != dtOK {
-					if f.kind == ivSigned {
-						goto number
-					}
-					return m, e
-				}
-				// Postgres stores the time over the microseconds read so
-				// far, then flips the sign of the whole.
-				m.us = us
-				if f.kind == ivSigned && f.s[0] == '-' {
-					m.us = -m.us
-				}
-				tmask = timeMask
-				typ = uDay
-				parsingUnit = false
-			}
-			goto checkMask
-		case ivDate, ivNumber:
-			goto number
-		case ivString:
-			if parsingUnit {
-				return m, dtBad
-			}
-			w := f.s
-			if len(w) > 10 {
-				w = w[:10]
-			}
-			switch {
-			case w == "ago":
-				before = true
-				typ = uInvalid
-			case intervalUnits[w] != uNone:
-				typ = intervalUnits[w]
-				parsingUnit = true
-			default:
-				return m, dtBad
-			}
-			goto checkMask
-		}
-	number:
-		{
-			if typ == uNone {
-				typ = uSecond
-			}
-			val, fval, rest, e := parseIvNumber(f.s)
 			if e != dtOK {
-				return m, e
+				tmask, e = d.number(f.s)
 			}
-			switch {
-			case rest == "":
-			case rest[0] == '-': // SQL "years-months"
-				j := 1
-				for j < len(rest) && isDigitB(rest[j]) {
-					j++
-				}
-				v2 := int64(0)
-				if j > 1 {
-					n, err := strconv.ParseInt(rest[1:j], 10, 64)
-					if err != nil {
-						return m, dtFieldOverflow
-					}
-					v2 = n
-				}
-				if v2 >= 12 {
-					return m, dtFieldOverflow
-				}
-				if j != len(rest) {
-					return m, dtBad
-				}
-				typ = uMonth
-				if f.s[0] == '-' {
-					v2 = -v2
-				}
-				v, ov := mulOv(val, 12)
-				v, ov = addOv(v, v2, ov)
-				if ov {
-					return m, dtFieldOverflow
-				}
-				val, fval = v, 0
-			default:
-				return m, dtBad
-			}
-			if typ == uInvalid {
-				return m, dtBad
-			}
-			m.apply(typ, val, fval)
-			if m.overflow {
-				return m, dtFieldOverflow
-			}
-			switch typ {
-			case uSecond:
-				tmask = unitMask(uSecond)
-				if fval != 0 {
-					tmask = allSecsMask
-				}
-			case uHour:
-				tmask = unitMask(uHour)
-				typ = uDay
-			default:
-				tmask = unitMask(typ)
-			}
-			parsingUnit = false
+		case ivDate, ivNumber:
+			tmask, e = d.number(f.s)
+		case ivString:
+			e = d.word(f.s)
 		}
-	checkMask:
-		if tmask&fmask != 0 {
-			return m, dtBad
+		if e != dtOK {
+			return d.m, e
 		}
-		fmask |= tmask
+		if tmask&d.fmask != 0 {
+			return d.m, dtBad
+		}
+		d.fmask |= tmask
 	}
-	if fmask == 0 || parsingUnit {
-		return m, dtBad
+	if d.fmask == 0 || d.parsingUnit {
+		return d.m, dtBad
 	}
-	if before {
+	if d.before {
+		m := &d.m
 		m.years, m.months, m.days, m.us = -m.years, -m.months, -m.days, -m.us
 	}
-	return m, dtOK
+	return d.m, dtOK
+}
+
+// ivDecoder is DecodeInterval's state while it walks the fields.
+type ivDecoder struct {
+	m           itm
+	fmask       uint32
+	typ         ivUnit // unit of the next number to the left
+	parsingUnit bool   // a unit word waits for its number
+	before      bool   // "ago" was seen
+}
+
+// time reads "h:m[:s[.f]]". Postgres stores the time over the
+// microseconds gathered so far and then flips the sign of the whole; the
+// field mask makes that matter only for fractional days.
+func (d *ivDecoder) time(body string, neg bool) (uint32, dtErr) {
+	us, e := parseIntervalTime(body)
+	if e != dtOK {
+		return 0, e
+	}
+	d.m.us = us
+	if neg {
+		d.m.us = -d.m.us
+	}
+	d.typ, d.parsingUnit = uDay, false
+	return timeMask, dtOK
+}
+
+// word handles a unit or "ago".
+func (d *ivDecoder) word(w string) dtErr {
+	if d.parsingUnit {
+		return dtBad // two unit words in a row
+	}
+	if len(w) > 10 { // Postgres compares the first TOKMAXLEN characters
+		w = w[:10]
+	}
+	switch u := intervalUnits[w]; {
+	case w == "ago":
+		d.before, d.typ = true, uInvalid
+	case u != uNone:
+		d.typ, d.parsingUnit = u, true
+	default:
+		return dtBad
+	}
+	return dtOK
+}
+
+// number reads a (signed, fractional, or "years-months") number in the
+// current unit.
+func (d *ivDecoder) number(f string) (uint32, dtErr) {
+	if d.typ == uNone {
+		d.typ = uSecond
+	}
+	val, fval, rest, e := parseIvNumber(f)
+	if e != dtOK {
+		return 0, e
+	}
+	if rest != "" {
+		if rest[0] != '-' {
+			return 0, dtBad
+		}
+		// SQL "years-months": 1-2 is 14 months.
+		j := 1
+		for j < len(rest) && isDigitB(rest[j]) {
+			j++
+		}
+		var v2 int64
+		if j > 1 {
+			n, err := strconv.ParseInt(rest[1:j], 10, 64)
+			if err != nil {
+				return 0, dtFieldOverflow
+			}
+			v2 = n
+		}
+		if v2 >= 12 {
+			return 0, dtFieldOverflow
+		}
+		if j != len(rest) {
+			return 0, dtBad
+		}
+		if f[0] == '-' {
+			v2 = -v2
+		}
+		v, ov := mulOv(val, 12)
+		if v, ov = addOv(v, v2, ov); ov {
+			return 0, dtFieldOverflow
+		}
+		d.typ, val, fval = uMonth, v, 0
+	}
+	if d.typ == uInvalid {
+		return 0, dtBad
+	}
+	if d.m.apply(d.typ, val, fval); d.m.overflow {
+		return 0, dtFieldOverflow
+	}
+	d.parsingUnit = false
+	switch d.typ {
+	case uSecond:
+		if fval != 0 {
+			return allSecsMask, dtOK
+		}
+		return unitMask(uSecond), dtOK
+	case uHour:
+		d.typ = uDay // "1 2 hours" is 1 day 02:00:00
+		return unitMask(uHour), dtOK
+	}
+	return unitMask(d.typ), dtOK
 }
 
 // parseISONumber is Postgres' ParseISO8601Number: a strtod number (not
