@@ -457,16 +457,19 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 }
 
 // loadZone resolves an IANA zone name. Postgres matches names without
-// regard to case; the zone database on disk is case-sensitive, so the
-// written form is tried first, then with each word capitalised.
+// regard to case; the zone database is case-sensitive, so the written form
+// is tried, then each word capitalised ("america/new_york"), then all upper
+// case ("utc", "est5edt"), then the area capitalised and the rest upper
+// case ("etc/utc").
 func loadZone(name string) (*time.Location, bool) {
-	if name == "" || strings.EqualFold(name, "local") {
+	if name == "" || strings.EqualFold(name, "local") || strings.ContainsAny(name, " \x00") {
 		return nil, false
 	}
 	if loc, err := time.LoadLocation(name); err == nil {
 		return loc, true
 	}
-	b := []byte(strings.ToLower(name))
+	lower := strings.ToLower(name)
+	b := []byte(lower)
 	up := true
 	for i, c := range b {
 		if up && c >= 'a' && c <= 'z' {
@@ -474,8 +477,14 @@ func loadZone(name string) (*time.Location, bool) {
 		}
 		up = c == '/' || c == '_' || c == '-'
 	}
-	if loc, err := time.LoadLocation(string(b)); err == nil {
-		return loc, true
+	candidates := []string{string(b), strings.ToUpper(name)}
+	if area, rest, ok := strings.Cut(lower, "/"); ok && area != "" {
+		candidates = append(candidates, strings.ToUpper(area[:1])+area[1:]+"/"+strings.ToUpper(rest))
+	}
+	for _, c := range candidates {
+		if loc, err := time.LoadLocation(c); err == nil {
+			return loc, true
+		}
 	}
 	return nil, false
 }
