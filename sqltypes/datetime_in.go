@@ -660,10 +660,12 @@ func localToUTC(localUs int64, loc *time.Location) (int64, bool) {
 		return p
 	}
 	mid := periodAt(sec - zoneOffsetAt(loc, sec))
-	ps := []period{mid}
+	var buf [3]period
+	ps := buf[:0]
 	if mid.start != math.MinInt64 {
-		ps = append([]period{periodAt(mid.start - 1)}, ps...)
+		ps = append(ps, periodAt(mid.start-1))
 	}
+	ps = append(ps, mid)
 	if mid.end != math.MaxInt64 {
 		ps = append(ps, periodAt(mid.end))
 	}
