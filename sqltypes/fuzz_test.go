@@ -80,9 +80,11 @@ func FuzzDecodeText(f *testing.F) {
 // *sqlerr.Error and append nothing, or append a value whose binary form
 // reads back to the same text. It never panics.
 func FuzzDecodeBinary(f *testing.F) {
-	for _, c := range pgBinaryCases {
-		raw, _ := hexDecode(c.hex)
-		f.Add(uint8(0), raw)
+	for _, table := range pgBinaryTables {
+		for _, c := range table {
+			raw, _ := hexDecode(c.hex)
+			f.Add(uint8(0), raw)
+		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())

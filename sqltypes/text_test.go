@@ -223,18 +223,24 @@ func TestEncodeTextFloat(t *testing.T) {
 	}
 }
 
-func TestEncodeTextScalars(t *testing.T) {
-	cases := []struct {
-		name string
-		typ  Type
-		fill func(b array.Builder)
-		want string
-	}{
+// encodeTextTables: text output of values built directly, one table per
+// type (the strings are Postgres' output for the same values).
+var encodeTextTables = map[string][]struct {
+	name string
+	typ  Type
+	fill func(b array.Builder)
+	want string
+}{
+	"bool": {
 		{"true", BoolType, func(b array.Builder) { b.(*array.BooleanBuilder).Append(true) }, "t"},
 		{"false", BoolType, func(b array.Builder) { b.(*array.BooleanBuilder).Append(false) }, "f"},
+	},
+	"int": {
 		{"int2 min", Int2Type, func(b array.Builder) { b.(*array.Int16Builder).Append(-32768) }, "-32768"},
 		{"int4", Int4Type, func(b array.Builder) { b.(*array.Int32Builder).Append(42) }, "42"},
 		{"int8 min", Int8Type, func(b array.Builder) { b.(*array.Int64Builder).Append(-9223372036854775808) }, "-9223372036854775808"},
+	},
+	"numeric": {
 		{"numeric scale", NumericType(10, 3), func(b array.Builder) { b.(*array.Decimal128Builder).Append(decimal128.FromI64(12340)) }, "12.340"},
 		{"numeric small", NumericType(10, 3), func(b array.Builder) { b.(*array.Decimal128Builder).Append(decimal128.FromI64(-5)) }, "-0.005"},
 		{"numeric zero", NumericType(10, 3), func(b array.Builder) { b.(*array.Decimal128Builder).Append(decimal128.FromI64(0)) }, "0.000"},
@@ -249,14 +255,23 @@ func TestEncodeTextScalars(t *testing.T) {
 		{"numeric unconstrained", NumericType(NoLimit, NoLimit), func(b array.Builder) {
 			b.(*array.Decimal128Builder).Append(decimal128.FromI64(15).Mul(decimal128.FromI64(1_000_000_000_000_000)))
 		}, "1.5"},
+	},
+	"text": {
 		{"text", TextType, func(b array.Builder) { b.(*array.StringBuilder).Append("héllo") }, "héllo"},
+	},
+	"bytea": {
 		{"bytea", ByteaType, func(b array.Builder) { b.(*array.BinaryBuilder).Append([]byte{0xde, 0xad, 0, 1}) }, `\xdead0001`},
 		{"bytea empty", ByteaType, func(b array.Builder) { b.(*array.BinaryBuilder).Append(nil) }, `\x`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.want, encodeOne(t, c.typ, nil, c.fill))
-		})
+	},
+}
+
+func TestEncodeTextScalars(t *testing.T) {
+	for typ, cases := range encodeTextTables {
+		for _, c := range cases {
+			t.Run(typ+"/"+c.name, func(t *testing.T) {
+				require.Equal(t, c.want, encodeOne(t, c.typ, nil, c.fill))
+			})
+		}
 	}
 }
 
