@@ -287,6 +287,6 @@ func TestEncodeTextAppends(t *testing.T) {
 }
 
 func TestDecodeTextIntervalCorners(t *testing.T) { runPGCases(t, pgIntervalCornersTextIn) }
-func TestDecodeTextIntOverflow(t *testing.T)     { runPGCases(t, pgRandomNumberTextIn) }
+func TestDecodeTextRandomNumbers(t *testing.T)   { runPGCases(t, pgRandomNumberTextIn) }
 func TestDecodeTextFloatBoundary(t *testing.T)   { runPGCases(t, pgFloatBoundaryTextIn) }
 func TestDecodeTextDateTimeRandom(t *testing.T)  { runPGCases(t, pgDateTimeRandomTextIn) }
