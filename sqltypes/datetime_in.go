@@ -31,7 +31,7 @@ var dateKeywords = map[string]bool{
 	"doy": true, "epoch": true, "h": true, "infinity": true, "isodow": true, "isoyear": true,
 	"j": true, "jd": true, "julian": true, "m": true, "mm": true, "now": true, "on": true,
 	"pm": true, "s": true, "t": true, "today": true, "tomorrow": true, "y": true,
-	"yesterday": true, "z": true,
+	"yesterday": true,
 }
 
 func init() {

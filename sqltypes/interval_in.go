@@ -93,7 +93,7 @@ const (
 	uDecade
 	uCentury
 	uMillennium
-	uInvalid // what follows "ago": a number there is an error
+	uInvalid // after "ago" or "quarter": a number there is an error
 )
 
 // intervalUnits is Postgres' deltatktbl (units Postgres 15 accepts in
@@ -111,6 +111,8 @@ var intervalUnits = map[string]ivUnit{
 	"decade": uDecade, "decades": uDecade, "dec": uDecade, "decs": uDecade,
 	"century": uCentury, "centuries": uCentury, "cent": uCentury, "c": uCentury,
 	"millennium": uMillennium, "millennia": uMillennium, "mil": uMillennium, "mils": uMillennium,
+	// Units Postgres knows but cannot apply to an interval number.
+	"quarter": uInvalid, "qtr": uInvalid, "timezone": uInvalid, "timezone_h": uInvalid, "timezone_m": uInvalid,
 }
 
 // apply adds val+fval of unit u, as Postgres' DecodeInterval does.
@@ -282,7 +284,11 @@ func splitInterval(s string) ([]ivField, bool) {
 				buf = append(buf, s[i])
 				i++
 			}
-			if i < len(s) && (s[i] == '-' || s[i] == '/' || s[i] == '.') {
+			glue := i < len(s) && (s[i] == '-' || s[i] == '/' || s[i] == '.')
+			if i < len(s) && (s[i] == '+' || isDigitB(s[i])) {
+				glue = !dateKeywords[strings.ToLower(string(buf))]
+			}
+			if glue {
 				kind = ivDate
 				for i < len(s) && (s[i] == '+' || s[i] == '-' || s[i] == '/' || s[i] == '_' || s[i] == '.' || s[i] == ':' || isDigitB(s[i]) || isAlphaB(s[i])) {
 					buf = append(buf, s[i])
@@ -498,7 +504,7 @@ func decodeInterval(s string) (itm, dtErr) {
 		}
 		d.fmask |= tmask
 	}
-	if d.fmask == 0 || d.parsingUnit {
+	if d.fmask == 0 {
 		return d.m, dtBad
 	}
 	if d.before {
@@ -510,11 +516,10 @@ func decodeInterval(s string) (itm, dtErr) {
 
 // ivDecoder is DecodeInterval's state while it walks the fields.
 type ivDecoder struct {
-	m           itm
-	fmask       uint32
-	typ         ivUnit // unit of the next number to the left
-	parsingUnit bool   // a unit word waits for its number
-	before      bool   // "ago" was seen
+	m      itm
+	fmask  uint32
+	typ    ivUnit // unit of the next number to the left
+	before bool   // "ago" was seen
 }
 
 // time reads "h:m[:s[.f]]". Postgres stores the time over the
@@ -529,15 +534,13 @@ func (d *ivDecoder) time(body string, neg bool) (uint32, dtErr) {
 	if neg {
 		d.m.us = -d.m.us
 	}
-	d.typ, d.parsingUnit = uDay, false
+	d.typ = uDay
 	return timeMask, dtOK
 }
 
-// word handles a unit or "ago".
+// word handles a unit or "ago". Postgres 15 lets a unit word stand
+// without a number ("y 2 hours"), or follow another; 17 does not.
 func (d *ivDecoder) word(w string) dtErr {
-	if d.parsingUnit {
-		return dtBad // two unit words in a row
-	}
 	if len(w) > 10 { // Postgres compares the first TOKMAXLEN characters
 		w = w[:10]
 	}
@@ -545,7 +548,7 @@ func (d *ivDecoder) word(w string) dtErr {
 	case w == "ago":
 		d.before, d.typ = true, uInvalid
 	case u != uNone:
-		d.typ, d.parsingUnit = u, true
+		d.typ = u
 	default:
 		return dtBad
 	}
@@ -566,20 +569,27 @@ func (d *ivDecoder) number(f string) (uint32, dtErr) {
 		if rest[0] != '-' {
 			return 0, dtBad
 		}
-		// SQL "years-months": 1-2 is 14 months.
+		// SQL "years-months": 1-2 is 14 months; the months are read by
+		// strtoint, so a sign is taken (and a negative is out of range).
 		j := 1
+		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
+			j++
+		}
+		k := j
 		for j < len(rest) && isDigitB(rest[j]) {
 			j++
 		}
 		var v2 int64
-		if j > 1 {
+		if j > k {
 			n, err := strconv.ParseInt(rest[1:j], 10, 64)
 			if err != nil {
 				return 0, dtFieldOverflow
 			}
 			v2 = n
+		} else {
+			j = 1 // strtoint consumed nothing
 		}
-		if v2 >= 12 {
+		if v2 < 0 || v2 >= 12 {
 			return 0, dtFieldOverflow
 		}
 		if j != len(rest) {
@@ -600,7 +610,6 @@ func (d *ivDecoder) number(f string) (uint32, dtErr) {
 	if d.m.apply(d.typ, val, fval); d.m.overflow {
 		return 0, dtFieldOverflow
 	}
-	d.parsingUnit = false
 	switch d.typ {
 	case uSecond:
 		if fval != 0 {
@@ -626,6 +635,13 @@ func parseISONumber(s string) (val int64, fval float64, rest string, e dtErr) {
 		i++
 	}
 	start := i
+	if h := hexFloatLen(s[i:]); h > 0 { // strtod also reads C hex floats
+		v, err := strconv.ParseFloat(s[:i+h]+hexExpSuffix(s[i:i+h]), 64)
+		if err != nil {
+			return 0, 0, "", dtBad
+		}
+		return splitISONumber(v, s[i+h:])
+	}
 	for i < len(s) && isDigitB(s[i]) {
 		i++
 	}
@@ -652,18 +668,67 @@ func parseISONumber(s string) (val int64, fval float64, rest string, e dtErr) {
 		}
 	}
 	v, err := strconv.ParseFloat(s[:i], 64)
-	if err != nil {
+	if err != nil || v == 0 && hasNonZeroMantissa(s[:i]) { // strtod's ERANGE
 		return 0, 0, "", dtBad
 	}
-	if v < -1e15 || v > 1e15 {
+	return splitISONumber(v, s[i:])
+}
+
+func splitISONumber(v float64, rest string) (int64, float64, string, dtErr) {
+	if math.IsNaN(v) || v < -1e15 || v > 1e15 {
 		return 0, 0, "", dtFieldOverflow
 	}
+	var val int64
 	if v >= 0 {
 		val = int64(math.Floor(v))
 	} else {
 		val = -int64(math.Floor(-v))
 	}
-	return val, v - float64(val), s[i:], dtOK
+	return val, v - float64(val), rest, dtOK
+}
+
+// hexFloatLen is the length of a C hex float ("0x1.8p3") at the start of
+// s, 0 if there is none.
+func hexFloatLen(s string) int {
+	if len(s) < 3 || s[0] != '0' || s[1] != 'x' && s[1] != 'X' {
+		return 0
+	}
+	isHex := func(c byte) bool { return isDigitB(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	i, n := 2, 0
+	for i < len(s) && isHex(s[i]) {
+		i, n = i+1, n+1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isHex(s[i]) {
+			i, n = i+1, n+1
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	if i+1 < len(s) && (s[i] == 'p' || s[i] == 'P') {
+		j := i + 1
+		if s[j] == '+' || s[j] == '-' {
+			j++
+		}
+		k := j
+		for k < len(s) && isDigitB(s[k]) {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	return i
+}
+
+// hexExpSuffix adds the binary exponent Go's ParseFloat requires.
+func hexExpSuffix(h string) string {
+	if strings.ContainsAny(h, "pP") {
+		return ""
+	}
+	return "p0"
 }
 
 func isoIntegerWidth(s string) int {

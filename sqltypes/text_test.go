@@ -290,3 +290,4 @@ func TestDecodeTextIntervalCorners(t *testing.T) { runPGCases(t, pgIntervalCorne
 func TestDecodeTextRandomNumbers(t *testing.T)   { runPGCases(t, pgRandomNumberTextIn) }
 func TestDecodeTextFloatBoundary(t *testing.T)   { runPGCases(t, pgFloatBoundaryTextIn) }
 func TestDecodeTextDateTimeRandom(t *testing.T)  { runPGCases(t, pgDateTimeRandomTextIn) }
+func TestDecodeTextIntervalMutated(t *testing.T) { runPGCases(t, pgIntervalMutatedTextIn) }
