@@ -1,6 +1,9 @@
 package sqltypes
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -286,8 +289,29 @@ func TestEncodeTextAppends(t *testing.T) {
 	require.True(t, strings.HasPrefix(string(EncodeText([]byte("p"), a, 0, Int8Type, nil)), "p1"))
 }
 
-func TestDecodeTextIntervalCorners(t *testing.T) { runPGCases(t, pgIntervalCornersTextIn) }
-func TestDecodeTextRandomNumbers(t *testing.T)   { runPGCases(t, pgRandomNumberTextIn) }
-func TestDecodeTextFloatBoundary(t *testing.T)   { runPGCases(t, pgFloatBoundaryTextIn) }
-func TestDecodeTextDateTimeRandom(t *testing.T)  { runPGCases(t, pgDateTimeRandomTextIn) }
-func TestDecodeTextIntervalMutated(t *testing.T) { runPGCases(t, pgIntervalMutatedTextIn) }
+// The files in testdata/pg15 hold more cases recorded from PostgreSQL 15
+// the same way as pgcases_test.go, one JSON array [zone, type, input,
+// want] a line: interval syntax corners; integer overflow order with
+// random integer/float/numeric inputs; floats whose shortest digits would
+// sit exactly on a rounding boundary; random date/timestamp inputs and
+// zone corners read in America/New_York; and mutations (characters
+// inserted, deleted, replaced) of the interval cases.
+func TestDecodeTextPGFiles(t *testing.T) {
+	for _, name := range []string{"interval_corners", "numbers_random", "float_boundary", "datetime_random", "interval_mutated"} {
+		t.Run(name, func(t *testing.T) { runPGCases(t, loadPGCases(t, name)) })
+	}
+}
+
+func loadPGCases(t *testing.T, name string) []pgCase {
+	data, err := os.ReadFile(filepath.Join("testdata", "pg15", name+".jsonl"))
+	require.NoError(t, err)
+	var cases []pgCase
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var f []string
+		require.NoError(t, json.Unmarshal([]byte(line), &f), line)
+		require.Len(t, f, 4, line)
+		cases = append(cases, pgCase{zone: f[0], typ: f[1], in: f[2], want: f[3]})
+	}
+	require.NotEmpty(t, cases)
+	return cases
+}
