@@ -268,6 +268,11 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 			_, m1 := monthNames[parts[1]]
 			switch {
 			case len(parts[0]) >= 3 && !m0: // YYYY-MM-DD, YYYY-Mon-DD
+				// Three digits after a year are a day of the year to
+				// Postgres, which then has no place for the third field.
+				if len(parts[1]) == 3 && !m1 {
+					return r, dtBad, ""
+				}
 				e = setYMD(dtField{s: parts[0]}, dtField{s: parts[1]}, dtField{s: parts[2]}, false)
 			case m0: // Mon-DD-YYYY
 				e = setYMD(dtField{s: parts[2]}, dtField{s: parts[0]}, dtField{s: parts[1]}, false)
@@ -280,7 +285,12 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				return r, e, ""
 			}
 		case fNumber:
-			if !r.hasDate && !textMonth && len(dayPending) == 0 && (len(f.s) == 8 || len(f.s) == 6) {
+			// Postgres' DecodeNumberField: six or more digits before any
+			// date are ...YYMMDD, the year being what is left.
+			if !r.hasDate && !textMonth && len(dayPending) == 0 && len(f.s) >= 6 {
+				if len(f.s) > 14 {
+					return r, dtBad, ""
+				}
 				n := len(f.s) - 4
 				if e := setYMD(dtField{s: f.s[:n]}, dtField{s: f.s[n : n+2]}, dtField{s: f.s[n+2:]}, false); e != dtOK {
 					return r, e, ""
@@ -575,7 +585,7 @@ func parseClock(s string) (tod, hour int64, e dtErr) {
 	return h*usPerHour + m*usPerMinute + sec*usPerSec + fsec, h, dtOK
 }
 
-// parseOffset parses a numeric zone offset: ±h, ±hh, ±hhmm, ±hhmmss,
+// parseOffset parses a numeric zone offset: ±h, ±hh, ±hmm, ±hhmm,
 // ±hh:mm, ±hh:mm:ss. It returns seconds east; MinInt64 when a field is out
 // of range (Postgres allows up to 15:59:59).
 func parseOffset(s string) (int64, bool) {
@@ -606,15 +616,11 @@ func parseOffset(s string) (int64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		switch len(body) {
-		case 1, 2:
-			h = n
-		case 3, 4:
+		// As DecodeTimezone: more than two digits end in the minutes
+		// (there is no run-together hhmmss).
+		h = n
+		if len(body) > 2 {
 			h, m = n/100, n%100
-		case 5, 6:
-			h, m, sec = n/10000, n/100%100, n%100
-		default:
-			return 0, false
 		}
 	}
 	if h > 15 || m > 59 || sec > 59 {

@@ -85,10 +85,15 @@
 //     time forms (2024.032, 040506), POSIX zones with a daylight-saving
 //     part (EST5EDT4, unless a tzdata name such as EST5EDT), and the full
 //     zone abbreviation table are not implemented; they are rejected with
-//     Postgres' syntax or "time zone not recognized" error. Random inputs
-//     from a grammar of the supported forms (dates, times, zones, AM/PM,
-//     BC, specials) were checked against PG15; the few odd spellings that
-//     still differ (a word glued to a zone, "AMEtc/GMT-3") are errors here.
+//     Postgres' syntax or "time zone not recognized" error. About 40,000
+//     random inputs from a grammar of the supported forms (dates, times,
+//     zones, AM/PM, BC, specials) were checked against PG15 and agree.
+//     On 1,787 randomly mutated (garbage) date/time strings, 1,623 agree;
+//     in 76 Postgres' very lenient parser accepts a run-together or
+//     mangled form that is an error here, and in 88 both reject but with
+//     another SQLSTATE or message (22007 vs 22008, say). None is accepted
+//     here and rejected by Postgres, none reads to another value.
+//     Interval input is a full port and agrees on all ~3,600 mutations.
 //   - For binary input of a wrong size the message is "insufficient data
 //     left in message" (08P01) when short and 22P03 "incorrect binary data
 //     format for type <t>" when long; the wire server adds which

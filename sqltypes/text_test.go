@@ -295,9 +295,10 @@ func TestEncodeTextAppends(t *testing.T) {
 // random integer/float/numeric inputs; floats whose shortest digits would
 // sit exactly on a rounding boundary; random date/timestamp inputs and
 // zone corners read in America/New_York; and mutations (characters
-// inserted, deleted, replaced) of the interval cases.
+// inserted, deleted, replaced) of the interval and of the date/time
+// cases (those where asofsql and Postgres agree; see doc.go).
 func TestDecodeTextPGFiles(t *testing.T) {
-	for _, name := range []string{"interval_corners", "numbers_random", "float_boundary", "datetime_random", "interval_mutated"} {
+	for _, name := range []string{"interval_corners", "numbers_random", "float_boundary", "datetime_random", "interval_mutated", "datetime_mutated"} {
 		t.Run(name, func(t *testing.T) { runPGCases(t, loadPGCases(t, name)) })
 	}
 }
