@@ -296,9 +296,10 @@ func TestEncodeTextAppends(t *testing.T) {
 // sit exactly on a rounding boundary; random date/timestamp inputs and
 // zone corners read in America/New_York; and mutations (characters
 // inserted, deleted, replaced) of the interval and of the date/time
-// cases (those where asofsql and Postgres agree; see doc.go).
+// cases (those where asofsql and Postgres agree; see doc.go), and of the
+// bool/integer/float/numeric/text/bytea cases.
 func TestDecodeTextPGFiles(t *testing.T) {
-	for _, name := range []string{"interval_corners", "numbers_random", "float_boundary", "datetime_random", "interval_mutated", "datetime_mutated"} {
+	for _, name := range []string{"interval_corners", "numbers_random", "float_boundary", "datetime_random", "interval_mutated", "datetime_mutated", "scalars_mutated"} {
 		t.Run(name, func(t *testing.T) { runPGCases(t, loadPGCases(t, name)) })
 	}
 }
