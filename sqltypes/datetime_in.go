@@ -25,23 +25,23 @@ const (
 )
 
 // dateKeywords are the words of Postgres' datetktbl that a following
-// '+' or digit does not glue to.
-var dateKeywords = map[string]bool{
-	"ad": true, "allballs": true, "am": true, "at": true, "bc": true, "d": true, "dow": true,
-	"doy": true, "epoch": true, "h": true, "infinity": true, "isodow": true, "isoyear": true,
-	"j": true, "jd": true, "julian": true, "m": true, "mm": true, "now": true, "on": true,
-	"pm": true, "s": true, "t": true, "today": true, "tomorrow": true, "y": true,
-	"yesterday": true,
-}
-
-func init() {
+// '+' or digit does not glue to (read-only after package initialisation).
+var dateKeywords = func() map[string]bool {
+	m := map[string]bool{
+		"ad": true, "allballs": true, "am": true, "at": true, "bc": true, "d": true, "dow": true,
+		"doy": true, "epoch": true, "h": true, "infinity": true, "isodow": true, "isoyear": true,
+		"j": true, "jd": true, "julian": true, "m": true, "mm": true, "now": true, "on": true,
+		"pm": true, "s": true, "t": true, "today": true, "tomorrow": true, "y": true,
+		"yesterday": true,
+	}
 	for w := range monthNames {
-		dateKeywords[w] = true
+		m[w] = true
 	}
 	for w := range dayNames {
-		dateKeywords[w] = true
+		m[w] = true
 	}
-}
+	return m
+}()
 
 type dtField struct {
 	kind dtKind
