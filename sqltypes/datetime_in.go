@@ -51,8 +51,8 @@ type dtField struct {
 
 // splitDateTime is a reduced form of Postgres' ParseDateTime: it cuts the
 // input into numbers, dates, times, signed offsets and words. Blanks and
-// commas separate fields; an ISO "T" between digits separates date and
-// time.
+// punctuation separate fields; an ISO "T" between digits separates date
+// and time.
 func splitDateTime(s string) ([]dtField, bool) {
 	var fs []dtField
 	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
@@ -143,6 +143,8 @@ func splitDateTime(s string) ([]dtField, bool) {
 				}
 			}
 			fs = append(fs, dtField{kind, strings.ToLower(s[start:i]), s[start:i]})
+		case c != '.' && isPunct(c):
+			i++ // other punctuation only delimits, as in ParseDateTime
 		default:
 			return nil, false
 		}
@@ -285,8 +287,18 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				return r, e, ""
 			}
 		case fNumber:
-			// Postgres' DecodeNumberField: six or more digits before any
-			// date are ...YYMMDD, the year being what is left.
+			// Postgres' DecodeNumberField: six digits after a date and
+			// before any time are hhmmss.
+			if r.hasDate && !r.hasTime && len(f.s) == 6 && len(dayPending) == 0 {
+				tod, hour, e := parseClock(f.s[:2] + ":" + f.s[2:4] + ":" + f.s[4:])
+				if e != dtOK {
+					return r, e, ""
+				}
+				r.hasTime, r.tod, r.hour = true, tod, hour
+				continue
+			}
+			// Six or more digits before any date are ...YYMMDD, the year
+			// being what is left.
 			if !r.hasDate && !textMonth && len(dayPending) == 0 && len(f.s) >= 6 {
 				if len(f.s) > 14 {
 					return r, dtBad, ""
