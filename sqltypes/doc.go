@@ -82,8 +82,9 @@
 //     non-SQL Arrow producers) are truncated on output.
 //   - Date/time input is a reduced DecodeDateTime: other DateStyles and
 //     IntervalStyles, Julian dates (J2451545), year-day forms (2024.032),
-//     run-together times with a fraction or before the date, POSIX zones with a daylight-saving
-//     part (EST5EDT4, unless a tzdata name such as EST5EDT), and the full
+//     run-together times with a fraction or before the date, POSIX zones
+//     with a daylight-saving part (EST5EDT4, unless a tzdata name such as
+//     EST5EDT), and the full
 //     zone abbreviation table are not implemented; they are rejected with
 //     Postgres' syntax or "time zone not recognized" error. About 40,000
 //     random inputs from a grammar of the supported forms (dates, times,
@@ -94,8 +95,8 @@
 //     error here (e.g. "2024-01-02 03:04:05 Foo/Ba8" as a POSIX zone), or
 //     both reject with another SQLSTATE or message (22007 vs 22008). None
 //     was accepted here and rejected by Postgres, none read to another
-//     value.
-//     Interval input is a full port and agrees on all ~3,600 mutations.
+//     value. Interval input is a full port and agrees on all ~3,600
+//     mutations tried.
 //   - For binary input of a wrong size the message is "insufficient data
 //     left in message" (08P01) when short and 22P03 "incorrect binary data
 //     format for type <t>" when long; the wire server adds which
