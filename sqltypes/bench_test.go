@@ -80,3 +80,39 @@ func BenchmarkDecodeTextTimestamp(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkDecodeTextTimestampTZNewYork(b *testing.B) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := &Options{Location: ny, ExtraFloatDigits: 1}
+	typ := TimestampTZType.Arrow().(*arrow.TimestampType)
+	bld := array.NewTimestampBuilder(memory.NewGoAllocator(), typ)
+	defer bld.Release()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if i%benchN == 0 {
+			bld.Release()
+			bld = array.NewTimestampBuilder(memory.NewGoAllocator(), typ)
+		}
+		if err := DecodeText(bld, TimestampTZType, "2024-07-02 03:04:05.123456", o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeTextInt64(b *testing.B) {
+	bld := array.NewInt64Builder(memory.NewGoAllocator())
+	defer bld.Release()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if i%benchN == 0 {
+			bld.Release()
+			bld = array.NewInt64Builder(memory.NewGoAllocator())
+		}
+		if err := DecodeText(bld, Int8Type, "-1234567890", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

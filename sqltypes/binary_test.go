@@ -12,7 +12,13 @@ import (
 
 // TestEncodeBinaryPG: text input, then EncodeBinary must equal PG's *send.
 func TestEncodeBinaryPG(t *testing.T) {
-	for _, c := range pgBinaryCases {
+	for name, table := range pgBinaryTables {
+		t.Run(name, func(t *testing.T) { encodeBinaryCases(t, table) })
+	}
+}
+
+func encodeBinaryCases(t *testing.T, cases []pgBinaryCase) {
+	for _, c := range cases {
 		t.Run(c.typ+"/"+c.text, func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
@@ -32,7 +38,13 @@ func TestEncodeBinaryPG(t *testing.T) {
 
 // TestDecodeBinaryPG: PG's *send bytes decode to the value PG prints.
 func TestDecodeBinaryPG(t *testing.T) {
-	for _, c := range pgBinaryCases {
+	for name, table := range pgBinaryTables {
+		t.Run(name, func(t *testing.T) { decodeBinaryCases(t, table) })
+	}
+}
+
+func decodeBinaryCases(t *testing.T, cases []pgBinaryCase) {
+	for _, c := range cases {
 		t.Run(c.typ+"/"+c.text, func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)

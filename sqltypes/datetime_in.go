@@ -20,8 +20,28 @@ const (
 	fDate                 // 2024-01-02, 01/02/2024, 2024-jan-02
 	fTime                 // 03:04:05.123
 	fSigned               // +05, -05:30 (a zone offset)
-	fWord                 // jan, bc, utc, america/new_york, -infinity
+	fWord                 // jan, bc, utc, -infinity
+	fGlued                // america/new_york, utc+3, jan-02-2024
 )
+
+// dateKeywords are the words of Postgres' datetktbl that a following
+// '+' or digit does not glue to (read-only after package initialisation).
+var dateKeywords = func() map[string]bool {
+	m := map[string]bool{
+		"ad": true, "allballs": true, "am": true, "at": true, "bc": true, "d": true, "dow": true,
+		"doy": true, "epoch": true, "h": true, "infinity": true, "isodow": true, "isoyear": true,
+		"j": true, "jd": true, "julian": true, "m": true, "mm": true, "now": true, "on": true,
+		"pm": true, "s": true, "t": true, "today": true, "tomorrow": true, "y": true,
+		"yesterday": true,
+	}
+	for w := range monthNames {
+		m[w] = true
+	}
+	for w := range dayNames {
+		m[w] = true
+	}
+	return m
+}()
 
 type dtField struct {
 	kind dtKind
@@ -31,8 +51,8 @@ type dtField struct {
 
 // splitDateTime is a reduced form of Postgres' ParseDateTime: it cuts the
 // input into numbers, dates, times, signed offsets and words. Blanks and
-// commas separate fields; an ISO "T" between digits separates date and
-// time.
+// punctuation separate fields; an ISO "T" between digits separates date
+// and time.
 func splitDateTime(s string) ([]dtField, bool) {
 	var fs []dtField
 	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
@@ -61,9 +81,20 @@ func splitDateTime(s string) ([]dtField, bool) {
 					}
 				case '-', '/', '.':
 					kind = fDate
+					// As Postgres' ParseDateTime: all digits and matching
+					// separators; with a month name as second part, any
+					// letters and digits too (so "2024-jan-02T03" is one
+					// field, which then fails).
 					sep := s[i]
-					for i < len(s) && (isDigit(s[i]) || s[i] == sep || isAlpha(s[i]) && !isT(i)) {
-						i++
+					i++
+					if i < len(s) && isDigit(s[i]) {
+						for i < len(s) && (isDigit(s[i]) || s[i] == sep) {
+							i++
+						}
+					} else {
+						for i < len(s) && (isDigit(s[i]) || s[i] == sep || isAlpha(s[i])) {
+							i++
+						}
 					}
 				}
 			}
@@ -88,22 +119,32 @@ func splitDateTime(s string) ([]dtField, bool) {
 			}
 			fs = append(fs, dtField{fWord, strings.ToLower(s[start:i]), s[start:i]})
 		case isAlpha(c):
-			slash := false
-			for i < len(s) {
-				d := s[i]
-				if isAlpha(d) || d == '_' || d == '/' {
-					slash = slash || d == '/'
-					i++
-					continue
-				}
-				// Zone names like Etc/GMT+5 and America/Port-au-Prince.
-				if slash && (isDigit(d) || d == '-' || d == '+') {
-					i++
-					continue
-				}
-				break
+			// As Postgres' ParseDateTime: letters, glued to what follows
+			// when that is '-', '/' or '.', or '+' or a digit after a word
+			// that is not a date keyword ("America/New_York", "UTC+3",
+			// "EST5EDT", "jan-02-2024").
+			for i < len(s) && isAlpha(s[i]) {
+				i++
 			}
-			fs = append(fs, dtField{fWord, strings.ToLower(s[start:i]), s[start:i]})
+			glue := false
+			if i < len(s) {
+				switch d := s[i]; {
+				case d == '-' || d == '/' || d == '.':
+					glue = true
+				case d == '+' || isDigit(d):
+					glue = !dateKeywords[strings.ToLower(s[start:i])]
+				}
+			}
+			kind := fWord
+			if glue {
+				kind = fGlued
+				for i < len(s) && (isAlpha(s[i]) || isDigit(s[i]) || strings.IndexByte("+-/_.:", s[i]) >= 0) {
+					i++
+				}
+			}
+			fs = append(fs, dtField{kind, strings.ToLower(s[start:i]), s[start:i]})
+		case c != '.' && isPunct(c):
+			i++ // other punctuation only delimits, as in ParseDateTime
 		default:
 			return nil, false
 		}
@@ -144,6 +185,7 @@ type dtResult struct {
 	day     int64
 	hasTime bool
 	tod     int64 // microseconds since midnight (may be 24:00:00)
+	hour    int64 // the hour as written, for AM/PM
 	zone    zoneSpec
 }
 
@@ -228,6 +270,11 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 			_, m1 := monthNames[parts[1]]
 			switch {
 			case len(parts[0]) >= 3 && !m0: // YYYY-MM-DD, YYYY-Mon-DD
+				// Three digits after a year are a day of the year to
+				// Postgres, which then has no place for the third field.
+				if len(parts[1]) == 3 && !m1 {
+					return r, dtBad, ""
+				}
 				e = setYMD(dtField{s: parts[0]}, dtField{s: parts[1]}, dtField{s: parts[2]}, false)
 			case m0: // Mon-DD-YYYY
 				e = setYMD(dtField{s: parts[2]}, dtField{s: parts[0]}, dtField{s: parts[1]}, false)
@@ -240,7 +287,22 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				return r, e, ""
 			}
 		case fNumber:
-			if !r.hasDate && !textMonth && len(dayPending) == 0 && (len(f.s) == 8 || len(f.s) == 6) {
+			// Postgres' DecodeNumberField: six digits after a date and
+			// before any time are hhmmss.
+			if r.hasDate && !r.hasTime && len(f.s) == 6 && len(dayPending) == 0 {
+				tod, hour, e := parseClock(f.s[:2] + ":" + f.s[2:4] + ":" + f.s[4:])
+				if e != dtOK {
+					return r, e, ""
+				}
+				r.hasTime, r.tod, r.hour = true, tod, hour
+				continue
+			}
+			// Six or more digits before any date are ...YYMMDD, the year
+			// being what is left.
+			if !r.hasDate && !textMonth && len(dayPending) == 0 && len(f.s) >= 6 {
+				if len(f.s) > 14 {
+					return r, dtBad, ""
+				}
 				n := len(f.s) - 4
 				if e := setYMD(dtField{s: f.s[:n]}, dtField{s: f.s[n : n+2]}, dtField{s: f.s[n+2:]}, false); e != dtOK {
 					return r, e, ""
@@ -252,11 +314,11 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 			if r.hasTime {
 				return r, dtBad, ""
 			}
-			tod, e := parseClock(f.s, false)
+			tod, hour, e := parseClock(f.s)
 			if e != dtOK {
 				return r, e, ""
 			}
-			r.hasTime, r.tod = true, tod
+			r.hasTime, r.tod, r.hour = true, tod, hour
 		case fSigned:
 			if r.zone.set || (!r.hasTime && !r.hasDate) {
 				return r, dtBad, ""
@@ -269,6 +331,31 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				return r, dtZoneDisplacement, ""
 			}
 			r.zone = zoneSpec{set: true, off: off}
+		case fGlued:
+			if !r.hasDate && !textMonth && strings.IndexAny(f.s, "-/.") > 0 {
+				// A date starting with a month name: "jan-02-2024".
+				sep := string(f.s[strings.IndexAny(f.s, "-/.")])
+				parts := strings.Split(f.s, sep)
+				if len(parts) != 3 || monthNames[parts[0]] == 0 {
+					return r, dtBad, ""
+				}
+				if e := setYMD(dtField{s: parts[2]}, dtField{s: parts[0]}, dtField{s: parts[1]}, false); e != dtOK {
+					return r, e, ""
+				}
+				continue
+			}
+			if r.zone.set || !(r.hasDate || textMonth && len(dayPending) > 0) {
+				return r, dtBad, ""
+			}
+			if loc, ok := loadZone(f.orig); ok {
+				r.zone = zoneSpec{set: true, loc: loc}
+				continue
+			}
+			if off, ok := parsePosixOffset(f.s); ok {
+				r.zone = zoneSpec{set: true, off: off}
+				continue
+			}
+			return r, dtBadZone, f.s
 		case fWord:
 			w := f.s
 			switch {
@@ -290,6 +377,14 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 				if textMonth || r.hasDate {
 					return r, dtBad, ""
 				}
+				// A short number before the month name was taken as the
+				// month by Postgres and becomes the day only if it can be
+				// one; otherwise the month is given twice.
+				if len(dayPending) == 1 && len(dayPending[0].s) <= 2 {
+					if v, _ := strconv.ParseInt(dayPending[0].s, 10, 64); v < 1 || v > 31 {
+						return r, dtBad, ""
+					}
+				}
 				r.mon = monthNames[w]
 				textMonth = true
 			case dayNames[w]:
@@ -305,9 +400,6 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 					r.zone = zoneSpec{set: true, loc: loc}
 					continue
 				}
-				if strings.Contains(w, "/") {
-					return r, dtBadZone, w
-				}
 				return r, dtBad, ""
 			}
 		}
@@ -319,8 +411,7 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 			return r, dtBad, ""
 		}
 		a, b := dayPending[0], dayPending[1]
-		av, _ := strconv.ParseInt(a.s, 10, 64)
-		if len(a.s) >= 3 || av > 31 {
+		if len(a.s) >= 3 {
 			a, b = b, a
 		}
 		yv, err1 := strconv.ParseInt(b.s, 10, 64)
@@ -363,8 +454,8 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 		if !r.hasTime || am && pm {
 			return r, dtBad, ""
 		}
-		h := r.tod / usPerHour
-		if h > 12 || h == 0 {
+		h := r.hour
+		if h > 12 {
 			return r, dtFieldOverflow, ""
 		}
 		if am && h == 12 {
@@ -388,16 +479,19 @@ func decodeDateTime(s string) (dtResult, dtErr, string) {
 }
 
 // loadZone resolves an IANA zone name. Postgres matches names without
-// regard to case; the zone database on disk is case-sensitive, so the
-// written form is tried first, then with each word capitalised.
+// regard to case; the zone database is case-sensitive, so the written form
+// is tried, then each word capitalised ("america/new_york"), then all upper
+// case ("utc", "est5edt"), then the area capitalised and the rest upper
+// case ("etc/utc").
 func loadZone(name string) (*time.Location, bool) {
-	if name == "" || strings.EqualFold(name, "local") {
+	if name == "" || strings.EqualFold(name, "local") || strings.ContainsAny(name, " \x00") {
 		return nil, false
 	}
 	if loc, err := time.LoadLocation(name); err == nil {
 		return loc, true
 	}
-	b := []byte(strings.ToLower(name))
+	lower := strings.ToLower(name)
+	b := []byte(lower)
 	up := true
 	for i, c := range b {
 		if up && c >= 'a' && c <= 'z' {
@@ -405,19 +499,68 @@ func loadZone(name string) (*time.Location, bool) {
 		}
 		up = c == '/' || c == '_' || c == '-'
 	}
-	if loc, err := time.LoadLocation(string(b)); err == nil {
-		return loc, true
+	candidates := []string{string(b), strings.ToUpper(name)}
+	if area, rest, ok := strings.Cut(lower, "/"); ok && area != "" {
+		candidates = append(candidates, strings.ToUpper(area[:1])+area[1:]+"/"+strings.ToUpper(rest))
+	}
+	for _, c := range candidates {
+		if loc, err := time.LoadLocation(c); err == nil {
+			return loc, true
+		}
 	}
 	return nil, false
 }
 
-// parseClock parses h:mm[:ss[.ffffff]] (a time of day when interval is
-// false: hour <= 24, and 24:00:00 only exactly). For intervals hours are
-// unbounded and "mm:ss.fff" means minutes and seconds, as in Postgres.
-func parseClock(s string, interval bool) (int64, dtErr) {
+// parsePosixOffset reads a POSIX TZ string without daylight-saving part,
+// "UTC+3", "abc-1:30", "foo+0130": a name, then hours (up to 167, all the
+// digits) with optional :mm and :ss, counted west of Greenwich. It
+// returns seconds east.
+func parsePosixOffset(w string) (int64, bool) {
+	i := 0
+	for i < len(w) && w[i] >= 'a' && w[i] <= 'z' {
+		i++
+	}
+	if i == 0 || i == len(w) {
+		return 0, false
+	}
+	rest := w[i:]
+	sign := int64(1)
+	if rest[0] == '+' || rest[0] == '-' {
+		if rest[0] == '-' {
+			sign = -1
+		}
+		rest = rest[1:]
+	}
+	parts := strings.Split(rest, ":")
+	if len(parts) > 3 {
+		return 0, false
+	}
+	var v [3]int64
+	for k, p := range parts {
+		if p == "" || k > 0 && len(p) > 2 || len(p) > 9 {
+			return 0, false
+		}
+		for j := 0; j < len(p); j++ {
+			if !isDigitB(p[j]) {
+				return 0, false
+			}
+		}
+		v[k], _ = strconv.ParseInt(p, 10, 64)
+	}
+	if v[0] > 167 || v[1] > 59 || v[2] > 59 {
+		return 0, false
+	}
+	return -sign * (v[0]*3600 + v[1]*60 + v[2]), true
+}
+
+// parseClock parses a time of day h:mm[:ss[.ffffff]] ("mm:ss.fff" with a
+// fraction and two parts is minutes and seconds, as in Postgres): hour <=
+// 24 (24:00:00 only exactly), leap second 60 allowed. It returns the
+// microseconds since midnight and the hour field, which AM/PM adjusts.
+func parseClock(s string) (tod, hour int64, e dtErr) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 {
-		return 0, dtBad
+		return 0, 0, dtBad
 	}
 	var fracStr string
 	last := parts[len(parts)-1]
@@ -428,11 +571,11 @@ func parseClock(s string, interval bool) (int64, dtErr) {
 	var v [3]int64
 	for i, p := range parts {
 		if p == "" || strings.IndexByte(p, '.') >= 0 {
-			return 0, dtBad
+			return 0, 0, dtBad
 		}
 		n, err := strconv.ParseInt(p, 10, 64)
 		if err != nil {
-			return 0, dtFieldOverflow
+			return 0, 0, dtFieldOverflow
 		}
 		v[i] = n
 	}
@@ -442,31 +585,19 @@ func parseClock(s string, interval bool) (int64, dtErr) {
 	}
 	var fsec int64
 	if fracStr != "" {
-		if fracStr == "." {
-			fracStr = ".0"
-		}
-		f, err := strconv.ParseFloat("0"+fracStr, 64)
+		f, err := strconv.ParseFloat("0"+fracStr+"0", 64) // "." alone is 0
 		if err != nil {
-			return 0, dtBad
+			return 0, 0, dtBad
 		}
 		fsec = int64(math.RoundToEven(f * 1e6))
 	}
-	if interval {
-		if m > 59 || sec > 59 {
-			return 0, dtFieldOverflow
-		}
-		if h > math.MaxInt64/usPerHour-1 {
-			return 0, dtFieldOverflow
-		}
-	} else {
-		if h > 24 || m > 59 || sec > 60 || h == 24 && (m > 0 || sec > 0 || fsec > 0) {
-			return 0, dtFieldOverflow
-		}
+	if h > 24 || m > 59 || sec > 60 || h == 24 && (m > 0 || sec > 0 || fsec > 0) {
+		return 0, 0, dtFieldOverflow
 	}
-	return h*usPerHour + m*usPerMinute + sec*usPerSec + fsec, dtOK
+	return h*usPerHour + m*usPerMinute + sec*usPerSec + fsec, h, dtOK
 }
 
-// parseOffset parses a numeric zone offset: ±h, ±hh, ±hhmm, ±hhmmss,
+// parseOffset parses a numeric zone offset: ±h, ±hh, ±hmm, ±hhmm,
 // ±hh:mm, ±hh:mm:ss. It returns seconds east; MinInt64 when a field is out
 // of range (Postgres allows up to 15:59:59).
 func parseOffset(s string) (int64, bool) {
@@ -497,15 +628,11 @@ func parseOffset(s string) (int64, bool) {
 		if err != nil {
 			return 0, false
 		}
-		switch len(body) {
-		case 1, 2:
-			h = n
-		case 3, 4:
+		// As DecodeTimezone: more than two digits end in the minutes
+		// (there is no run-together hhmmss).
+		h = n
+		if len(body) > 2 {
 			h, m = n/100, n%100
-		case 5, 6:
-			h, m, sec = n/10000, n/100%100, n%100
-		default:
-			return 0, false
 		}
 	}
 	if h > 15 || m > 59 || sec > 59 {
@@ -551,10 +678,12 @@ func localToUTC(localUs int64, loc *time.Location) (int64, bool) {
 		return p
 	}
 	mid := periodAt(sec - zoneOffsetAt(loc, sec))
-	ps := []period{mid}
+	var buf [3]period
+	ps := buf[:0]
 	if mid.start != math.MinInt64 {
-		ps = append([]period{periodAt(mid.start - 1)}, ps...)
+		ps = append(ps, periodAt(mid.start-1))
 	}
+	ps = append(ps, mid)
 	if mid.end != math.MaxInt64 {
 		ps = append(ps, periodAt(mid.end))
 	}
@@ -607,6 +736,14 @@ func relativeDay(special string, loc *time.Location) (y, m, d int64) {
 // parseDate parses DATE input; a time of day and zone may follow and are
 // ignored, as in Postgres.
 func parseDate(s string, o *Options) (int64, error) {
+	if days, _, _, _, _, ok := fastDateTime(s); ok && validDate32(days) {
+		return days, nil
+	}
+	return parseDateSlow(s, o)
+}
+
+// parseDateSlow is parseDate without the fast path (tests compare them).
+func parseDateSlow(s string, o *Options) (int64, error) {
 	r, e, zone := decodeDateTime(s)
 	if e != dtOK {
 		return 0, dateTimeError(e, "date", s, zone)
@@ -635,15 +772,34 @@ func parseDate(s string, o *Options) (int64, error) {
 // a written zone (offset, abbreviation or IANA name) wins over the session
 // zone; for timestamp any zone is ignored, as in Postgres.
 func parseTimestamp(s string, t Type, o *Options) (int64, error) {
+	if days, tod, off, _, hasOff, ok := fastDateTime(s); ok {
+		us := days*usPerDay + tod // a 4-digit year cannot overflow
+		ov := false
+		if t.Kind == TimestampTZ {
+			if hasOff {
+				us -= off * usPerSec
+			} else {
+				us, ov = localToUTC(us, o.loc())
+			}
+		}
+		if us = roundTimestamp(us, t); !ov && validTimestamp(us) {
+			return us, nil
+		}
+	}
+	return parseTimestampSlow(s, t, o)
+}
+
+// parseTimestampSlow is parseTimestamp without the fast path.
+func parseTimestampSlow(s string, t Type, o *Options) (int64, error) {
 	typ := "timestamp"
 	if t.Kind == TimestampTZ {
 		typ = "timestamp with time zone"
 	}
+	loc := o.loc()
 	r, e, zone := decodeDateTime(s)
 	if e != dtOK {
 		return 0, dateTimeError(e, typ, s, zone)
 	}
-	loc := o.loc()
 	switch r.special {
 	case "infinity":
 		return TimestampInfinity, nil

@@ -176,25 +176,43 @@ func parseBool(s string) (bool, error) {
 	return false, invalidSyntax("boolean", s)
 }
 
-// parseInt follows Postgres 15's pg_strtoint16/32/64: blanks around an
-// optionally signed run of decimal digits.
+// parseInt follows Postgres 15's pg_strtoint16/32/64: blanks, an
+// optional sign, at least one digit, blanks. Like Postgres it reports an
+// overflowing digit run as out of range even when junk follows it.
 func parseInt(s string, bits int, typ string) (int64, error) {
-	v := trimSpace(s)
-	digits := v
-	if len(digits) > 0 && (digits[0] == '+' || digits[0] == '-') {
-		digits = digits[1:]
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
 	}
-	if digits == "" {
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i == len(s) || !isDigitB(s[i]) {
 		return 0, invalidSyntax(typ, s)
 	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0, invalidSyntax(typ, s)
+	// Accumulate negatively so the minimum value fits, as Postgres does.
+	lim := int64(-1) << (bits - 1)
+	var n int64
+	for ; i < len(s) && isDigitB(s[i]); i++ {
+		d := int64(s[i] - '0')
+		if n < (lim+d)/10 {
+			return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
 		}
+		n = n*10 - d
 	}
-	n, err := strconv.ParseInt(v, 10, bits)
-	if err != nil {
-		return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i != len(s) {
+		return 0, invalidSyntax(typ, s)
+	}
+	if !neg {
+		if n == lim {
+			return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "value \"%s\" is out of range for type %s", s, typ)
+		}
+		n = -n
 	}
 	return n, nil
 }
@@ -217,17 +235,69 @@ func parseFloat(s string, bits int) (float64, error) {
 	} else if strings.HasPrefix(lv, "0x") && !strings.ContainsAny(lv, "p") {
 		num = v + "p0" // strtod's hex floats need no binary exponent
 	}
+	// Postgres 15 names the number strtod read (float8) or the whole
+	// input (float4) when it is out of range.
+	outOfRange := func(number string) error {
+		if bits == 32 {
+			number = s
+		}
+		return sqlerr.New(sqlerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", number, typ)
+	}
 	f, err := strconv.ParseFloat(num, bits)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", v, typ)
+			return 0, outOfRange(v)
+		}
+		// strtod reads the longest number in front; Postgres reports that
+		// number out of range before it looks at what follows.
+		if n := decimalPrefix(v); n > 0 && n < len(v) {
+			pf, perr := strconv.ParseFloat(v[:n], bits)
+			if perr != nil || pf == 0 && hasNonZeroMantissa(v[:n]) {
+				return 0, outOfRange(v[:n])
+			}
 		}
 		return 0, invalidSyntax(typ, s)
 	}
 	if f == 0 && hasNonZeroMantissa(v) {
-		return 0, sqlerr.New(sqlerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", v, typ)
+		return 0, outOfRange(v)
 	}
 	return f, nil
+}
+
+// decimalPrefix is the length of the decimal number strtod would read at
+// the start of v: [sign]digits[.digits][e[sign]digits], 0 if none.
+func decimalPrefix(v string) int {
+	i := 0
+	if i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(v) && isDigitB(v[i]) {
+		i, digits = i+1, digits+1
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		for i < len(v) && isDigitB(v[i]) {
+			i, digits = i+1, digits+1
+		}
+	}
+	if digits == 0 {
+		return 0
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		j := i + 1
+		if j < len(v) && (v[j] == '+' || v[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(v) && isDigitB(v[k]) {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	return i
 }
 
 // hasNonZeroMantissa reports whether a decimal float literal has a non-zero
@@ -328,6 +398,11 @@ func parseNumeric(s string, p, sc int32) (decimal128.Num, error) {
 	}
 	if i != len(body) {
 		return decimal128.Num{}, invalidSyntax("numeric", s)
+	}
+	// Postgres' own limits on any numeric: 131072 digits before the point
+	// and a display scale of at most 16383.
+	if frac-exp > 16383 || len(mant) > 0 && len(mant)+exp-frac > 131072 {
+		return decimal128.Num{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
 	n, err := scaleDigits(mant, exp-frac, p, sc)
 	if err != nil {
@@ -470,7 +545,7 @@ func parseBytea(s string) ([]byte, error) {
 		out := make([]byte, 0, (len(s)-2)/2)
 		for i := 2; i < len(s); {
 			c := s[i]
-			if isSpace(c) {
+			if c == ' ' || c == '\n' || c == '\t' || c == '\r' { // hex_decode's blanks, between pairs only
 				i++
 				continue
 			}
@@ -483,9 +558,6 @@ func parseBytea(s string) ([]byte, error) {
 			}
 			lo, ok := unhex(s[i+1])
 			if !ok {
-				if isSpace(s[i+1]) {
-					return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid hexadecimal data: odd number of digits")
-				}
 				return nil, hexDigitErr(s[i+1:])
 			}
 			out = append(out, hi<<4|lo)

@@ -50,18 +50,21 @@
 //     "01/02/2024", "Jan 2 2024", "2 Jan 2024", "2024-Jan-02", "20240102",
 //     two-digit years, day names, AM/PM, "BC", 24:00:00, leap second 60,
 //     zones as Z, +05, +0530, +05:30:00, common abbreviations (UTC, GMT,
-//     EST, PDT, CET, ...), and IANA names (America/New_York, also written
-//     all lower case; unlike Postgres other mixed spellings such as
-//     america/port-au-prince are not found);
+//     EST, PDT, CET, ...), POSIX offsets counted west as Postgres does
+//     ("UTC+3" is three hours west), and IANA names (America/New_York,
+//     also written all lower case; unlike Postgres other mixed spellings
+//     such as america/port-au-prince are not found);
 //     special words epoch, infinity, -infinity, now, today, tomorrow,
 //     yesterday. Fractional seconds round to microseconds like Postgres
 //     (rint), TIMESTAMP(p) rounds half away from zero. A zone on a plain
 //     TIMESTAMP is ignored; a zone-less TIMESTAMPTZ is read in the session
 //     zone, resolving DST gaps and overlaps as Postgres does;
-//   - intervals: Postgres style ("1 year 2 mons 3 days 04:05:06.5",
-//     "-1 day +02:00:00", "@ 1 hour ago", "3 days -04:00", "5days",
-//     "1.5 months" spread as Postgres spreads fractions, a bare number is
-//     seconds) and ISO 8601 with designators ("P1Y2M3DT4H5M6.5S", "P1W").
+//   - intervals: a port of Postgres 15's DecodeInterval ("1 year 2 mons
+//     3 days 04:05:06.5", "-1 day +02:00:00", "@ 1 hour ago", "3 days
+//     -04:00", "5days", "1-2" years-months, "1.5 months" spread as
+//     Postgres spreads fractions, bare numbers take the unit last seen,
+//     seconds at first) and of DecodeISO8601Interval ("P1Y2M3DT4H5M6.5S",
+//     "P0001-02-03T04:05:06", "P00010203T040506").
 //
 // Deviations from PostgreSQL 15, all forced by the Arrow storage or out of
 // scope:
@@ -77,10 +80,23 @@
 //     hours (about 292 years) instead of 2562047788; beyond is 22008
 //     "interval out of range". Sub-microsecond nanoseconds (only made by
 //     non-SQL Arrow producers) are truncated on output.
-//   - Other DateStyles and IntervalStyles, the ISO 8601 "alternative"
-//     interval format (P0001-02-03T04:05:06), Julian dates (J2451545),
-//     year-day forms and the full zone abbreviation table are not
-//     implemented; they are rejected with Postgres' syntax error.
+//   - Date/time input is a reduced DecodeDateTime: other DateStyles and
+//     IntervalStyles, Julian dates (J2451545), year-day forms (2024.032),
+//     run-together times with a fraction or before the date, POSIX zones
+//     with a daylight-saving part (EST5EDT4, unless a tzdata name such as
+//     EST5EDT), and the full
+//     zone abbreviation table are not implemented; they are rejected with
+//     Postgres' syntax or "time zone not recognized" error. About 40,000
+//     random inputs from a grammar of the supported forms (dates, times,
+//     zones, AM/PM, BC, specials) were checked against PG15 and agree.
+//     On randomly mutated (garbage) date/time strings about 93% agree
+//     (1,659 of 1,787; on fresh samples 831 of 897 and 830 of 885); in the
+//     rest Postgres' very lenient parser accepts a mangled form that is an
+//     error here (e.g. "2024-01-02 03:04:05 Foo/Ba8" as a POSIX zone), or
+//     both reject with another SQLSTATE or message (22007 vs 22008). None
+//     was accepted here and rejected by Postgres, none read to another
+//     value. Interval input is a full port and agrees on all ~3,600
+//     mutations tried.
 //   - For binary input of a wrong size the message is "insufficient data
 //     left in message" (08P01) when short and 22P03 "incorrect binary data
 //     format for type <t>" when long; the wire server adds which

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -81,6 +82,9 @@ func appendFloat(dst []byte, f float64, bits int, efd int) []byte {
 	}
 	var buf [32]byte
 	s := strconv.AppendFloat(buf[:0], f, 'e', -1, bits) // -d.ddde±XX
+	if math.Abs(f) >= boundaryMin[bits/64] {
+		s = strictShortest(buf[:0], s, f, bits)
+	}
 	neg := s[0] == '-'
 	if neg {
 		s = s[1:]
@@ -89,7 +93,12 @@ func appendFloat(dst []byte, f float64, bits int, efd int) []byte {
 	e := 0
 	for j := len(s) - 1; j >= 0; j-- {
 		if s[j] == 'e' {
-			e, _ = strconv.Atoi(string(s[j+1:]))
+			for _, c := range s[j+2:] {
+				e = e*10 + int(c-'0')
+			}
+			if s[j+1] == '-' {
+				e = -e
+			}
 			s = s[:j]
 			break
 		}
@@ -138,6 +147,62 @@ func appendFloat(dst []byte, f float64, bits int, efd int) []byte {
 	dst = append(dst, digits[:e+1]...)
 	dst = append(dst, '.')
 	return append(dst, digits[e+1:]...)
+}
+
+// boundaryMin is the magnitude below which no short decimal can lie
+// exactly on the rounding boundary between two floats (float32, float64):
+// a boundary m·2^e with e < -1 (float32) or e < 0 (float64) needs more
+// significant digits than the shortest representation ever has.
+var boundaryMin = [2]float64{1 << 22, 1 << 51}
+
+// strictShortest returns the shortest digits that lie strictly inside f's
+// rounding interval. Go's shortest formatting, like Ryu with
+// acceptBounds, may return a decimal exactly halfway to the neighbouring
+// float (it still reads back as f by round-half-even); Postgres' Ryu
+// does not accept the bounds and prints one more digit then.
+func strictShortest(dst, s []byte, f float64, bits int) []byte {
+	var next, prev float64
+	if bits == 32 {
+		f32 := float32(f)
+		next = float64(math.Nextafter32(f32, float32(math.Inf(1))))
+		prev = float64(math.Nextafter32(f32, float32(math.Inf(-1))))
+	} else {
+		next, prev = math.Nextafter(f, math.Inf(1)), math.Nextafter(f, math.Inf(-1))
+	}
+	hi, lo := midpoint(f, next), midpoint(f, prev)
+	for {
+		e := 0
+		for e < len(s) && s[e] != 'e' {
+			e++
+		}
+		var r big.Rat
+		if _, ok := r.SetString(string(s)); !ok || (r.Cmp(hi) != 0 && r.Cmp(lo) != 0) {
+			return s
+		}
+		nd := e
+		if nd > 1 {
+			nd-- // the point
+		}
+		if s[0] == '-' {
+			nd--
+		}
+		s = strconv.AppendFloat(dst[:0], f, 'e', nd, bits)
+	}
+}
+
+// midpoint returns (a+b)/2 exactly; for infinite b (next to MaxFloat) the
+// boundary is never met by a short decimal, so a's own value is returned
+// shifted past it.
+func midpoint(a, b float64) *big.Rat {
+	ra := new(big.Rat)
+	if math.IsInf(b, 0) {
+		ra.SetFloat64(a)
+		return ra.Add(ra, ra)
+	}
+	ra.SetFloat64(a)
+	rb := new(big.Rat).SetFloat64(b)
+	ra.Add(ra, rb)
+	return ra.Quo(ra, big.NewRat(2, 1))
 }
 
 // appendNumeric prints a decimal with its scale ("12.340"). For the

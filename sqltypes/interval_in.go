@@ -93,11 +93,14 @@ const (
 	uDecade
 	uCentury
 	uMillennium
+	uInvalid // after "ago" or "quarter": a number there is an error
 )
 
+// intervalUnits is Postgres' deltatktbl (units Postgres 15 accepts in
+// interval input), looked up with the first 10 characters of a word.
 var intervalUnits = map[string]ivUnit{
-	"microsecond": uMicro, "microseconds": uMicro, "microsecon": uMicro, "us": uMicro, "usec": uMicro, "usecs": uMicro, "useconds": uMicro,
-	"millisecond": uMilli, "milliseconds": uMilli, "millisecon": uMilli, "ms": uMilli, "msec": uMilli, "msecs": uMilli, "mseconds": uMilli,
+	"microsecon": uMicro, "us": uMicro, "usec": uMicro, "usecs": uMicro, "useconds": uMicro,
+	"millisecon": uMilli, "ms": uMilli, "msec": uMilli, "msecs": uMilli, "mseconds": uMilli,
 	"second": uSecond, "seconds": uSecond, "sec": uSecond, "secs": uSecond, "s": uSecond,
 	"minute": uMinute, "minutes": uMinute, "min": uMinute, "mins": uMinute, "m": uMinute,
 	"hour": uHour, "hours": uHour, "hr": uHour, "hrs": uHour, "h": uHour,
@@ -108,6 +111,8 @@ var intervalUnits = map[string]ivUnit{
 	"decade": uDecade, "decades": uDecade, "dec": uDecade, "decs": uDecade,
 	"century": uCentury, "centuries": uCentury, "cent": uCentury, "c": uCentury,
 	"millennium": uMillennium, "millennia": uMillennium, "mil": uMillennium, "mils": uMillennium,
+	// Units Postgres knows but cannot apply to an interval number.
+	"quarter": uInvalid, "qtr": uInvalid, "timezone": uInvalid, "timezone_h": uInvalid, "timezone_m": uInvalid,
 }
 
 // apply adds val+fval of unit u, as Postgres' DecodeInterval does.
@@ -134,110 +139,307 @@ func (m *itm) apply(u ivUnit, val int64, fval float64) {
 		m.addUs(mul(usPerHour))
 		m.fracMicros(fval, usPerHour)
 	case uDay:
-		m.addDays(val)
+		m.addDays32(val)
 		m.fracMicros(fval, usPerDay)
 	case uWeek:
-		m.addDays(mul(7))
+		m.addDays32(mul(7))
 		m.fracDays(fval, 7)
 	case uMonth:
-		m.addMonths(val)
+		m.addMonths32(val)
 		m.fracDays(fval, 30)
 	case uYear:
-		m.addYears(val)
+		m.addYears32(val)
 		m.fracYears(fval, 1)
 	case uDecade:
-		m.addYears(mul(10))
+		m.addYears32(mul(10))
 		m.fracYears(fval, 10)
 	case uCentury:
-		m.addYears(mul(100))
+		m.addYears32(mul(100))
 		m.fracYears(fval, 100)
 	case uMillennium:
-		m.addYears(mul(1000))
+		m.addYears32(mul(1000))
 		m.fracYears(fval, 1000)
 	}
 }
 
-// unitMask gives the field a unit occupies; a field may be given once.
+// The AdjustDays/Months/Years of Postgres refuse a value outside int32
+// before adding it.
+func fits32(v int64) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
+
+func (m *itm) addDays32(v int64) {
+	m.overflow = m.overflow || !fits32(v)
+	m.addDays(v)
+}
+
+func (m *itm) addMonths32(v int64) {
+	m.overflow = m.overflow || !fits32(v)
+	m.addMonths(v)
+}
+
+func (m *itm) addYears32(v int64) {
+	m.overflow = m.overflow || !fits32(v)
+	m.addYears(v)
+}
+
+// Field masks, as Postgres' DTK_M bits: a field may be given once; a time
+// field "hh:mm:ss" occupies hours, minutes and all the second units.
 func unitMask(u ivUnit) uint32 { return 1 << uint(u) }
 
-const timeMask = 1<<uint(uHour) | 1<<uint(uMinute) | 1<<uint(uSecond)
+const (
+	allSecsMask = 1<<uint(uSecond) | 1<<uint(uMilli) | 1<<uint(uMicro)
+	timeMask    = 1<<uint(uHour) | 1<<uint(uMinute) | allSecsMask
+)
 
-// parseIvNumber splits a signed decimal into its integer part and its
-// fraction, the fraction carrying the sign (Postgres' val and fval).
-func parseIvNumber(s string) (int64, float64, dtErr) {
-	neg := false
-	body := s
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	ip, fp, hasPoint := strings.Cut(body, ".")
-	if ip == "" && (!hasPoint || fp == "") {
-		return 0, 0, dtBad
-	}
-	for _, part := range []string{ip, fp} {
-		for i := 0; i < len(part); i++ {
-			if part[i] < '0' || part[i] > '9' {
-				return 0, 0, dtBad
+type ivKind uint8
+
+const (
+	ivTime   ivKind = iota // 01:02:03.5
+	ivSigned               // +5, -1.5, -01:02, -1-2 (Postgres' DTK_TZ)
+	ivDate                 // 1-2, 1.5, 25.minute (DTK_DATE)
+	ivNumber               // 5, .5
+	ivString               // day, ago, @ is punctuation
+)
+
+type ivField struct {
+	kind ivKind
+	s    string
+}
+
+func isDigitB(c byte) bool { return c >= '0' && c <= '9' }
+func isAlphaB(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isPunct(c byte) bool  { return c > ' ' && c < 0x7f && !isDigitB(c) && !isAlphaB(c) }
+
+// splitInterval is Postgres' ParseDateTime as interval input sees it: it
+// returns false on a character it does not accept, on more than 25 fields
+// or when the fields overflow its 256-byte work buffer.
+func splitInterval(s string) ([]ivField, bool) {
+	var fs []ivField
+	used := 0
+	lower := func(b []byte) string {
+		for i, c := range b {
+			if c >= 'A' && c <= 'Z' {
+				b[i] = c + 'a' - 'A'
 			}
 		}
+		return string(b)
 	}
-	var val int64
-	if ip != "" {
-		v, err := strconv.ParseInt(ip, 10, 64)
+	for i := 0; i < len(s); {
+		c := s[i]
+		var buf []byte
+		var kind ivKind
+		switch {
+		case isDigitB(c):
+			for i < len(s) && isDigitB(s[i]) {
+				buf = append(buf, s[i])
+				i++
+			}
+			kind = ivNumber
+			if i < len(s) {
+				switch d := s[i]; {
+				case d == ':':
+					kind = ivTime
+					for i < len(s) && (isDigitB(s[i]) || s[i] == ':' || s[i] == '.') {
+						buf = append(buf, s[i])
+						i++
+					}
+				case d == '-' || d == '/' || d == '.':
+					buf = append(buf, d)
+					i++
+					if i < len(s) && isDigitB(s[i]) {
+						kind = ivDate
+						if d == '.' {
+							kind = ivNumber
+						}
+						for i < len(s) && isDigitB(s[i]) {
+							buf = append(buf, s[i])
+							i++
+						}
+						if i < len(s) && s[i] == d {
+							kind = ivDate
+							for i < len(s) && (isDigitB(s[i]) || s[i] == d) {
+								buf = append(buf, s[i])
+								i++
+							}
+						}
+					} else {
+						kind = ivDate
+						for i < len(s) && (isDigitB(s[i]) || isAlphaB(s[i]) || s[i] == d) {
+							buf = append(buf, s[i])
+							i++
+						}
+					}
+				}
+			}
+		case c == '.':
+			buf = append(buf, c)
+			i++
+			for i < len(s) && isDigitB(s[i]) {
+				buf = append(buf, s[i])
+				i++
+			}
+			kind = ivNumber
+		case isAlphaB(c):
+			kind = ivString
+			for i < len(s) && isAlphaB(s[i]) {
+				buf = append(buf, s[i])
+				i++
+			}
+			glue := i < len(s) && (s[i] == '-' || s[i] == '/' || s[i] == '.')
+			if i < len(s) && (s[i] == '+' || isDigitB(s[i])) {
+				glue = !dateKeywords[strings.ToLower(string(buf))]
+			}
+			if glue {
+				kind = ivDate
+				for i < len(s) && (s[i] == '+' || s[i] == '-' || s[i] == '/' || s[i] == '_' || s[i] == '.' || s[i] == ':' || isDigitB(s[i]) || isAlphaB(s[i])) {
+					buf = append(buf, s[i])
+					i++
+				}
+			}
+		case isSpace(c):
+			i++
+			continue
+		case c == '+' || c == '-':
+			buf = append(buf, c)
+			i++
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
+			switch {
+			case i < len(s) && isDigitB(s[i]):
+				kind = ivSigned
+				for i < len(s) && (isDigitB(s[i]) || s[i] == ':' || s[i] == '.' || s[i] == '-') {
+					buf = append(buf, s[i])
+					i++
+				}
+			case i < len(s) && isAlphaB(s[i]):
+				kind = ivString
+				for i < len(s) && isAlphaB(s[i]) {
+					buf = append(buf, s[i])
+					i++
+				}
+			default:
+				return nil, false
+			}
+		case isPunct(c):
+			i++
+			continue
+		default:
+			return nil, false
+		}
+		used += len(buf) + 1
+		if len(fs) == 25 || used > 255 {
+			return nil, false
+		}
+		fs = append(fs, ivField{kind, lower(buf)})
+	}
+	return fs, true
+}
+
+// parseIvNumber is strtoi64 followed by Postgres' fraction handling: the
+// integer part, and the fraction carrying the field's sign. rest is what
+// follows the integer when it is neither a fraction nor the end.
+func parseIvNumber(s string) (val int64, fval float64, rest string, e dtErr) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(s) && isDigitB(s[j]) {
+		j++
+	}
+	if j > i {
+		v, err := strconv.ParseInt(s[:j], 10, 64)
 		if err != nil {
-			return 0, 0, dtFieldOverflow
+			return 0, 0, "", dtFieldOverflow
 		}
 		val = v
+	} else {
+		j = 0 // strtol consumed nothing
 	}
-	var fval float64
-	if fp != "" {
-		f, err := strconv.ParseFloat("0."+fp, 64)
-		if err != nil {
-			return 0, 0, dtBad
-		}
-		fval = f
-	}
-	if neg {
-		val, fval = -val, -fval
-	}
-	return val, fval, dtOK
-}
-
-// splitInterval cuts interval input into words, splitting a number glued
-// to its unit ("5days").
-func splitInterval(s string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 128 && isSpace(byte(r)) || r == ',' }) {
-		if strings.HasPrefix(w, "@") {
-			out = append(out, "@")
-			w = w[1:]
-			if w == "" {
-				continue
+	rest = s[j:]
+	if rest != "" && rest[0] == '.' {
+		if len(rest) > 1 {
+			f, err := strconv.ParseFloat(rest, 64)
+			if err != nil || strings.ContainsAny(rest, "_xXpPnNiI") {
+				return 0, 0, "", dtBad
 			}
+			fval = f
 		}
-		i := 0
-		for i < len(w) && (w[i] >= '0' && w[i] <= '9' || w[i] == '.' || w[i] == '-' || w[i] == '+' || w[i] == ':') {
-			i++
+		if s[0] == '-' {
+			fval = -fval
 		}
-		if i > 0 && i < len(w) && strings.IndexByte(w[:i], ':') < 0 {
-			out = append(out, w[:i], w[i:])
-			continue
-		}
-		out = append(out, w)
+		rest = ""
 	}
-	return out
+	return val, fval, rest, dtOK
 }
 
-// parseInterval parses interval input in Postgres style ("1 year 2 mons",
-// "-1 day 02:00:00", "@ 1 hour ago", "3 days -04:00", bare numbers are
-// seconds) and ISO 8601 designator style ("P1Y2M3DT4H5M6.5S").
+// parseIntervalTime is Postgres' DecodeTimeForInterval for "h:m[:s[.f]]"
+// and "m:s.f": minutes below 60, seconds up to 60 inclusive.
+func parseIntervalTime(s string) (int64, dtErr) {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return 0, dtBad
+	}
+	var frac string
+	last := parts[len(parts)-1]
+	if k := strings.IndexByte(last, '.'); k >= 0 {
+		frac, parts[len(parts)-1] = last[k:], last[:k]
+	}
+	var v [3]int64
+	for k, p := range parts {
+		if strings.IndexByte(p, '.') >= 0 {
+			return 0, dtBad
+		}
+		if p == "" {
+			continue // strtoint of nothing is 0
+		}
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return 0, dtFieldOverflow
+		}
+		v[k] = n
+	}
+	h, m, sec := v[0], v[1], v[2]
+	if len(parts) == 2 && frac != "" {
+		h, m, sec = 0, v[0], v[1]
+	}
+	var fsec int64
+	if frac != "" {
+		f, err := strconv.ParseFloat("0"+frac+"0", 64) // "." alone is 0
+		if err != nil {
+			return 0, dtBad
+		}
+		fsec = int64(math.RoundToEven(f * 1e6))
+	}
+	if m > 59 || sec > 60 || fsec > usPerSec {
+		return 0, dtFieldOverflow
+	}
+	us, ov := mulOv(h, usPerHour)
+	us, ov = addOv(us, m*usPerMinute+sec*usPerSec+fsec, ov)
+	if ov {
+		return 0, dtFieldOverflow
+	}
+	return us, dtOK
+}
+
+// parseInterval parses interval input like Postgres 15's interval_in:
+// Postgres style ("1 year 2 mons", "-1 day +02:00:00", "@ 1 hour ago",
+// "3 days -04:00", "1-2" years-months, a bare number is seconds) and,
+// when that is not the syntax, ISO 8601 ("P1Y2M3DT4H5M6.5S",
+// "P0001-02-03T04:05:06").
 func parseInterval(s string) (arrow.MonthDayNanoInterval, error) {
-	m, e := decodeInterval(strings.ToLower(trimSpace(s)))
-	switch {
-	case e == dtFieldOverflow || e == dtOK && m.overflow:
+	m, e := decodeInterval(s)
+	if e == dtBad {
+		m, e = decodeISOInterval(s)
+	}
+	if e == dtOK && m.overflow {
+		e = dtFieldOverflow
+	}
+	switch e {
+	case dtOK:
+	case dtFieldOverflow:
 		return arrow.MonthDayNanoInterval{}, sqlerr.New(codeIntervalFieldOverflow, "interval field value out of range: \"%s\"", s)
-	case e != dtOK:
+	default:
 		return arrow.MonthDayNanoInterval{}, sqlerr.New(sqlerr.InvalidDatetimeFormat, "invalid input syntax for type interval: \"%s\"", s)
 	}
 	v, ok := m.toArrow()
@@ -262,128 +464,428 @@ func (m itm) toArrow() (arrow.MonthDayNanoInterval, bool) {
 	return arrow.MonthDayNanoInterval{Months: int32(months), Days: int32(m.days), Nanoseconds: ns}, true
 }
 
+// decodeInterval is Postgres 15's DecodeInterval for IntervalStyle
+// postgres: fields are read right to left, a unit word gives the unit of
+// the number before it, the number left of a time or of an hour count is
+// days, and any other bare number takes the unit last seen (seconds at
+// first).
 func decodeInterval(s string) (itm, dtErr) {
-	var m itm
-	if s == "" {
-		return m, dtBad
+	fs, ok := splitInterval(s)
+	if !ok {
+		return itm{}, dtBad
 	}
-	if s[0] == 'p' {
-		return decodeISOInterval(s)
-	}
-	toks := splitInterval(s)
-	if len(toks) > 0 && toks[0] == "@" {
-		toks = toks[1:]
-	}
-	ago := false
-	if n := len(toks); n > 0 && toks[n-1] == "ago" {
-		ago = true
-		toks = toks[:n-1]
-	}
-	if len(toks) == 0 {
-		return m, dtBad
-	}
-	var mask uint32
-	for i := 0; i < len(toks); i++ {
-		tok := toks[i]
-		if strings.IndexByte(tok, ':') >= 0 {
-			if mask&timeMask != 0 {
-				return m, dtBad
+	d := ivDecoder{typ: uNone}
+	for i := len(fs) - 1; i >= 0; i-- {
+		var tmask uint32
+		var e dtErr
+		f := fs[i]
+		switch f.kind {
+		case ivTime:
+			tmask, e = d.time(f.s, false)
+		case ivSigned:
+			// A signed time if it reads as one, else a signed number.
+			e = dtBad
+			if strings.IndexByte(f.s, ':') > 0 {
+				tmask, e = d.time(f.s[1:], f.s[0] == '-')
 			}
-			mask |= timeMask
-			neg := tok[0] == '-'
-			if tok[0] == '-' || tok[0] == '+' {
-				tok = tok[1:]
-			}
-			us, e := parseClock(tok, true)
 			if e != dtOK {
-				return m, e
+				tmask, e = d.number(f.s)
 			}
-			if neg {
-				us = -us
-			}
-			m.addUs(us)
-			continue
-		}
-		val, fval, e := parseIvNumber(tok)
-		if e == dtBad {
-			return m, dtBad
+		case ivDate, ivNumber:
+			tmask, e = d.number(f.s)
+		case ivString:
+			e = d.word(f.s)
 		}
 		if e != dtOK {
-			return m, e
+			return d.m, e
 		}
-		u := uSecond // a bare trailing number is seconds
-		switch {
-		case i+1 < len(toks) && intervalUnits[toks[i+1]] != uNone:
-			u = intervalUnits[toks[i+1]]
-			i++
-		case i+1 < len(toks) && strings.IndexByte(toks[i+1], ':') >= 0:
-			u = uDay // "1 02:00:00"
-		case i+1 < len(toks):
-			return m, dtBad
+		if tmask&d.fmask != 0 {
+			return d.m, dtBad
 		}
-		if mask&unitMask(u) != 0 {
-			return m, dtBad
-		}
-		mask |= unitMask(u)
-		m.apply(u, val, fval)
+		d.fmask |= tmask
 	}
-	if ago {
+	if d.fmask == 0 {
+		return d.m, dtBad
+	}
+	if d.before {
+		m := &d.m
 		m.years, m.months, m.days, m.us = -m.years, -m.months, -m.days, -m.us
 	}
-	return m, dtOK
+	return d.m, dtOK
 }
 
-// decodeISOInterval parses the ISO 8601 "format with designators":
-// P[nY][nM][nW][nD][T[nH][nM][nS]], numbers optionally signed and
-// fractional.
+// ivDecoder is DecodeInterval's state while it walks the fields.
+type ivDecoder struct {
+	m      itm
+	fmask  uint32
+	typ    ivUnit // unit of the next number to the left
+	before bool   // "ago" was seen
+}
+
+// time reads "h:m[:s[.f]]". Postgres stores the time over the
+// microseconds gathered so far and then flips the sign of the whole; the
+// field mask makes that matter only for fractional days.
+func (d *ivDecoder) time(body string, neg bool) (uint32, dtErr) {
+	us, e := parseIntervalTime(body)
+	if e != dtOK {
+		return 0, e
+	}
+	d.m.us = us
+	if neg {
+		d.m.us = -d.m.us
+	}
+	d.typ = uDay
+	return timeMask, dtOK
+}
+
+// word handles a unit or "ago". Postgres 15 lets a unit word stand
+// without a number ("y 2 hours"), or follow another; 17 does not.
+func (d *ivDecoder) word(w string) dtErr {
+	if len(w) > 10 { // Postgres compares the first TOKMAXLEN characters
+		w = w[:10]
+	}
+	switch u := intervalUnits[w]; {
+	case w == "ago":
+		d.before, d.typ = true, uInvalid
+	case u != uNone:
+		d.typ = u
+	default:
+		return dtBad
+	}
+	return dtOK
+}
+
+// number reads a (signed, fractional, or "years-months") number in the
+// current unit.
+func (d *ivDecoder) number(f string) (uint32, dtErr) {
+	if d.typ == uNone {
+		d.typ = uSecond
+	}
+	val, fval, rest, e := parseIvNumber(f)
+	if e != dtOK {
+		return 0, e
+	}
+	if rest != "" {
+		if rest[0] != '-' {
+			return 0, dtBad
+		}
+		// SQL "years-months": 1-2 is 14 months; the months are read by
+		// strtoint, so a sign is taken (and a negative is out of range).
+		j := 1
+		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(rest) && isDigitB(rest[j]) {
+			j++
+		}
+		var v2 int64
+		if j > k {
+			n, err := strconv.ParseInt(rest[1:j], 10, 64)
+			if err != nil {
+				return 0, dtFieldOverflow
+			}
+			v2 = n
+		} else {
+			j = 1 // strtoint consumed nothing
+		}
+		if v2 < 0 || v2 >= 12 {
+			return 0, dtFieldOverflow
+		}
+		if j != len(rest) {
+			return 0, dtBad
+		}
+		if f[0] == '-' {
+			v2 = -v2
+		}
+		v, ov := mulOv(val, 12)
+		if v, ov = addOv(v, v2, ov); ov {
+			return 0, dtFieldOverflow
+		}
+		d.typ, val, fval = uMonth, v, 0
+	}
+	if d.typ == uInvalid {
+		return 0, dtBad
+	}
+	if d.m.apply(d.typ, val, fval); d.m.overflow {
+		return 0, dtFieldOverflow
+	}
+	switch d.typ {
+	case uSecond:
+		if fval != 0 {
+			return allSecsMask, dtOK
+		}
+		return unitMask(uSecond), dtOK
+	case uHour:
+		d.typ = uDay // "1 2 hours" is 1 day 02:00:00
+		return unitMask(uHour), dtOK
+	}
+	return unitMask(d.typ), dtOK
+}
+
+// parseISONumber is Postgres' ParseISO8601Number: a strtod number (not
+// NaN, |v| <= 1e15) split into a truncated integer and a fraction.
+func parseISONumber(s string) (val int64, fval float64, rest string, e dtErr) {
+	if s == "" || !(isDigitB(s[0]) || s[0] == '-' || s[0] == '.') {
+		return 0, 0, "", dtBad
+	}
+	// The longest prefix strtod accepts: [-]digits[.digits][e[+-]digits].
+	i := 0
+	if s[i] == '-' {
+		i++
+	}
+	start := i
+	if h := hexFloatLen(s[i:]); h > 0 { // strtod also reads C hex floats
+		v, err := strconv.ParseFloat(s[:i+h]+hexExpSuffix(s[i:i+h]), 64)
+		if err != nil {
+			return 0, 0, "", dtBad
+		}
+		return splitISONumber(v, s[i+h:])
+	}
+	for i < len(s) && isDigitB(s[i]) {
+		i++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isDigitB(s[i]) {
+			i++
+		}
+	}
+	if i == start || i == start+1 && s[start] == '.' {
+		return 0, 0, "", dtBad
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		j := i + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && isDigitB(s[k]) {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || v == 0 && hasNonZeroMantissa(s[:i]) { // strtod's ERANGE
+		return 0, 0, "", dtBad
+	}
+	return splitISONumber(v, s[i:])
+}
+
+func splitISONumber(v float64, rest string) (int64, float64, string, dtErr) {
+	if math.IsNaN(v) || v < -1e15 || v > 1e15 {
+		return 0, 0, "", dtFieldOverflow
+	}
+	var val int64
+	if v >= 0 {
+		val = int64(math.Floor(v))
+	} else {
+		val = -int64(math.Floor(-v))
+	}
+	return val, v - float64(val), rest, dtOK
+}
+
+// hexFloatLen is the length of a C hex float ("0x1.8p3") at the start of
+// s, 0 if there is none.
+func hexFloatLen(s string) int {
+	if len(s) < 3 || s[0] != '0' || s[1] != 'x' && s[1] != 'X' {
+		return 0
+	}
+	isHex := func(c byte) bool { return isDigitB(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	i, n := 2, 0
+	for i < len(s) && isHex(s[i]) {
+		i, n = i+1, n+1
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && isHex(s[i]) {
+			i, n = i+1, n+1
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	if i+1 < len(s) && (s[i] == 'p' || s[i] == 'P') {
+		j := i + 1
+		if s[j] == '+' || s[j] == '-' {
+			j++
+		}
+		k := j
+		for k < len(s) && isDigitB(s[k]) {
+			k++
+		}
+		if k > j {
+			i = k
+		}
+	}
+	return i
+}
+
+// hexExpSuffix adds the binary exponent Go's ParseFloat requires.
+func hexExpSuffix(h string) string {
+	if strings.ContainsAny(h, "pP") {
+		return ""
+	}
+	return "p0"
+}
+
+func isoIntegerWidth(s string) int {
+	s = strings.TrimPrefix(s, "-")
+	n := 0
+	for n < len(s) && isDigitB(s[n]) {
+		n++
+	}
+	return n
+}
+
+// decodeISOInterval is Postgres 15's DecodeISO8601Interval: the format
+// with designators (P1Y2M3W4DT5H6M7S, upper case) and the alternative
+// formats P0001-02-03T04:05:06 and P00010203T040506.
 func decodeISOInterval(s string) (itm, dtErr) {
 	var m itm
-	s = s[1:]
-	if s == "" {
+	if len(s) < 2 || s[0] != 'P' {
 		return m, dtBad
 	}
-	inTime := false
+	s = s[1:]
+	datePart, haveField := true, false
+	ok := func() dtErr {
+		if m.overflow {
+			return dtFieldOverflow
+		}
+		return dtOK
+	}
 	for s != "" {
-		if s[0] == 't' {
-			if inTime || len(s) == 1 {
-				return m, dtBad
-			}
-			inTime = true
+		if s[0] == 'T' {
+			datePart, haveField = false, false
 			s = s[1:]
 			continue
 		}
-		j := 0
-		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == '-' || s[j] == '+') {
-			j++
-		}
-		if j == 0 || j == len(s) {
-			return m, dtBad
-		}
-		val, fval, e := parseIvNumber(s[:j])
+		fieldStart := s
+		val, fval, rest, e := parseISONumber(s)
 		if e != dtOK {
 			return m, e
 		}
-		var u ivUnit
-		switch d := s[j]; {
-		case !inTime && d == 'y':
-			u = uYear
-		case !inTime && d == 'm':
-			u = uMonth
-		case !inTime && d == 'w':
-			u = uWeek
-		case !inTime && d == 'd':
-			u = uDay
-		case inTime && d == 'h':
-			u = uHour
-		case inTime && d == 'm':
-			u = uMinute
-		case inTime && d == 's':
-			u = uSecond
-		default:
-			return m, dtBad
+		var unit byte
+		if rest != "" {
+			unit, s = rest[0], rest[1:]
+		} else {
+			s = ""
 		}
-		m.apply(u, val, fval)
-		s = s[j+1:]
+		if datePart {
+			switch unit {
+			case 'Y':
+				m.apply(uYear, val, fval)
+			case 'M':
+				m.apply(uMonth, val, fval)
+			case 'W':
+				m.apply(uWeek, val, fval)
+			case 'D':
+				m.apply(uDay, val, fval)
+			case 'T', 0, '-':
+				if unit != '-' && isoIntegerWidth(fieldStart) == 8 && !haveField {
+					m.addYears32(val / 10000)
+					m.addMonths32(val / 100 % 100)
+					m.addDays32(val % 100)
+					m.fracMicros(fval, usPerDay)
+					if unit == 0 {
+						return m, ok()
+					}
+					datePart, haveField = false, false
+					continue
+				}
+				if haveField {
+					return m, dtBad
+				}
+				m.apply(uYear, val, fval)
+				if unit == 0 {
+					return m, ok()
+				}
+				if unit == 'T' {
+					datePart, haveField = false, false
+					continue
+				}
+				if val, fval, s, e = parseISONumber(s); e != dtOK {
+					return m, e
+				}
+				m.apply(uMonth, val, fval)
+				if s == "" {
+					return m, ok()
+				}
+				if s[0] == 'T' {
+					datePart, haveField = false, false
+					s = s[1:]
+					continue
+				}
+				if s[0] != '-' {
+					return m, dtBad
+				}
+				if val, fval, s, e = parseISONumber(s[1:]); e != dtOK {
+					return m, e
+				}
+				m.apply(uDay, val, fval)
+				if s == "" {
+					return m, ok()
+				}
+				if s[0] == 'T' {
+					datePart, haveField = false, false
+					s = s[1:]
+					continue
+				}
+				return m, dtBad
+			default:
+				return m, dtBad
+			}
+		} else {
+			switch unit {
+			case 'H':
+				m.apply(uHour, val, fval)
+			case 'M':
+				m.apply(uMinute, val, fval)
+			case 'S':
+				m.apply(uSecond, val, fval)
+			case 0, ':':
+				if unit == 0 && isoIntegerWidth(fieldStart) == 6 && !haveField {
+					m.apply(uHour, val/10000, 0)
+					m.apply(uMinute, val/100%100, 0)
+					m.apply(uSecond, val%100, 0)
+					m.fracMicros(fval, 1)
+					return m, ok()
+				}
+				if haveField {
+					return m, dtBad
+				}
+				m.apply(uHour, val, fval)
+				if unit == 0 {
+					return m, ok()
+				}
+				if val, fval, s, e = parseISONumber(s); e != dtOK {
+					return m, e
+				}
+				m.apply(uMinute, val, fval)
+				if s == "" {
+					return m, ok()
+				}
+				if s[0] != ':' {
+					return m, dtBad
+				}
+				if val, fval, s, e = parseISONumber(s[1:]); e != dtOK {
+					return m, e
+				}
+				m.apply(uSecond, val, fval)
+				if s == "" {
+					return m, ok()
+				}
+				return m, dtBad
+			default:
+				return m, dtBad
+			}
+		}
+		if m.overflow {
+			return m, dtFieldOverflow
+		}
+		haveField = true
 	}
-	return m, dtOK
+	return m, ok()
 }

@@ -9,7 +9,9 @@ import (
 )
 
 // Options carries the session settings that affect value I/O. A nil
-// *Options means DefaultOptions().
+// *Options means DefaultOptions(). Build one from DefaultOptions(): a zero
+// Options{} means extra_float_digits 0 (15 significant digits), not the
+// session default 1.
 type Options struct {
 	// Location is the session TimeZone: timestamptz values are printed in it
 	// and zone-less timestamptz input is read in it. nil means UTC.
