@@ -2,6 +2,7 @@ package asof
 
 import (
 	"context"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,9 +28,9 @@ func gather(ctx context.Context, pool, mem memory.Allocator, dt arrow.DataType, 
 	case *arrow.BooleanType:
 		return gatherBool(pool, dt, srcs, refs), nil
 	case *arrow.StringType, *arrow.BinaryType:
-		return gatherVar32(pool, dt, srcs, refs), nil
+		return gatherVar[int32](pool, dt, srcs, refs), nil
 	case *arrow.LargeStringType, *arrow.LargeBinaryType:
-		return gatherVar64(pool, dt, srcs, refs), nil
+		return gatherVar[int64](pool, dt, srcs, refs), nil
 	default:
 		if w := fixedWidth(d); w > 0 {
 			return gatherFixed(pool, dt, w, srcs, refs), nil
@@ -178,28 +179,34 @@ func gatherBool(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, ref
 	return array.MakeFromData(data)
 }
 
-type offsets32 interface {
-	ValueOffsets() []int32
+// varWidth is a string or binary array with O-sized offsets.
+type varWidth[O int32 | int64] interface {
+	ValueOffsets() []O
 	ValueBytes() []byte
 }
 
-type offsets64 interface {
-	ValueOffsets() []int64
-	ValueBytes() []byte
-}
+type offsets32 = varWidth[int32]
 
-func gatherVar32(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {
+// gatherVar builds a string/binary column (O: the offset width) in two
+// passes: total size first, so the data buffer is allocated once.
+func gatherVar[O int32 | int64](mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {
 	n := len(refs)
 	valid := newValidity(mem, n)
 	vb := valid.Bytes()
+	var zero O
+	w := int(unsafe.Sizeof(zero))
 	offBuf := memory.NewResizableBuffer(mem)
-	offBuf.Resize((n + 1) * 4)
-	offs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
+	offBuf.Resize((n + 1) * w)
+	var offs []O
+	if w == 4 {
+		offs = any(arrow.Int32Traits.CastFromBytes(offBuf.Bytes())).([]O)
+	} else {
+		offs = any(arrow.Int64Traits.CastFromBytes(offBuf.Bytes())).([]O)
+	}
 	total := 0
 	for _, r := range refs {
 		if r.slot >= 0 {
-			a := srcs[r.slot].(offsets32)
-			o := a.ValueOffsets()
+			o := srcs[r.slot].(varWidth[O]).ValueOffsets()
 			total += int(o[r.row+1] - o[r.row])
 		}
 	}
@@ -209,60 +216,19 @@ func gatherVar32(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, re
 	vals := validities(srcs)
 	pos, nulls := 0, 0
 	for i, r := range refs {
-		offs[i] = int32(pos)
+		offs[i] = O(pos)
 		if r.slot < 0 || vals[r.slot].null(r.row) {
 			nulls++
 			continue
 		}
-		a := srcs[r.slot].(offsets32)
+		a := srcs[r.slot].(varWidth[O])
 		o := a.ValueOffsets()
 		// ValueBytes starts at the slice's first offset.
 		base := o[0]
 		pos += copy(out[pos:], a.ValueBytes()[o[r.row]-base:o[r.row+1]-base])
 		bitutil.SetBit(vb, i)
 	}
-	offs[n] = int32(pos)
-	dataBuf.Resize(pos)
-	data := array.NewData(dt, n, []*memory.Buffer{valid, offBuf, dataBuf}, nil, nulls, 0)
-	valid.Release()
-	offBuf.Release()
-	dataBuf.Release()
-	defer data.Release()
-	return array.MakeFromData(data)
-}
-
-func gatherVar64(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, refs []ref) arrow.Array {
-	n := len(refs)
-	valid := newValidity(mem, n)
-	vb := valid.Bytes()
-	offBuf := memory.NewResizableBuffer(mem)
-	offBuf.Resize((n + 1) * 8)
-	offs := arrow.Int64Traits.CastFromBytes(offBuf.Bytes())
-	total := int64(0)
-	for _, r := range refs {
-		if r.slot >= 0 {
-			o := srcs[r.slot].(offsets64).ValueOffsets()
-			total += o[r.row+1] - o[r.row]
-		}
-	}
-	dataBuf := memory.NewResizableBuffer(mem)
-	dataBuf.Resize(int(total))
-	out := dataBuf.Bytes()
-	vals := validities(srcs)
-	pos, nulls := 0, 0
-	for i, r := range refs {
-		offs[i] = int64(pos)
-		if r.slot < 0 || vals[r.slot].null(r.row) {
-			nulls++
-			continue
-		}
-		a := srcs[r.slot].(offsets64)
-		o := a.ValueOffsets()
-		base := o[0]
-		pos += copy(out[pos:], a.ValueBytes()[o[r.row]-base:o[r.row+1]-base])
-		bitutil.SetBit(vb, i)
-	}
-	offs[n] = int64(pos)
+	offs[n] = O(pos)
 	dataBuf.Resize(pos)
 	data := array.NewData(dt, n, []*memory.Buffer{valid, offBuf, dataBuf}, nil, nulls, 0)
 	valid.Release()

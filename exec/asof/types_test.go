@@ -403,3 +403,13 @@ func TestSerialWhenOneProc(t *testing.T) {
 	require.Nil(t, j.workers, "GOMAXPROCS=1 runs right inputs on the caller's goroutine")
 	require.NoError(t, j.Close())
 }
+
+func TestVarWidthPayloads(t *testing.T) {
+	lfs := []arrow.Field{f("t", i64)}
+	rfs := []arrow.Field{f("t", i64), f("s", str), f("ls", arrow.BinaryTypes.LargeString), f("b", arrow.BinaryTypes.Binary), f("lb", arrow.BinaryTypes.LargeBinary)}
+	left := rowsOf(lfs, []any{0}, []any{1}, []any{2}, []any{3})
+	right := rowsOf(rfs, []any{1, "one", "uno", "x1", "y1"}, []any{2, nil, "dos", nil, "y2"}, []any{2, "two", nil, "x2", nil})
+	sp := Right{Name: "r", LeftOn: 0, On: 0, Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{1, 2, 3, 4}}
+	runJoinCase(t, joinCase{name: "strings and binaries", left: left, rights: []func(memory.Allocator) arrow.RecordBatch{right}, specs: []Right{sp},
+		want: []string{"0 | NULL | NULL | NULL | NULL", "1 | one | uno | eDE= | eTE=", "2 | two | NULL | eDI= | NULL", "3 | two | NULL | eDI= | NULL"}})
+}
