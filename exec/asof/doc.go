@@ -49,6 +49,12 @@
 // released once nothing does. Forward-unbounded joins (Hi Unbounded) must
 // read until each key's next row, so they buffer what lies in between.
 //
+// Key-major inputs (Right.KeyMajor): the left input and a right input may
+// instead both be ordered by (keys..., t), keys ascending with NULLs last
+// and strings bytewise, t ascending within each key (spec §4). The join
+// then works one key group at a time, aligning groups by order keys
+// (memcomparable encodings of the key tuples); the result is the same.
+//
 // Every input is checked as it is read: a non-NULL t below its predecessor
 // is a 22000 error naming the input, the column and the row. Rows are
 // checked when the join steps past them, so the outcome never depends on

@@ -25,6 +25,7 @@ type Join struct {
 	// Distinct left on columns, decoded once per left batch and checked for
 	// order; onOf maps each right input to its entry.
 	leftOns  []int
+	checkT   []bool // whether leftOns[i] must ascend over the whole input
 	onOf     []int
 	decoded  []onColumn
 	lastT    []uint64
@@ -89,9 +90,12 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 		if idx < 0 {
 			idx = len(j.leftOns)
 			j.leftOns = append(j.leftOns, sp.LeftOn)
+			j.checkT = append(j.checkT, false)
 		}
+		// Key-major inputs check t within each key group themselves.
+		j.checkT[idx] = j.checkT[idx] || !sp.KeyMajor
 		j.onOf = append(j.onOf, idx)
-		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool))
+		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool, ls))
 	}
 	md := ls.Metadata()
 	j.schema = arrow.NewSchema(fields, &md)
@@ -222,6 +226,9 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch) error {
 		arr := lb.Column(c)
 		if err := decodeOn(arr, d, j.opts.LeftName); err != nil {
 			return err
+		}
+		if !j.checkT[i] {
+			continue
 		}
 		last, has := j.lastT[i], j.hasLast[i]
 		for r, t := range d.t {

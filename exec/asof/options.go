@@ -80,6 +80,10 @@ type Right struct {
 	// Payload lists the right columns to output, in order (the on column
 	// may be among them: its value is then the matched right t).
 	Payload []int
+	// KeyMajor says the left input and this right input are both ordered
+	// by (keys..., t) — keys ascending with NULLs last, strings bytewise,
+	// t ascending within each key — instead of by t alone.
+	KeyMajor bool
 }
 
 // Options configure a Join.
@@ -101,9 +105,10 @@ type Options struct {
 // spec is a validated Right plus derived facts.
 type spec struct {
 	Right
-	onKind   timeKind
-	leftKind timeKind
-	keyEnc   keyEncoding
+	leftTName string // the left on column's name, for messages
+	onKind    timeKind
+	leftKind  timeKind
+	keyEnc    keyEncoding
 }
 
 func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error) {
@@ -163,7 +168,7 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 				return nil, err
 			}
 		}
-		specs[i] = spec{Right: r, onKind: rk, leftKind: lk, keyEnc: enc}
+		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc}
 	}
 	return specs, nil
 }

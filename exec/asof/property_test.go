@@ -26,6 +26,8 @@ type genCase struct {
 	layout  exectest.Layout
 	serial  bool
 	compact bool // compact at every chance
+	// keyMajor sorts every input by (keys..., t) and joins key-major.
+	keyMajor bool
 }
 
 func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordBatch {
@@ -219,6 +221,12 @@ func randomCase(seed uint64) *genCase {
 		g.specs = append(g.specs, sp)
 	}
 	g.compact = rng.IntN(2) == 0
+	g.keyMajor = g.keys > 0 && rng.IntN(3) == 0
+	if g.keyMajor {
+		for i := range g.specs {
+			g.specs[i].KeyMajor = true
+		}
+	}
 	g.layout = exectest.Layout{Name: "random", Size: []int{0, 1, 2, 3, 7, 1024}[rng.IntN(6)], Empty: rng.IntN(2) == 0, Seed: seed}
 	return g
 }
@@ -229,6 +237,11 @@ func checkCase(t testing.TB, g *genCase) {
 	defer mem.AssertSize(t, 0)
 	rng := rand.New(rand.NewPCG(g.seed, 7))
 	tables := genTables(mem, g, rng)
+	if g.keyMajor {
+		for i, tb := range tables {
+			tables[i] = sortKeyMajor(mem, tb, g.keys)
+		}
+	}
 	defer func() {
 		for _, tb := range tables {
 			tb.Release()
@@ -253,8 +266,8 @@ func checkCase(t testing.TB, g *genCase) {
 	require.NoError(t, err)
 	defer got.Release()
 	if gotS := exectest.Format(got); gotS != want {
-		t.Fatalf("seed %d (float=%v keys=%d str=%v serial=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
-			g.seed, g.float, g.keys, g.strKey, g.serial, g.layout, describe(g.specs), exectest.Format(tables[0]),
+		t.Fatalf("seed %d (float=%v keys=%d str=%v serial=%v keyMajor=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
+			g.seed, g.float, g.keys, g.strKey, g.serial, g.keyMajor, g.layout, describe(g.specs), exectest.Format(tables[0]),
 			formatAll(tables[1:]), want, gotS)
 	}
 }
@@ -302,4 +315,74 @@ func FuzzJoin(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		checkCase(t, randomCase(seed))
 	})
+}
+
+// sortKeyMajor stably sorts rec by (key columns 1..keys, t) ascending with
+// NULLs last, comparing Go values directly (independently of the
+// operator's order-key encoding).
+func sortKeyMajor(mem memory.Allocator, rec arrow.RecordBatch, keys int) arrow.RecordBatch {
+	defer rec.Release()
+	cmpCol := func(c arrow.Array, a, b int) int {
+		an, bn := c.IsNull(a), c.IsNull(b)
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return 1
+		case bn:
+			return -1
+		}
+		switch x := c.(type) {
+		case *array.Int64:
+			return cmpOrdered(x.Value(a), x.Value(b))
+		case *array.Float64:
+			return cmpOrdered(x.Value(a), x.Value(b))
+		case *array.String:
+			return cmpOrdered(x.Value(a), x.Value(b))
+		}
+		panic("sortKeyMajor: " + c.DataType().String())
+	}
+	idx := make([]int, rec.NumRows())
+	for i := range idx {
+		idx[i] = i
+	}
+	less := func(a, b int) bool {
+		for k := 1; k <= keys; k++ {
+			if c := cmpCol(rec.Column(k), a, b); c != 0 {
+				return c < 0
+			}
+		}
+		return cmpCol(rec.Column(0), a, b) < 0
+	}
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && less(idx[j], idx[j-1]); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	for _, i := range idx {
+		ib.Append(int64(i))
+	}
+	ia := ib.NewArray()
+	defer ia.Release()
+	cols := make([]arrow.Array, rec.NumCols())
+	for c := range cols {
+		cols[c] = takeForTest(mem, rec.Column(c), ia)
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+func cmpOrdered[T int64 | float64 | string](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -44,9 +45,10 @@ type rightState struct {
 	keys *keyTable
 
 	// Read cursor over the current right batch.
-	cur    onColumn
-	curIDs []int32
-	curOn  arrow.Array
+	cur     onColumn
+	curIDs  []int32
+	curOn   arrow.Array
+	curKeys []arrow.Array // key columns of the current batch (key-major only)
 	// curTouch views the current batch's 8-byte payload columns.
 	curTouch [][]uint64
 	curSlot  int32
@@ -77,16 +79,33 @@ type rightState struct {
 	pending  []int32 // slots whose refs reached zero; freed after gather
 
 	// Left-side scratch reused across batches.
-	lkb         keyBatch
-	lhash       []uint64
-	lids        []int32
-	refs        []ref
-	closed      bool
-	slack       int64
+	lkb    keyBatch
+	lhash  []uint64
+	lids   []int32
+	refs   []ref
+	closed bool
+	slack  int64
+
+	// Key-major mode (see keymajor.go): group is the right key id whose
+	// rows the cursor may read, -1 when none is open.
+	keyMajor    bool
+	group       int32
+	rgroups     groupCursor
+	lgroups     groupCursor
+	entered     int64 // right row (1-based) whose group order was checked
+	leftName    string
+	leftKeys    string // "k1, k2, t" for messages
+	leftSeen    int64
+	leftLast    uint64
+	prevLeft    []byte // equality key of the previous left row
+	prevNull    bool
+	havePrev    bool
+	okBuf       []byte
+	okBuf2      []byte
 	compactions int
 }
 
-func newRightState(sp spec, opts *Options, pool *exec.Pool) *rightState {
+func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) *rightState {
 	rs := sp.Input.Schema()
 	r := &rightState{
 		sp:      sp,
@@ -96,9 +115,18 @@ func newRightState(sp spec, opts *Options, pool *exec.Pool) *rightState {
 		tName:   rs.Field(sp.On).Name,
 		float:   sp.onKind.float,
 		curSlot: -1,
+		group:   -1,
 		keys:    newKeyTable(sp.keyEnc.u64, opts),
 		q:       make([]queued, 16),
 		slack:   defaultSlack,
+	}
+	if sp.KeyMajor {
+		r.keyMajor, r.leftName = true, opts.LeftName
+		var names []string
+		for _, c := range sp.LeftKeys {
+			names = append(names, left.Field(c).Name)
+		}
+		r.leftKeys = strings.Join(append(names, left.Field(sp.LeftOn).Name), ", ")
 	}
 	if opts.compactSlack != 0 {
 		r.slack = max(0, opts.compactSlack)
@@ -161,6 +189,10 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		r.curOn.Release()
 		r.curOn = nil
 	}
+	for _, c := range r.curKeys {
+		c.Release()
+	}
+	r.curKeys = r.curKeys[:0]
 	r.curBase += int64(r.curLen)
 	r.curPos, r.curLen = 0, 0
 	for {
@@ -199,6 +231,12 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		}
 		r.curOn = b.Column(r.sp.On)
 		r.curOn.Retain()
+		if r.keyMajor {
+			for _, c := range keyCols {
+				c.Retain()
+				r.curKeys = append(r.curKeys, c)
+			}
+		}
 		b.Release()
 		r.curSlot = r.allocSlot(cols, n)
 		r.ref(r.curSlot)
@@ -222,6 +260,10 @@ func (r *rightState) peek(ctx context.Context) (t uint64, ok bool, err error) {
 	for {
 		for r.curPos < r.curLen {
 			i := r.curPos
+			if r.keyMajor && (r.group < 0 || r.curIDs[i] != r.group) {
+				// The open group ends here (or none is open).
+				return 0, false, nil
+			}
 			if !r.cur.ok(i) {
 				r.curPos++
 				continue
@@ -317,6 +359,9 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 	for r.qLen > 0 && r.q[r.qStart&mask].t <= b {
 		r.pop()
 	}
+	if r.keyMajor {
+		return r.advanceInGroup(ctx, b)
+	}
 	for {
 		ts, valid, ids, slot := r.cur.t, r.cur.valid, r.curIDs, r.curSlot
 		pos, last := r.curPos, r.last
@@ -365,7 +410,7 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 func (r *rightState) firstAfter(ctx context.Context, k int32, w window, lookup func() int32) (ref, uint64, bool, error) {
 	known := r.keys.len()
 	for {
-		if k < 0 && r.keys.len() != known {
+		if k < 0 && !r.keyMajor && r.keys.len() != known {
 			// Reading ahead loaded a batch with new keys.
 			k, known = lookup(), r.keys.len()
 		}
@@ -451,6 +496,11 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			flush(i)
 		}
 		refs[i] = noMatch
+		if r.keyMajor {
+			if err := r.leftRow(ctx, keyCols, lt, i); err != nil {
+				return nil, nil, err
+			}
+		}
 		if !lt.ok(i) {
 			continue
 		}
@@ -463,7 +513,12 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			return nil, nil, err
 		}
 		k := lids[i]
-		if k < 0 {
+		if r.keyMajor {
+			// The open group is this left row's key, or there is none.
+			if k = r.group; k < 0 {
+				continue
+			}
+		} else if k < 0 {
 			if r.lkb.null[i] {
 				continue
 			}
@@ -506,6 +561,7 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		}
 	}
 	flush(n)
+	r.leftSeen += int64(n)
 	cols := make([]arrow.Array, len(r.sp.Payload))
 	for p, c := range r.sp.Payload {
 		if fixed[p] != nil {
@@ -648,5 +704,9 @@ func (r *rightState) close() {
 		r.curOn.Release()
 		r.curOn = nil
 	}
+	for _, c := range r.curKeys {
+		c.Release()
+	}
+	r.curKeys = nil
 	r.sp.Input.Close()
 }
