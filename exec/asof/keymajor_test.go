@@ -36,11 +36,11 @@ func TestKeyMajorOrderErrors(t *testing.T) {
 		rights: []func(memory.Allocator) arrow.RecordBatch{sorted}, specs: []Right{keyMajor(Unbounded, IntBound(0))},
 		opts: Options{LeftName: "trades"}, wantErr: "ASOF input trades is not ordered by (k, t): row 2 starts a key group that sorts before the previous one"})
 	runJoinCase(t, joinCase{name: "right groups", left: rowsOf(lf, []any{10, "c", 1}),
-		rights: []func(memory.Allocator) arrow.RecordBatch{rowsOf(rf, []any{1, "b", 100}, []any{2, "a", 101})},
+		rights:  []func(memory.Allocator) arrow.RecordBatch{rowsOf(rf, []any{1, "b", 100}, []any{2, "a", 101})},
 		specs:   []Right{keyMajor(Unbounded, IntBound(0))},
 		wantErr: "ASOF input quotes is not ordered by (k, t): row 2 starts a key group that sorts before the previous one"})
 	runJoinCase(t, joinCase{name: "right t within a group", left: rowsOf(lf, []any{10, "a", 1}),
-		rights: []func(memory.Allocator) arrow.RecordBatch{rowsOf(rf, []any{5, "a", 100}, []any{2, "a", 101})},
+		rights:  []func(memory.Allocator) arrow.RecordBatch{rowsOf(rf, []any{5, "a", 100}, []any{2, "a", 101})},
 		specs:   []Right{keyMajor(Unbounded, IntBound(0))},
 		wantErr: "ASOF input quotes is not ordered by t: row 2 has t = 2"})
 }
