@@ -1,0 +1,70 @@
+// Package catalog holds asofsql's tables: their definitions, their rows in
+// immutable Arrow segments, and the ordering guarantee ASOF JOIN relies on.
+//
+// # Contract
+//
+//   - A table has columns of sqltypes types (NOT NULL enforced on every
+//     write, 23502 naming table, column and row or COPY line) and an optional
+//     ordering (TableDef.OrderBy). A scan of an ordered table yields rows
+//     ascending by the ordering columns, NULLs last, rows with equal keys in
+//     insertion order (spec §4); an unordered table yields insertion order.
+//   - Writes happen in a Tx. Each statement writes its rows to new segment
+//     files as it runs (ordered tables: stably sorted runs of at most
+//     Options.RunRows rows); Commit publishes all statements at once with one
+//     manifest swap. Nothing of a failed statement or an uncommitted
+//     transaction is ever visible, and a statement error aborts the Tx
+//     (25P02 afterwards, as in PostgreSQL).
+//   - Readers take a Snapshot: a consistent, immutable view that keeps its
+//     segments alive (files included) until released. Readers never block
+//     writers or compaction, and vice versa; commits serialize briefly.
+//   - Compact (also run in the background when a table collects small
+//     segments) merges consecutive small segments without changing what any
+//     scan returns.
+//   - In a data directory, a commit is durable when Commit returns: segment
+//     files are fsynced, then the manifest is written to a temporary file,
+//     fsynced, renamed over the old one, and the directory fsynced. Open
+//     deletes files no manifest references (crash leftovers). See
+//     docs/storage.md for the format and the durability argument.
+//   - Errors are *sqlerr.Error: 42P07 duplicate table, 42P01 unknown table,
+//     42703 unknown column, 42601 INSERT shape, 42804 type mismatch, COPY
+//     22P02/22003/22P04/23502 with "COPY t, line N, column c" in the Detail.
+//
+// # How the planner uses it
+//
+//	CREATE TABLE t (...) ORDER BY (ts)   tx.CreateTable(ctx, def, ifNotExists)
+//	CREATE TABLE t AS SELECT ...         tx.CreateTableAs(ctx, def, rows)
+//	DROP TABLE [IF EXISTS] t             tx.DropTable(ctx, "t", ifExists)
+//	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rows) // typed as the table, by position
+//	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", conn, opts)
+//	COPY t FROM '/f.parquet'             tx.CopyFromFile(ctx, "t", "/f.parquet", opts)
+//	SELECT ... FROM t WHERE ts >= $1     snap.Scan(ctx, "t", ScanOptions{Columns, Range})
+//
+// An autocommit statement is Begin, one call, Commit. Table names are taken
+// verbatim (the planner folds identifiers). TableInfo.OrderKeys gives the
+// ordering as column indices for the planner's ordering properties.
+//
+// # Example
+//
+//	cat, err := catalog.Open(ctx, "/var/lib/asofsql", catalog.Options{Allocator: mem}) // or catalog.Memory
+//	if err != nil { ... }
+//	defer cat.Close()
+//	tx := cat.Begin()
+//	err = tx.CreateTable(ctx, catalog.TableDef{
+//		Name: "quotes",
+//		Columns: []catalog.Column{
+//			{Name: "ts", Type: sqltypes.TimestampType, NotNull: true},
+//			{Name: "sym", Type: sqltypes.TextType},
+//			{Name: "bid", Type: sqltypes.Float8Type},
+//		},
+//		OrderBy: []string{"ts"},
+//	}, false)
+//	n, err := tx.CopyFrom(ctx, "quotes", strings.NewReader(data), catalog.CopyOptions{Format: "csv"})
+//	err = tx.Commit(ctx)
+//
+//	snap, _ := cat.Snapshot()
+//	defer snap.Release()
+//	rdr, err := snap.Scan(ctx, "quotes", catalog.ScanOptions{Range: &catalog.Range{Lo: from, Hi: to}})
+//	defer rdr.Release()
+//	for rdr.Next() { use(rdr.RecordBatch()) } // ascending ts, NULLs last, stable
+//	err = rdr.Err()
+package catalog

@@ -1,0 +1,357 @@
+package catalog
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+)
+
+// This file holds the typed column kernels the storage engine needs: copying
+// ranges and gathered rows between arrays and builders, comparing rows with
+// PostgreSQL's ascending NULLS LAST order, and boxing key values for segment
+// statistics. Each kernel switches on the Arrow type once per call and then
+// runs a tight loop, so per-row cost stays free of interface dispatch.
+
+// fixedBuilder is the part of a fixed-width Arrow builder the kernels use.
+type fixedBuilder[T any] interface {
+	Append(T)
+	AppendNull()
+	AppendValues([]T, []bool)
+	Reserve(int)
+}
+
+func appendFixed[T any](b fixedBuilder[T], vals []T, a arrow.Array, i, j int) {
+	if a.NullN() == 0 {
+		b.AppendValues(vals[i:j], nil)
+		return
+	}
+	b.Reserve(j - i)
+	for k := i; k < j; k++ {
+		if a.IsNull(k) {
+			b.AppendNull()
+		} else {
+			b.Append(vals[k])
+		}
+	}
+}
+
+func gatherFixed[T any](b fixedBuilder[T], vals []T, a arrow.Array, idx []int32) {
+	b.Reserve(len(idx))
+	nulls := a.NullN() > 0
+	for _, k := range idx {
+		if nulls && a.IsNull(int(k)) {
+			b.AppendNull()
+		} else {
+			b.Append(vals[k])
+		}
+	}
+}
+
+// appendRange appends rows [i, j) of a to b; a and b have the same type.
+func appendRange(b array.Builder, a arrow.Array, i, j int) {
+	switch a := a.(type) {
+	case *array.Boolean:
+		bb := b.(*array.BooleanBuilder)
+		bb.Reserve(j - i)
+		for k := i; k < j; k++ {
+			if a.IsNull(k) {
+				bb.AppendNull()
+			} else {
+				bb.Append(a.Value(k))
+			}
+		}
+	case *array.Int16:
+		appendFixed[int16](b.(*array.Int16Builder), a.Values(), a, i, j)
+	case *array.Int32:
+		appendFixed[int32](b.(*array.Int32Builder), a.Values(), a, i, j)
+	case *array.Int64:
+		appendFixed[int64](b.(*array.Int64Builder), a.Values(), a, i, j)
+	case *array.Float32:
+		appendFixed[float32](b.(*array.Float32Builder), a.Values(), a, i, j)
+	case *array.Float64:
+		appendFixed[float64](b.(*array.Float64Builder), a.Values(), a, i, j)
+	case *array.Decimal128:
+		appendFixed[decimal128.Num](b.(*array.Decimal128Builder), a.Values(), a, i, j)
+	case *array.Date32:
+		appendFixed[arrow.Date32](b.(*array.Date32Builder), a.Values(), a, i, j)
+	case *array.Timestamp:
+		appendFixed[arrow.Timestamp](b.(*array.TimestampBuilder), a.Values(), a, i, j)
+	case *array.MonthDayNanoInterval:
+		appendFixed[arrow.MonthDayNanoInterval](b.(*array.MonthDayNanoIntervalBuilder), a.MonthDayNanoIntervalValues(), a, i, j)
+	case *array.String:
+		sb := b.(*array.StringBuilder)
+		sb.Reserve(j - i)
+		if j > i {
+			sb.ReserveData(int(a.ValueOffset64(j-1)+int64(a.ValueLen(j-1))) - int(a.ValueOffset64(i)))
+		}
+		for k := i; k < j; k++ {
+			if a.IsNull(k) {
+				sb.AppendNull()
+			} else {
+				sb.Append(a.Value(k))
+			}
+		}
+	case *array.Binary:
+		bb := b.(*array.BinaryBuilder)
+		bb.Reserve(j - i)
+		for k := i; k < j; k++ {
+			if a.IsNull(k) {
+				bb.AppendNull()
+			} else {
+				bb.Append(a.Value(k))
+			}
+		}
+	default:
+		panic(fmt.Sprintf("catalog: appendRange: unsupported type %s", a.DataType()))
+	}
+}
+
+// gather appends rows idx of a to b, in idx order.
+func gather(b array.Builder, a arrow.Array, idx []int32) {
+	switch a := a.(type) {
+	case *array.Boolean:
+		bb := b.(*array.BooleanBuilder)
+		bb.Reserve(len(idx))
+		for _, k := range idx {
+			if a.IsNull(int(k)) {
+				bb.AppendNull()
+			} else {
+				bb.Append(a.Value(int(k)))
+			}
+		}
+	case *array.Int16:
+		gatherFixed[int16](b.(*array.Int16Builder), a.Values(), a, idx)
+	case *array.Int32:
+		gatherFixed[int32](b.(*array.Int32Builder), a.Values(), a, idx)
+	case *array.Int64:
+		gatherFixed[int64](b.(*array.Int64Builder), a.Values(), a, idx)
+	case *array.Float32:
+		gatherFixed[float32](b.(*array.Float32Builder), a.Values(), a, idx)
+	case *array.Float64:
+		gatherFixed[float64](b.(*array.Float64Builder), a.Values(), a, idx)
+	case *array.Decimal128:
+		gatherFixed[decimal128.Num](b.(*array.Decimal128Builder), a.Values(), a, idx)
+	case *array.Date32:
+		gatherFixed[arrow.Date32](b.(*array.Date32Builder), a.Values(), a, idx)
+	case *array.Timestamp:
+		gatherFixed[arrow.Timestamp](b.(*array.TimestampBuilder), a.Values(), a, idx)
+	case *array.MonthDayNanoInterval:
+		gatherFixed[arrow.MonthDayNanoInterval](b.(*array.MonthDayNanoIntervalBuilder), a.MonthDayNanoIntervalValues(), a, idx)
+	case *array.String:
+		sb := b.(*array.StringBuilder)
+		sb.Reserve(len(idx))
+		for _, k := range idx {
+			if a.IsNull(int(k)) {
+				sb.AppendNull()
+			} else {
+				sb.Append(a.Value(int(k)))
+			}
+		}
+	case *array.Binary:
+		bb := b.(*array.BinaryBuilder)
+		bb.Reserve(len(idx))
+		for _, k := range idx {
+			if a.IsNull(int(k)) {
+				bb.AppendNull()
+			} else {
+				bb.Append(a.Value(int(k)))
+			}
+		}
+	default:
+		panic(fmt.Sprintf("catalog: gather: unsupported type %s", a.DataType()))
+	}
+}
+
+// colCmp compares row i of a with row j of b (same type), ascending with
+// NULLs last. Floats order NaN above every other non-NULL value, as
+// PostgreSQL does.
+type colCmp func(a, b arrow.Array, i, j int) int
+
+func nullsLast(a, b arrow.Array, i, j int) (int, bool) {
+	if a.NullN() == 0 && b.NullN() == 0 {
+		return 0, false
+	}
+	an, bn := a.IsNull(i), b.IsNull(j)
+	switch {
+	case an && bn:
+		return 0, true
+	case an:
+		return 1, true
+	case bn:
+		return -1, true
+	}
+	return 0, false
+}
+
+func cmpFloat[T float32 | float64](x, y T) int {
+	xn, yn := math.IsNaN(float64(x)), math.IsNaN(float64(y))
+	switch {
+	case xn && yn:
+		return 0
+	case xn:
+		return 1
+	case yn:
+		return -1
+	}
+	return cmp.Compare(x, y)
+}
+
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// comparatorFor returns the colCmp for an Arrow type, or nil if values of
+// the type cannot be ordering keys.
+func comparatorFor(dt arrow.DataType) colCmp {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmpBool(a.(*array.Boolean).Value(i), b.(*array.Boolean).Value(j))
+		}
+	case arrow.INT16:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmp.Compare(a.(*array.Int16).Value(i), b.(*array.Int16).Value(j))
+		}
+	case arrow.INT32:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmp.Compare(a.(*array.Int32).Value(i), b.(*array.Int32).Value(j))
+		}
+	case arrow.INT64:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmp.Compare(a.(*array.Int64).Value(i), b.(*array.Int64).Value(j))
+		}
+	case arrow.FLOAT32:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmpFloat(a.(*array.Float32).Value(i), b.(*array.Float32).Value(j))
+		}
+	case arrow.FLOAT64:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmpFloat(a.(*array.Float64).Value(i), b.(*array.Float64).Value(j))
+		}
+	case arrow.DECIMAL128:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return a.(*array.Decimal128).Value(i).Cmp(b.(*array.Decimal128).Value(j))
+		}
+	case arrow.DATE32:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmp.Compare(a.(*array.Date32).Value(i), b.(*array.Date32).Value(j))
+		}
+	case arrow.TIMESTAMP:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return cmp.Compare(a.(*array.Timestamp).Value(i), b.(*array.Timestamp).Value(j))
+		}
+	case arrow.STRING:
+		// Byte-wise order: the engine's only collation is "C".
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return strings.Compare(a.(*array.String).Value(i), b.(*array.String).Value(j))
+		}
+	case arrow.BINARY:
+		return func(a, b arrow.Array, i, j int) int {
+			if c, ok := nullsLast(a, b, i, j); ok {
+				return c
+			}
+			return bytes.Compare(a.(*array.Binary).Value(i), b.(*array.Binary).Value(j))
+		}
+	}
+	return nil
+}
+
+// valueAt boxes row i of a into the canonical Go value used for segment
+// statistics and range bounds (see keyValue); ok is false for NULL.
+func valueAt(a arrow.Array, i int) (v any, ok bool) {
+	if a.IsNull(i) {
+		return nil, false
+	}
+	switch a := a.(type) {
+	case *array.Boolean:
+		return a.Value(i), true
+	case *array.Int16:
+		return int64(a.Value(i)), true
+	case *array.Int32:
+		return int64(a.Value(i)), true
+	case *array.Int64:
+		return a.Value(i), true
+	case *array.Float32:
+		return float64(a.Value(i)), true
+	case *array.Float64:
+		return a.Value(i), true
+	case *array.Decimal128:
+		return a.Value(i), true
+	case *array.Date32:
+		return int64(a.Value(i)), true
+	case *array.Timestamp:
+		return int64(a.Value(i)), true
+	case *array.String:
+		return a.Value(i), true
+	case *array.Binary:
+		return bytes.Clone(a.Value(i)), true
+	}
+	panic(fmt.Sprintf("catalog: valueAt: unsupported type %s", a.DataType()))
+}
+
+// compareValues compares two canonical values of the same key column.
+func compareValues(x, y any) int {
+	switch x := x.(type) {
+	case bool:
+		return cmpBool(x, y.(bool))
+	case int64:
+		return cmp.Compare(x, y.(int64))
+	case float64:
+		return cmpFloat(x, y.(float64))
+	case decimal128.Num:
+		return x.Cmp(y.(decimal128.Num))
+	case string:
+		return strings.Compare(x, y.(string))
+	case []byte:
+		return bytes.Compare(x, y.([]byte))
+	}
+	panic(fmt.Sprintf("catalog: compareValues: unsupported %T", x))
+}
+
+// compareAt compares row i of a (non-NULL) with canonical value v.
+func compareAt(a arrow.Array, i int, v any) int {
+	x, _ := valueAt(a, i)
+	return compareValues(x, v)
+}
