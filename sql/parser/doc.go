@@ -1,0 +1,205 @@
+// Package parser is asofsql's SQL front end: it turns Postgres-flavoured
+// SQL with the ASOF JOIN clause into syntax trees the planner consumes.
+//
+// The grammar is TiDB's (github.com/pingcap/tidb/pkg/parser, used as a
+// dependency, never forked). A Postgres-rules pre-pass sits in front of it:
+//
+//  1. lex the input by PostgreSQL's rules ('...' strings, E'...', $tag$...$tag$,
+//     "identifiers", nested /* */ and -- comments, $n, numbers);
+//  2. split it into statements at top-level semicolons;
+//  3. handle the statements TiDB lacks ourselves (SHOW, SET, BEGIN..., COPY,
+//     CREATE TABLE, EXPLAIN), and for the rest rewrite the Postgres-only
+//     syntax into marker forms TiDB accepts, keeping an edit map;
+//  4. parse with TiDB (mode ANSI_QUOTES | PIPES_AS_CONCAT |
+//     NO_BACKSLASH_ESCAPES | IGNORE_SPACE) and resolve the markers back
+//     into plain nodes plus typed side tables on the Statement.
+//
+// # API
+//
+//	stmts, err := parser.Parse(sql)  // zero or more statements; safe for concurrent use
+//	st, err := parser.ParseOne(sql)  // at most one (extended-protocol Parse); "" gives (nil, nil)
+//
+// Each *Statement has Text/Start/End (its span in the input), and exactly
+// one of AST (a TiDB ast.StmtNode) or Node (*ShowStmt, *SetStmt,
+// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt; EXPLAIN and
+// COPY (query) wrap another *Statement). For AST statements:
+//
+//   - Params/NumParams: the i-th `?` of the rewritten SQL is $Params[i];
+//     every ParamMarkerExpr already has Order = n-1 for its $n.
+//   - Asof: one *AsofJoin per ASOF join anywhere in the statement
+//     (subqueries, CTEs, UNION branches, nested joins); AsofOf(join) finds
+//     the description of an *ast.Join. See AsofJoin for the fields per form.
+//   - Casts: every remaining `#cast` marker call (see below) with its
+//     sqltypes.Type.
+//   - NullsFirst: ORDER BY items written with NULLS FIRST/LAST.
+//   - Pos(expr) / PosOf(offset): AST positions (OriginTextPosition) are byte
+//     offsets into the rewritten SQL; these map them to 1-based character
+//     positions in the user's original text, as Postgres reports them.
+//
+// Errors are *sqlerr.Error with a SQLSTATE and Position (1-based
+// characters in the whole input string). Syntax errors are 42601 with
+// Postgres wording: `syntax error at or near "X"` (X is the user's token)
+// or `syntax error at end of input`. Recognized but unsupported constructs
+// are 0A000 naming them. Nothing panics, whatever the input (fuzzed).
+//
+// # How the planner sees Postgres forms
+//
+// Unquoted identifiers are lowercased (Postgres folding) before TiDB sees
+// them, and quoted ones keep their case, so a name's .O is the Postgres
+// name in every case; compare names with .O.
+//
+//   - x::type, CAST(x AS type) and typed literals (TIMESTAMP '...', DATE
+//     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', and the other
+//     supported type names directly followed by a string) become the call
+//     `#cast`(x, 'canonical type name'). The
+//     planner finds it as *ast.FuncCallExpr with FnName.O == "#cast" and
+//     looks it up in Statement.Casts for the sqltypes.Type; Cast.Literal
+//     says the operand is a literal (the whole is a constant). Supported
+//     types: SMALLINT/INT2, INTEGER/INT/INT4, BIGINT/INT8, REAL/FLOAT4,
+//     DOUBLE PRECISION/FLOAT8, NUMERIC[(p[,s])], TEXT, VARCHAR[(n)],
+//     BOOLEAN, BYTEA, DATE, TIMESTAMP[(p)] [WITHOUT TIME ZONE], TIMESTAMPTZ
+//     / TIMESTAMP[(p)] WITH TIME ZONE, INTERVAL. Others: 42704.
+//   - a IS NOT DISTINCT FROM b becomes a <=> b (opcode.NullEQ); a IS
+//     DISTINCT FROM b becomes NOT (a <=> b) (a UnaryOperationExpr with
+//     opcode.Not around it). Users cannot write <=> themselves. It binds
+//     like = (TiDB's precedence), so `a IS DISTINCT FROM b = c` groups as
+//     (a IS DISTINCT FROM b) = c; Postgres would group the right side.
+//     Parenthesize when mixing it with comparisons.
+//   - ORDER BY x NULLS FIRST|LAST: the item is a normal ByItem; the choice
+//     is in Statement.NullsFirst.
+//   - LIMIT ALL, and OFFSET without LIMIT, give Limit.Count = NoLimit
+//     (the uint64 maximum), which means no limit. OFFSET n [ROWS] LIMIT m
+//     is accepted in either order.
+//   - Words TiDB reserves but Postgres does not (key, index, rank, read,
+//     div, mod, xor, regexp, ...) are quoted for TiDB when used as names,
+//     so they work as names and never act as MySQL operators; followed by
+//     "(" they stay function names (rank() OVER ..., replace(...)).
+//   - E'...' and $$...$$ strings arrive as ordinary string literals with
+//     their decoded value; '...' keeps backslashes (standard strings).
+//   - 'a' || 'b' is CONCAT (PIPES_AS_CONCAT).
+//
+// # ASOF JOIN
+//
+// All spellings of spec §1: `[INNER | LEFT [OUTER]]` with the range form
+// `ON t BETWEEN lo AND hi [AND right-only ...] [USING (k, ...)]`, the
+// inequality form `ON l.k = r.k ... AND l.t >= r.t` (any of >= > <= <,
+// either operand order), the range-on-expression form `ON ... AND r.ts
+// BETWEEN l.t + lo AND l.t + hi` (also `l.t - c` and bare `l.t`), and
+// `USING (k..., t)`; each optionally followed by PREFER EARLIER|LATER.
+// The join reaches the planner as an ordinary *ast.Join (Tp CrossJoin for
+// INNER, LeftJoin for LEFT) whose On holds the user's condition and Using
+// the USING columns, plus its AsofJoin description.
+//
+// Internally ASOF is dropped, ON becomes "ON `#asof`(n) OR", USING (...)
+// becomes "OR `#asof_using`(n, ...)", PREFER is dropped and recorded. OR
+// is TiDB's lowest-precedence operator, so the markers sit at the edges of
+// the OR spine and removing them leaves exactly the tree of the user's
+// condition. Markers are unforgeable: the lexer refuses backticks and
+// quoted identifiers starting with "#". A marker that survives would be
+// an unknown function (loud), and recovery checks every planted marker
+// was found.
+//
+// ASOF is a keyword only directly before [INNER | LEFT [OUTER]] JOIN and
+// not right after FROM, JOIN, AS, "," or "(": a table, column or alias
+// named asof keeps working (an alias written right before JOIN must be
+// quoted or introduced with AS). The word inside strings and comments is
+// never touched.
+//
+// What the parser checks (no catalog needed), all 42601 positioned:
+// ASOF JOIN without ON or USING (at ASOF); two inequalities or BETWEENs in
+// the ON form (at the second); an ON form without one (at ASOF); range-form
+// bounds that are not constants, i.e. reference a column, subquery,
+// aggregate or window function (at the bound; parameters count as
+// constants); a qualified column in the range form (t must name the column
+// of both inputs); range-on-expression bounds offsetting different columns;
+// USING combined with a non-range ON condition; USING entries that are not
+// plain column names; PREFER without EARLIER/LATER.
+//
+// What the planner checks: that t and the keys resolve in both inputs
+// (42703/42702); which side each operand of an inequality or key pair
+// belongs to; bound types against t's type (42804, with the INTERVAL
+// hint); lo > hi on folded constants (22023 at LoPos); that Extra
+// conditions reference only the right input or no input (0A000); the
+// ordering requirements of spec §4.
+//
+// # Our statements
+//
+//   - SHOW name | ALL | TIME ZONE | TRANSACTION ISOLATION LEVEL.
+//   - SET [SESSION | LOCAL] name {TO | =} value [, ...] | DEFAULT;
+//     SET TIME ZONE value | LOCAL | DEFAULT; SET NAMES value. (SET
+//     TRANSACTION, SET ROLE: 0A000.)
+//   - BEGIN [WORK | TRANSACTION] [modes], START TRANSACTION [modes],
+//     COMMIT | END [WORK | TRANSACTION], ROLLBACK | ABORT [...]; modes are
+//     ISOLATION LEVEL ..., READ ONLY | WRITE, [NOT] DEFERRABLE.
+//   - COPY table [(cols)] FROM {STDIN | 'path'} and COPY {table [(cols)] |
+//     (query)} TO {STDOUT | 'path'}, options [WITH] (FORMAT text|csv|binary|
+//     parquet, HEADER [bool], DELIMITER 'c', NULL 's') or the old bare
+//     spelling (CSV HEADER DELIMITER 'c' ...). Bad values are 22023, unknown
+//     or repeated options 42601, Postgres options asofsql lacks (QUOTE,
+//     ESCAPE, FORCE_*, ENCODING, FREEZE, HEADER MATCH, PROGRAM) 0A000.
+//   - CREATE [TEMP] TABLE [IF NOT EXISTS] name (col type [NOT NULL | NULL |
+//     PRIMARY KEY] ..., [CONSTRAINT c] PRIMARY KEY (cols)) [ORDER BY
+//     ([col, ...])]: exact sqltypes.Type per column (BOOLEAN stays BOOLEAN),
+//     NOT NULL flags, and the declared ascending ordering, checked against
+//     the column list (42703). DEFAULT, UNIQUE, CHECK, REFERENCES,
+//     GENERATED, COLLATE, WITH (...), AS query, UNLOGGED: 0A000.
+//   - EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (ANALYZE [bool], VERBOSE
+//     [bool], COSTS ..., FORMAT TEXT) stmt, for SELECT/WITH/VALUES/TABLE/
+//     INSERT/UPDATE/DELETE.
+//
+// Everything starting with SELECT, WITH, INSERT, UPDATE, DELETE, VALUES,
+// TABLE, DROP, other CREATE forms or "(" goes to TiDB. Other Postgres
+// statements (VACUUM, LISTEN, PREPARE, DISCARD, TRUNCATE, ...) are 0A000;
+// anything else is a syntax error at its first word.
+//
+// # Rejected, and why
+//
+//   - Operators whose meaning differs in TiDB or that asofsql lacks: ^
+//     (XOR in TiDB, power in Postgres), #, ~ and regex operators, &&, @,
+//     <=>, ?, :=, array subscripts: 0A000 or 42601, never a silent
+//     reinterpretation. Allowed: + - * / % < > = <= >= <> != || & | << >>.
+//
+//   - Backticks (MySQL quoting) and quoted names starting with "#"
+//     (reserved for markers): 42601 / 42602.
+//
+//   - B'..', X'..', U&'..' literals; INTERVAL '1' DAY field qualifiers;
+//     MySQL's INTERVAL 1 SECOND; array types: 0A000 or 42601.
+//
+//   - Numbers with trailing identifier characters (123abc, 0x1F, 1_000):
+//     42601, as in PostgreSQL 15+.
+//
+//   - $0 and $n above 65535: 42P02. NUL bytes in E'...' escapes: 22021.
+//
+//   - a ASOF JOIN b JOIN c ON ... ON ...: the right side of an ASOF join
+//     must be a single table, a subquery or a parenthesized join.
+//
+//   - Postgres constructs TiDB's grammar cannot express are named with
+//     0A000 at their first word: FULL JOIN, DISTINCT ON, FILTER (WHERE),
+//     ARRAY constructors and subscripts, RETURNING, ON CONFLICT, AT TIME
+//     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
+//
+//   - ASOF RIGHT|FULL|CROSS|NATURAL JOIN: 0A000. By the keyword rule this
+//     asof would be an alias, but taking it as one would silently turn an
+//     intended ASOF join into a plain join; quote "asof" for the alias.
+//
+//   - _name 'string' (a MySQL charset introducer): 42704, as Postgres
+//     reads it as a literal of type _name.
+//
+// Known gaps: other forms TiDB's grammar lacks (a VALUES list as a
+// statement or FROM item, EXTRACT(EPOCH ...), EXISTS (...)::type, a column
+// named interval, ...) fail with a 42601 syntax error positioned at the
+// user's token. After a successful parse, TiDB-specific syntax the pre-pass
+// lets through (FOR UPDATE, LATERAL, TABLESAMPLE, MySQL functions) reaches
+// the planner, which rejects what it does not run.
+//
+// # Example
+//
+//	stmts, err := parser.Parse(`SELECT * FROM trades ASOF LEFT JOIN quotes
+//	    ON ts BETWEEN INTERVAL '-5 seconds' AND INTERVAL '0 seconds' USING (sym)`)
+//	if err != nil { ... }              // *sqlerr.Error, 42601 with Position
+//	a := stmts[0].Asof[0]
+//	// a.Kind == parser.AsofLeft, a.Form == parser.FormRange,
+//	// a.On.Name.O == "ts", a.Using[0].Name.O == "sym",
+//	// a.Lo is the `#cast`('-5 seconds', 'interval') call, whose
+//	// stmts[0].Casts entry has Type sqltypes.IntervalType and Literal true.
+package parser

@@ -1,0 +1,417 @@
+package parser
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/asofsql/asofsql/sqlerr"
+	tidb "github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+
+	// The value-expression driver TiDB's parser needs; this is the only
+	// place in asofsql that imports it (its init sets process-global
+	// hooks). Its ParamMarkerExpr type is also used to number parameters.
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// Statement is one parsed statement of a (possibly multi-statement) query
+// string. Exactly one of AST and Node is set.
+type Statement struct {
+	// Text is the statement's original text, without the terminating
+	// semicolon; Start and End are its byte offsets in the input.
+	Text       string
+	Start, End int
+
+	// AST is TiDB's syntax tree for SELECT/INSERT/UPDATE/DELETE/... after
+	// the markers have been resolved (see the package documentation).
+	AST ast.StmtNode
+	// Node is one of our own statements: *ShowStmt, *SetStmt,
+	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt.
+	Node Node
+
+	// Rewritten is the SQL TiDB parsed; OriginTextPosition() and Text()
+	// of AST nodes refer to it. Use Pos to report positions.
+	Rewritten string
+
+	// Params maps the i-th `?` of Rewritten (0-based, in text order) to
+	// its Postgres parameter number $n. After parsing, every
+	// ParamMarkerExpr's Order is already n-1.
+	Params []int
+	// NumParams is the highest $n referenced (the statement's parameter
+	// count, as Postgres infers it).
+	NumParams int
+
+	// Asof describes every ASOF join of the statement, in the order the
+	// joins are met walking the tree (outer query before its subqueries).
+	Asof []*AsofJoin
+	// Casts describes every `#cast` marker call left in AST.
+	Casts map[*ast.FuncCallExpr]*Cast
+	// NullsFirst holds ORDER BY items written with NULLS FIRST (true) or
+	// NULLS LAST (false); items without NULLS are absent (Postgres
+	// default: NULLS LAST for ASC, NULLS FIRST for DESC).
+	NullsFirst map[*ast.ByItem]bool
+
+	src string
+	pm  *posMap
+}
+
+// Node is implemented by asofsql's own statement nodes.
+type Node interface{ node() }
+
+// Pos returns the 1-based character position in the original input of
+// an AST expression (0 for nil or a node from another statement).
+func (s *Statement) Pos(n ast.ExprNode) int {
+	if n == nil || s.pm == nil {
+		return 0
+	}
+	return s.PosOf(n.OriginTextPosition())
+}
+
+// PosOf maps a byte offset in Rewritten to the 1-based character
+// position in the original input.
+func (s *Statement) PosOf(rewrittenOffset int) int {
+	if s.pm == nil {
+		return charPos(s.src, s.Start)
+	}
+	return charPos(s.src, s.pm.toOrig(rewrittenOffset))
+}
+
+// AsofOf returns the ASOF description of a join node, or nil if the join
+// is an ordinary one.
+func (s *Statement) AsofOf(j *ast.Join) *AsofJoin {
+	for _, a := range s.Asof {
+		if a.Join == j {
+			return a
+		}
+	}
+	return nil
+}
+
+// errAt builds an error positioned at an AST expression.
+func (s *Statement) errAt(n ast.ExprNode, code, format string, args ...any) *sqlerr.Error {
+	return sqlerr.New(code, format, args...).WithPosition(s.Pos(n))
+}
+
+// nearText is the original token at an AST node's position.
+func (s *Statement) nearText(n ast.ExprNode) string {
+	off := s.pm.toOrig(n.OriginTextPosition())
+	toks, err := lex(s.src[off:s.End])
+	if err != nil || len(toks) == 0 {
+		return ""
+	}
+	return s.src[off+toks[0].start : off+toks[0].end]
+}
+
+// sqlMode is the TiDB mode closest to Postgres lexical rules.
+const sqlMode = mysql.ModeANSIQuotes | mysql.ModePipesAsConcat | mysql.ModeNoBackslashEscapes | mysql.ModeIgnoreSpace
+
+// pool holds TiDB parsers: a parser is stateful and not safe to share, and
+// costs ~50µs to build, so each goroutine borrows one per statement.
+var pool = sync.Pool{New: func() any {
+	p := tidb.New()
+	p.SetSQLMode(sqlMode)
+	return p
+}}
+
+// Parse parses a query string of zero or more semicolon-separated
+// statements. An empty or comment-only string gives no statements and no
+// error. Errors are *sqlerr.Error with a SQLSTATE and a 1-based character
+// Position into sql. Parse is safe for concurrent use.
+func Parse(sql string) ([]*Statement, error) {
+	toks, err := lex(sql)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Statement
+	start := 0
+	for i := 0; i <= len(toks); i++ {
+		if i < len(toks) && !toks[i].isOp(";") {
+			continue
+		}
+		if i > start {
+			end := len(sql)
+			if i < len(toks) {
+				end = toks[i].start
+			}
+			st, err := parseStatement(sql, toks[start:i], end)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, st)
+		}
+		start = i + 1
+	}
+	return out, nil
+}
+
+// ParseOne parses a string that must hold at most one statement, as in an
+// extended-protocol Parse message. An empty or comment-only string gives
+// (nil, nil): Postgres answers it with EmptyQueryResponse.
+func ParseOne(sql string) (*Statement, error) {
+	stmts, err := Parse(sql)
+	if err != nil || len(stmts) == 0 {
+		return nil, err
+	}
+	if len(stmts) > 1 {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	return stmts[0], nil
+}
+
+// unsupported are Postgres statements asofsql recognizes but does not run.
+var unsupported = map[string]string{
+	"vacuum": "VACUUM", "listen": "LISTEN", "notify": "NOTIFY", "unlisten": "UNLISTEN",
+	"discard": "DISCARD", "prepare": "PREPARE", "execute": "EXECUTE", "deallocate": "DEALLOCATE",
+	"grant": "GRANT", "revoke": "REVOKE", "lock": "LOCK", "cluster": "CLUSTER",
+	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "declare": "DECLARE",
+	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
+	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
+	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
+	"reassign": "REASSIGN OWNED", "merge": "MERGE", "reset": "RESET", "alter": "ALTER",
+	"analyze": "ANALYZE", "truncate": "TRUNCATE",
+}
+
+// tidbStatements are the first words of statements handed to TiDB.
+var tidbStatements = map[string]bool{
+	"select": true, "with": true, "insert": true, "update": true, "delete": true,
+	"drop": true, "create": true, "values": true, "table": true,
+}
+
+// parseStatement parses the tokens of one statement; end is the byte
+// offset where the statement's text ends (its semicolon or end of input).
+func parseStatement(src string, toks []token, end int) (*Statement, error) {
+	st := &Statement{src: src, Start: toks[0].start, End: toks[len(toks)-1].end}
+	st.Text = src[st.Start:st.End]
+	first := toks[0]
+	switch {
+	case first.is("show"), first.is("set"), first.is("begin"), first.is("start"), first.is("commit"),
+		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
+		first.is("create") && isCreateTable(toks):
+		n, err := parseOwn(src, toks, end)
+		if err != nil {
+			return nil, err
+		}
+		st.Node = n
+		// EXPLAIN and COPY (query) take their parameters from the wrapped
+		// statement; the wire layer describes them for the whole.
+		var inner *Statement
+		switch x := n.(type) {
+		case *ExplainStmt:
+			inner = x.Stmt
+		case *CopyStmt:
+			inner = x.Query
+		}
+		if inner != nil {
+			st.Params, st.NumParams = inner.Params, inner.NumParams
+		}
+		return st, nil
+	case first.kind == tkIdent && unsupported[first.val] != "":
+		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])
+	case first.isOp("(") || (first.kind == tkIdent && tidbStatements[first.val]):
+		return parseTiDB(st, toks, end)
+	}
+	return nil, syntaxErrAt(src, toks, 0)
+}
+
+// parseTiDB rewrites a statement, parses it with TiDB and resolves the
+// markers.
+func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
+	src := st.src
+	if err := rejectUnsupported(src, toks); err != nil {
+		return nil, err
+	}
+	e := newEdits(toks)
+	sites, err := plantAsof(src, toks, e)
+	if err != nil {
+		return nil, err
+	}
+	pg := &pgPass{src: src, toks: toks, e: e}
+	if err := pg.run(); err != nil {
+		return nil, err
+	}
+	if !toks[0].is("create") && !toks[0].is("drop") {
+		quoteTiDBReserved(toks, e)
+	}
+	for i, t := range toks {
+		if t.kind == tkParam && !e.hasRep[i] {
+			e.replace(i, "?")
+		}
+	}
+	rw, pm, _, preStart := e.materialize(src, end)
+	st.Rewritten, st.pm = rw, pm
+	st.Params = pg.params
+	for _, n := range pg.params {
+		if n > st.NumParams {
+			st.NumParams = n
+		}
+	}
+
+	node, err := tidbParse(rw)
+	if err != nil {
+		if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.InternalError {
+			return nil, e.WithPosition(charPos(src, st.Start))
+		}
+		return nil, tidbError(st, toks, end, err)
+	}
+	st.AST = node
+
+	pr := &pgRecovery{st: st, distinct: map[int]bool{}, casts: map[*ast.FuncCallExpr]*Cast{}, nulls: map[*ast.ByItem]bool{}}
+	for _, k := range pg.distinctRHS {
+		pr.distinct[preStart[k]] = true
+	}
+	want := len(pr.distinct)
+	node.Accept(pr)
+	if pr.err != nil {
+		return nil, pr.err
+	}
+	if pr.matched != want {
+		return nil, posError(src, st.Start, sqlerr.FeatureNotSupported, "IS DISTINCT FROM is not supported in this position")
+	}
+	st.Casts, st.NullsFirst = pr.casts, pr.nulls
+
+	// ASOF recovery runs after the Postgres forms are restored, so the
+	// expressions it hands out (Extra, bounds) are the final nodes.
+	rec := &asofRecovery{st: st, sites: sites}
+	node.Accept(rec)
+	if rec.err != nil {
+		return nil, rec.err
+	}
+	for _, s := range sites {
+		if !s.found {
+			return nil, posError(src, s.start, sqlerr.SyntaxError, "ASOF JOIN could not be parsed here").
+				WithHint("A join nested on the right of an ASOF JOIN needs parentheses: a ASOF JOIN (b JOIN c ON ...) ON ...")
+		}
+	}
+	st.Asof = rec.out
+
+	if err := leftoverMarkers(st); err != nil {
+		return nil, err
+	}
+	if len(pr.params) != len(st.Params) {
+		return nil, posError(src, st.Start, sqlerr.SyntaxError, "parameters are not allowed here")
+	}
+	// TiDB numbers nothing at parse time; its markers carry their byte
+	// offset, so text order is offset order.
+	params := make([]*test_driver.ParamMarkerExpr, 0, len(pr.params))
+	for _, p := range pr.params {
+		pmx, ok := p.(*test_driver.ParamMarkerExpr)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.InternalError, "unexpected parameter node %T", p)
+		}
+		params = append(params, pmx)
+	}
+	sort.SliceStable(params, func(a, b int) bool { return params[a].Offset < params[b].Offset })
+	for k, pmx := range params {
+		pmx.SetOrder(st.Params[k] - 1)
+	}
+	return st, nil
+}
+
+// leftoverMarkers makes sure no marker other than `#cast` (which the
+// planner resolves through Statement.Casts) survived recovery: a marker the
+// rewrite planted where TiDB's grammar put it somewhere unexpected is a
+// syntax error at the user's token, never an unknown function later.
+func leftoverMarkers(st *Statement) error {
+	var err error
+	st.AST.Accept(visitor(func(n ast.Node) bool {
+		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && f.FnName.O != mkCast {
+			err = st.errAt(f, sqlerr.SyntaxError, "syntax error at or near \"%s\"", st.nearText(f))
+		}
+		return err == nil
+	}))
+	return err
+}
+
+// visitor adapts a function to ast.Visitor; returning false stops descent.
+type visitor func(ast.Node) bool
+
+func (v visitor) Enter(n ast.Node) (ast.Node, bool) { return n, !v(n) }
+func (v visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// tidbParse runs one TiDB parse with a pooled parser. A panic inside TiDB
+// (its test_driver panics on some literals) becomes an XX000 error instead
+// of taking the connection down, and the parser is then discarded since its
+// state is unknown.
+func tidbParse(sql string) (node ast.StmtNode, err error) {
+	p := pool.Get().(*tidb.Parser)
+	defer func() {
+		if r := recover(); r != nil {
+			node, err = nil, sqlerr.New(sqlerr.InternalError, "SQL parser failed: %v", r)
+			return
+		}
+		pool.Put(p)
+	}()
+	return p.ParseOneStmt(sql, "", "")
+}
+
+// syntaxErrAt is Postgres' generic syntax error at toks[i] (or at the end
+// of input when i is past the last token).
+//
+// Past the last token, Postgres (which parses the whole string at once)
+// reports the next token of the input, such as the ";" that ends the
+// statement or the ")" that closes COPY's query, or else the end of input.
+func syntaxErrAt(src string, toks []token, i int) *sqlerr.Error {
+	if i >= len(toks) {
+		from := 0
+		if len(toks) > 0 {
+			from = toks[len(toks)-1].end
+		}
+		if rest, err := lex(src[from:]); err == nil && len(rest) > 0 {
+			t := rest[0]
+			return posError(src, from+t.start, sqlerr.SyntaxError, "syntax error at or near \"%s\"", src[from+t.start:from+t.end])
+		}
+		return posError(src, len(src), sqlerr.SyntaxError, "syntax error at end of input")
+	}
+	t := toks[i]
+	return posError(src, t.start, sqlerr.SyntaxError, "syntax error at or near \"%s\"", src[t.start:t.end])
+}
+
+// tidbError converts a TiDB parse error into a Postgres-style 42601. The
+// offending offset is recovered from the "near" suffix TiDB quotes: it is
+// src[offset:], so its length gives the offset exactly.
+func tidbError(st *Statement, toks []token, end int, err error) error {
+	msg := err.Error()
+	rw := st.Rewritten
+	off := -1
+	if i := strings.Index(msg, "near \""); i >= 0 {
+		rest := msg[i+len("near \""):]
+		if j := strings.LastIndex(rest, "(total length "); j >= 0 {
+			if n, convErr := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest[j+len("(total length "):]), ")")); convErr == nil && n <= len(rw) {
+				off = len(rw) - n
+			}
+		}
+		if off < 0 {
+			// Untruncated, the suffix is at most 2048 bytes: try only the
+			// offsets that can produce it, longest suffix first.
+			for k := max(0, len(rw)-2048); k <= len(rw); k++ {
+				n := len(rw) - k
+				if len(rest) > n && rest[n] == '"' && rest[:n] == rw[k:] {
+					off = k
+					break
+				}
+			}
+		}
+	}
+	if off < 0 {
+		// Not a grammar error but a check TiDB makes while parsing (an
+		// out-of-range literal, say). Keep its text without TiDB's code.
+		if j := strings.Index(msg, "]"); strings.HasPrefix(msg, "[") && j > 0 {
+			msg = msg[j+1:]
+		}
+		return sqlerr.Wrap(err, sqlerr.SyntaxError, "%s", msg).WithPosition(charPos(st.src, st.Start))
+	}
+	if strings.TrimSpace(rw[off:]) == "" {
+		return syntaxErrAt(st.src, toks, len(toks))
+	}
+	orig := st.pm.toOrig(off)
+	// Report the original token that contains or follows orig.
+	for i, t := range toks {
+		if t.end > orig {
+			return syntaxErrAt(st.src, toks, i)
+		}
+	}
+	return syntaxErrAt(st.src, toks, len(toks))
+}
