@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
@@ -351,7 +352,7 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 		return Bound{}, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN bound must be a constant").WithPosition(pos)
 	}
 	wrong := func(hint string) (Bound, error) {
-		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s of type %s does not match on column %s of type %s", lit, lit.T, lt.display(), t).WithHint("%s", hint)
+		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s of type %s does not match on column %s of type %s", showLiteral(lit), lit.T, lt.display(), t).WithHint("%s", hint)
 	}
 	if lit.T.Kind == sqltypes.Unknown {
 		// An untyped literal is read as the bound type of the column.
@@ -401,20 +402,20 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 			if iv.Months == 0 && iv.Nanoseconds == 0 {
 				return Bound{Int: int64(iv.Days)}, nil
 			}
-			return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for date on column %s is not a whole number of days", lit, lt.display()).
+			return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for date on column %s is not a whole number of days", showLiteral(lit), lt.display()).
 				WithHint("Write the bound in days, e.g. INTERVAL '7 days' or 7.")
 		}
 		return wrong("Date on columns take integer days or INTERVAL constants in whole days, e.g. INTERVAL '-7 days'.")
 	case t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ:
 		if iv, ok := intervalValue(lit); ok {
 			if iv.Months != 0 {
-				return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for timestamp on column %s has months, which have no fixed length", lit, lt.display()).
+				return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for timestamp on column %s has months, which have no fixed length", showLiteral(lit), lt.display()).
 					WithHint("Write the bound in days or smaller units, e.g. INTERVAL '30 days'.")
 			}
 			us := new(big.Int).Mul(big.NewInt(int64(iv.Days)), big.NewInt(86_400_000_000))
 			us.Add(us, big.NewInt(iv.Nanoseconds/1000))
 			if !us.IsInt64() {
-				return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range", lit).WithPosition(pos)
+				return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range", showLiteral(lit)).WithPosition(pos)
 			}
 			return Bound{Int: us.Int64()}, nil
 		}
@@ -440,4 +441,20 @@ func boundParamType(t sqltypes.Type) sqltypes.Type {
 		return sqltypes.Int4Type
 	}
 	return sqltypes.IntervalType
+}
+
+// showLiteral renders a constant as SQL for messages.
+func showLiteral(l *expr.Literal) string {
+	switch v := l.Value.(type) {
+	case decimal128.Num:
+		s := sqltypes.Decimal{Coef: v, Scale: int32(numericScale(l.T))}.String()
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	if iv, ok := intervalValue(l); ok {
+		return "INTERVAL '" + sqltypes.IntervalValue{Months: iv.Months, Days: iv.Days, Microseconds: iv.Nanoseconds / 1000}.String() + "'"
+	}
+	return l.String()
 }

@@ -58,7 +58,7 @@ func (d inputDesc) String() string {
 	case "subquery":
 		return "subquery \"" + d.name + "\""
 	}
-	return "the join result " + d.name
+	return "(join " + d.name + ")"
 }
 
 // rel is a bound FROM item: its plan and the names it makes visible.
@@ -126,6 +126,7 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 			if err != nil {
 				return nil, err
 			}
+			requalify(node, alias)
 			r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "subquery", name: alias}}
 			break
 		}
@@ -148,6 +149,7 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 		if err != nil {
 			return nil, err
 		}
+		requalify(node, alias)
 		r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "subquery", name: alias}}
 	case *ast.Join:
 		inner, err := b.bindJoin(src, env)
@@ -420,4 +422,40 @@ func usingError(err error, name, side string) error {
 		return sqlerr.New(sqlerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, side)
 	}
 	return err
+}
+
+// requalify makes a subquery's output columns carry its alias, so plans
+// and messages name them as the query does (s.t, not the inner table's).
+func requalify(n Node, alias string) {
+	for {
+		switch x := n.(type) {
+		case *Sort:
+			n = x.Input
+			continue
+		case *Limit:
+			n = x.Input
+			continue
+		case *Distinct:
+			n = x.Input
+			continue
+		case *Filter:
+			n = x.Input
+			continue
+		case *Project:
+			setTable(x.Cols, alias)
+		case *UnionAll:
+			setTable(x.Cols, alias)
+		case *Values:
+			setTable(x.Cols, alias)
+		case *Aggregate:
+			setTable(x.cols, alias)
+		}
+		return
+	}
+}
+
+func setTable(cols []Column, alias string) {
+	for i := range cols {
+		cols[i].Table = alias
+	}
 }

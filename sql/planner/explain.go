@@ -196,7 +196,6 @@ func describeRight(r *AsofRight, lcols []Column) string {
 	return s
 }
 
-
 func formatRangeBounds(lo, hi Bound, t sqltypes.Type) string {
 	l, h := "[", "]"
 	if lo.Unbounded {

@@ -59,9 +59,11 @@ func checkGeneric(n Node) error {
 func unordered(in Node, d inputDesc, side string, col int, r *AsofRight) error {
 	cols := in.Schema()
 	c := cols[col]
-	qual := c.Name
-	if c.Table != "" {
-		qual = c.Table + "." + c.Name
+	// Name the column the way the query can: a table or subquery input by
+	// its alias, a join's column by its own qualifier.
+	qual := qualName(c)
+	if d.kind != "join" {
+		qual = d.name + "." + c.Name
 	}
 	props := in.Ordering()
 	detail := "It has no known order."
