@@ -445,16 +445,12 @@ func boundParamType(t sqltypes.Type) sqltypes.Type {
 
 // showLiteral renders a constant as SQL for messages.
 func showLiteral(l *expr.Literal) string {
-	switch v := l.Value.(type) {
-	case decimal128.Num:
-		s := sqltypes.Decimal{Coef: v, Scale: int32(numericScale(l.T))}.String()
+	if _, ok := l.Value.(decimal128.Num); ok {
+		s := literalSQL(l.Value, l.T)
 		if strings.Contains(s, ".") {
 			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 		}
 		return s
 	}
-	if iv, ok := intervalValue(l); ok {
-		return "INTERVAL '" + sqltypes.IntervalValue{Months: iv.Months, Days: iv.Days, Microseconds: iv.Nanoseconds / 1000}.String() + "'"
-	}
-	return l.String()
+	return literalSQL(l.Value, l.T)
 }

@@ -14,8 +14,8 @@ func TestBindErrors(t *testing.T) {
 	cat := newCatalog(t)
 	tests := []struct {
 		name, sql, code string
-		pos           int    // 0: not checked
-		msg           string // substring of the message
+		pos             int    // 0: not checked
+		msg             string // substring of the message
 	}{
 		{"unknown table", `SELECT * FROM nope`, sqlerr.UndefinedTable, 0, `"nope"`},
 		{"unknown column", `SELECT nope FROM trades`, sqlerr.UndefinedColumn, 8, `column "nope" does not exist`},
@@ -119,11 +119,17 @@ func TestStarExpansion(t *testing.T) {
 	require.NoError(t, err)
 	proj := p.(*Query).Root.(*Project)
 	j := proj.Input.(*AsofJoin)
-	require.Equal(t, 4, proj.Exprs[0].(*expr.Column).Index) // left has 4 columns; marks.t is the first right one
-	require.Equal(t, 0, proj.Exprs[1].(*expr.Column).Index)
-	require.True(t, j.Schema()[4].Nullable, "LEFT makes right columns nullable")
+	sch := j.Schema()
+	first, second := sch[proj.Exprs[0].(*expr.Column).Index], sch[proj.Exprs[1].(*expr.Column).Index]
+	require.Equal(t, Column{Name: "t", Table: "marks", Type: sqltypes.Int8Type, Nullable: true}, first, "LEFT makes right columns nullable")
+	require.Equal(t, "ticks", second.Table)
 	require.Equal(t, AsofLeft, j.Rights[0].Kind)
-	require.Equal(t, []int{0, 1, 2}, j.Rights[0].Payload)
+	// Pruning kept only the right on column in the payload.
+	rs := j.Rights[0].Input.Schema()
+	require.Len(t, j.Rights[0].Payload, 1)
+	require.Equal(t, "t", rs[j.Rights[0].Payload[0]].Name)
+	require.Equal(t, "t", rs[j.Rights[0].On].Name)
+	require.Equal(t, "k", rs[j.Rights[0].Keys[0]].Name)
 }
 
 func TestTypes(t *testing.T) {

@@ -250,17 +250,18 @@ func formatMicros(us int64) string {
 
 func formatRange(s *Scan) string {
 	r := s.Range
+	t := s.rangeType
 	lo, hi := "(-inf", "+inf)"
 	if r.Lo != nil {
-		lo = "[" + fmt.Sprint(r.Lo)
+		lo = "[" + literalSQL(r.Lo, t)
 		if r.LoExclusive {
-			lo = "(" + fmt.Sprint(r.Lo)
+			lo = "(" + literalSQL(r.Lo, t)
 		}
 	}
 	if r.Hi != nil {
-		hi = fmt.Sprint(r.Hi) + "]"
+		hi = literalSQL(r.Hi, t) + "]"
 		if r.HiExclusive {
-			hi = fmt.Sprint(r.Hi) + ")"
+			hi = literalSQL(r.Hi, t) + ")"
 		}
 	}
 	return lo + ", " + hi

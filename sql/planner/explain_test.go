@@ -42,6 +42,14 @@ var explainCases = []struct{ name, sql string }{
 	{"chain_same_left", `SELECT * FROM events ASOF JOIN ticks ON t BETWEEN -10 AND 0 USING (k) ASOF LEFT JOIN marks ON t BETWEEN -5 AND 5 USING (k)`},
 	{"chain_on_forms", `SELECT e.t, x.x, m.m FROM events e ASOF JOIN ticks x ON e.k = x.k AND e.t >= x.t ASOF LEFT JOIN marks m ON e.k = m.k AND e.t >= m.t`},
 	{"asof_then_filter_sort", `SELECT e.t, x.x FROM events e ASOF JOIN ticks x ON t BETWEEN -3 AND 0 WHERE x.x > 1 ORDER BY e.t DESC LIMIT 10`},
+	// Rewrites: pushdown, scan ranges, pruning.
+	{"pushdown_asof_left_only", `SELECT e.t, x.x FROM events e ASOF JOIN ticks x USING (k, t) WHERE e.t > 100 AND e.t <= 200 AND x.x > 0 AND e.v = 'a'`},
+	{"pushdown_left_join", `SELECT * FROM events e LEFT JOIN ticks x ON e.k = x.k WHERE x.x > 0 AND e.t = 5`},
+	{"pushdown_cross_join", `SELECT e.v, x.tag FROM events e, ticks x WHERE e.k = x.k AND e.t > x.t AND x.x < 1`},
+	{"range_timestamp_scan", `SELECT price FROM trades WHERE ts >= TIMESTAMP '2024-01-02 00:00:00' AND ts < TIMESTAMP '2024-01-03 00:00:00' AND ts > TIMESTAMP '2024-01-01'`},
+	{"pushdown_through_subquery", `SELECT * FROM (SELECT t AS time, x FROM ticks) s WHERE time BETWEEN 10 AND 20`},
+	{"prune_count_star", `SELECT count(*) FROM trades`},
+	{"union_and_distinct", `SELECT k FROM events UNION SELECT k FROM ticks ORDER BY 1`},
 	// Spec §4 rejections.
 	{"reject_unordered_table", `SELECT * FROM events e ASOF JOIN heap h ON t BETWEEN -10 AND 0`},
 	{"reject_unordered_left", `SELECT * FROM heap ASOF JOIN ticks USING (k, t)`},

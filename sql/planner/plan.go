@@ -45,11 +45,13 @@ type Scan struct {
 	// Columns are the table column indexes read, in output order.
 	Columns []int
 	// Range restricts an ordered table's first ordering column (segment
-	// pruning, catalog.ScanOptions.Range); nil reads everything. The Scan
-	// still returns only rows in the range, so the filter it came from is
-	// removed.
-	Range *catalog.Range
-	cols  []Column
+	// pruning, catalog.ScanOptions.Range); nil reads everything. Values
+	// are the column's physical values (int64 microseconds for TIMESTAMP,
+	// int32 days for DATE, ...). The Filter the range came from stays
+	// above the Scan.
+	Range     *catalog.Range
+	rangeType sqltypes.Type
+	cols      []Column
 }
 
 // Filter keeps rows where Cond is true.

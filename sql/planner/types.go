@@ -259,3 +259,55 @@ func baseType(k sqltypes.Kind) sqltypes.Type {
 func errDatatype(pos int, format string, args ...any) *sqlerr.Error {
 	return sqlerr.New(sqlerr.DatatypeMismatch, format, args...).WithPosition(pos)
 }
+
+// literalSQL renders a constant in Postgres' text form (for EXPLAIN and
+// messages): '2024-01-02 03:04:05', 1.50, interval '-00:00:05'.
+func literalSQL(v any, t sqltypes.Type) string {
+	if v == nil {
+		return "NULL"
+	}
+	b := array.NewBuilder(planMem, t.Arrow())
+	defer b.Release()
+	ok := true
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(v.(bool))
+	case *array.Int16Builder:
+		bb.Append(int16(v.(int64)))
+	case *array.Int32Builder:
+		bb.Append(int32(v.(int64)))
+	case *array.Int64Builder:
+		bb.Append(v.(int64))
+	case *array.Float32Builder:
+		bb.Append(float32(v.(float64)))
+	case *array.Float64Builder:
+		bb.Append(v.(float64))
+	case *array.Decimal128Builder:
+		bb.Append(v.(decimal128.Num))
+	case *array.StringBuilder:
+		bb.Append(v.(string))
+	case *array.BinaryBuilder:
+		bb.Append(v.([]byte))
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(v.(int32)))
+	case *array.TimestampBuilder:
+		bb.Append(arrow.Timestamp(v.(int64)))
+	case *array.MonthDayNanoIntervalBuilder:
+		bb.Append(v.(arrow.MonthDayNanoInterval))
+	default:
+		ok = false
+	}
+	if !ok {
+		return (&expr.Literal{Value: v, T: t}).String()
+	}
+	a := b.NewArray()
+	defer a.Release()
+	s := string(sqltypes.EncodeText(nil, a, 0, t, nil))
+	switch {
+	case t.IsNumeric():
+		return s
+	case t.Kind == sqltypes.Interval:
+		return "INTERVAL '" + s + "'"
+	}
+	return "'" + s + "'"
+}
