@@ -355,7 +355,7 @@ func (b *binder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		if v.Value == nil {
 			return &expr.Literal{T: t}, nil
 		}
-		if s, ok := literalText(v); ok && (v.T.Kind == sqltypes.Unknown || categoryOf(v.T) == categoryOf(t) || categoryOf(t) == catString) {
+		if s, ok := literalText(v); ok && foldableCast(v.T, t) {
 			l, err := decodeLiteral(t, s, b.opts.Types)
 			if err != nil {
 				return nil, withPos(err, b.pos(x.Args[0]))
@@ -374,6 +374,23 @@ func (b *binder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "cannot cast type %s to %s", e.Type(), t).WithPosition(b.pos(x))
 	}
 	return &expr.Cast{X: e, T: t}, nil
+}
+
+// foldableCast reports whether a literal of type from converts to to
+// exactly through to's input function (so it can be folded at plan
+// time): unknown and string literals, anything to a string, and
+// widening numeric conversions. Narrowing ones (1.5::int rounds) are
+// left to the run-time cast.
+func foldableCast(from, to sqltypes.Type) bool {
+	switch {
+	case from.Kind == sqltypes.Unknown, categoryOf(from) == catString, categoryOf(to) == catString:
+		return true
+	case categoryOf(from) == catNumeric && categoryOf(to) == catNumeric:
+		return implicitCast(from, to)
+	case from.Kind == to.Kind:
+		return true
+	}
+	return false
 }
 
 // explicitCast reports whether CAST(from AS to) exists.

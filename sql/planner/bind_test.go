@@ -208,6 +208,15 @@ func TestInsertPlan(t *testing.T) {
 	require.Equal(t, &expr.Literal{Value: int64(1), T: sqltypes.Int8Type}, vals.Rows[0][1])
 	require.Equal(t, &expr.Literal{Value: "a", T: sqltypes.TextType}, vals.Rows[0][0])
 
+	// A narrowing cast of a literal is left to run time (it rounds).
+	p, err = plan(t, cat, `SELECT 1.5::integer, '7'::smallint, 5::numeric(4,1)`)
+	require.NoError(t, err)
+	proj = p.(*Query).Root.(*Project)
+	require.IsType(t, &expr.Cast{}, proj.Exprs[0])
+	require.Equal(t, &expr.Literal{Value: int64(7), T: sqltypes.Int2Type}, proj.Exprs[1])
+	require.Equal(t, sqltypes.NumericType(4, 1), proj.Exprs[2].Type())
+	require.IsType(t, &expr.Literal{}, proj.Exprs[2])
+
 	// INSERT ... SELECT casts by assignment (bigint into smallint).
 	p, err = plan(t, cat, `INSERT INTO names (small, t) SELECT t, t FROM events`)
 	require.NoError(t, err)
