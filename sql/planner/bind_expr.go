@@ -114,7 +114,24 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.DefaultExpr:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT is not supported").WithPosition(b.pos(x))
 	}
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "expression %T is not supported", n).WithPosition(b.pos(n))
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s are not supported", exprKind(n)).WithPosition(b.pos(n))
+}
+
+// exprKind names an unsupported expression for messages.
+func exprKind(n ast.ExprNode) string {
+	switch n.(type) {
+	case *ast.RowExpr:
+		return "row constructors"
+	case *ast.ValuesExpr:
+		return "VALUES() functions"
+	case *ast.VariableExpr:
+		return "variables"
+	case *ast.MatchAgainst:
+		return "MATCH AGAINST expressions"
+	case *ast.TimeUnitExpr, *ast.GetFormatSelectorExpr:
+		return "MySQL time unit expressions"
+	}
+	return "expressions of this kind"
 }
 
 func (b *binder) aggNotAllowed(n ast.ExprNode, c *exprCtx, name string) error {

@@ -11,6 +11,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
+// codeCannotCoerce is Postgres' cannot_coerce, which sqlerr lacks.
+const codeCannotCoerce = "42846"
+
 var binOps = map[opcode.Op]expr.BinaryOp{
 	opcode.Plus: expr.Add, opcode.Minus: expr.Sub, opcode.Mul: expr.Mul, opcode.Div: expr.Div,
 	opcode.Mod: expr.Mod, opcode.EQ: expr.Eq, opcode.NE: expr.Ne, opcode.LT: expr.Lt,
@@ -371,7 +374,7 @@ func (b *binder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		return e, nil
 	}
 	if !explicitCast(e.Type(), t) {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "cannot cast type %s to %s", e.Type(), t).WithPosition(b.pos(x))
+		return nil, sqlerr.New(codeCannotCoerce, "cannot cast type %s to %s", e.Type(), t).WithPosition(b.pos(x))
 	}
 	return &expr.Cast{X: e, T: t}, nil
 }

@@ -47,7 +47,9 @@ func TestBindErrors(t *testing.T) {
 		{"except", `SELECT 1 EXCEPT SELECT 2`, sqlerr.FeatureNotSupported, 0, `EXCEPT`},
 		{"subquery expression", `SELECT (SELECT 1)`, sqlerr.FeatureNotSupported, 0, `subqueries in expressions`},
 		{"right join", `SELECT 1 FROM events RIGHT JOIN ticks ON events.t = ticks.t`, sqlerr.FeatureNotSupported, 0, `RIGHT JOIN`},
-		{"cannot cast", `SELECT true::date`, sqlerr.UndefinedFunction, 0, `cannot cast type boolean to date`},
+		{"cannot cast", `SELECT true::date`, "42846", 0, `cannot cast type boolean to date`},
+		{"update", `UPDATE events SET v = 'a'`, sqlerr.FeatureNotSupported, 0, `UPDATE is not supported`},
+		{"row constructor", `SELECT (1, 2) = (1, 2)`, sqlerr.FeatureNotSupported, 0, `row constructors`},
 		{"duplicate cte", `WITH a AS (SELECT 1), a AS (SELECT 2) SELECT 1`, "42712", 0, `"a" specified more than once`},
 	}
 	for _, tt := range tests {

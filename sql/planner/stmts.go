@@ -108,7 +108,7 @@ func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 	case *parser.CopyStmt:
 		return b.copyPlan(n)
 	default:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %T is not supported", n)
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this statement is not supported")
 	}
 	switch x := st.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
@@ -136,7 +136,26 @@ func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 		}
 		return d, nil
 	}
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %T is not supported", st.AST)
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", stmtKind(st.AST))
+}
+
+// stmtKind names an unsupported statement for messages.
+func stmtKind(n ast.StmtNode) string {
+	switch n.(type) {
+	case *ast.UpdateStmt:
+		return "UPDATE"
+	case *ast.DeleteStmt:
+		return "DELETE"
+	case *ast.CreateViewStmt:
+		return "CREATE VIEW"
+	case *ast.CreateIndexStmt:
+		return "CREATE INDEX"
+	case *ast.CreateDatabaseStmt:
+		return "CREATE DATABASE"
+	case *ast.DropDatabaseStmt:
+		return "DROP DATABASE"
+	}
+	return "this statement"
 }
 
 func createTable(n *parser.CreateTableStmt) (Plan, error) {
