@@ -69,4 +69,3 @@ func TestParserCorpusNeverPanics(t *testing.T) {
 	t.Logf("planned %d statements, %d rejected with a SQLSTATE", planned, failed)
 	require.Greater(t, planned, 100)
 }
-
