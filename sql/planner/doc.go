@@ -44,8 +44,8 @@
 //	p, err := planner.Build(cat, st, nil) // cat: *catalog.Catalog or a Snapshot
 //	if err != nil { ... }                 // e.g. 0A000 if quotes is not ordered by ts
 //	fmt.Print(planner.ExplainText(p))
-//	// Project trades.sym, trades.ts, trades.price, quotes.bid [ordering: trades.ts]
+//	// Project trades.sym, trades.ts, trades.price, trades.qty, quotes.bid, quotes.ask [ordering: trades.ts]
 //	//   AsofJoin LEFT quotes on ts range [-00:00:10, 00:00:00] PREFER EARLIER keys (sym) [ordering: trades.ts]
-//	//     Scan trades (ts, sym, price) [ordering: trades.ts]
-//	//     Scan quotes (ts, sym, bid) [ordering: quotes.ts]
+//	//     Scan trades (ts, sym, price, qty) [ordering: trades.ts]
+//	//     Scan quotes (ts, sym, bid, ask) [ordering: quotes.ts]
 package planner

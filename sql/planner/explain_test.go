@@ -15,6 +15,9 @@ var update = flag.Bool("update", false, "rewrite testdata/explain/*.golden from 
 // chains (§2.7), and every ordering-rejection case of §4. Each golden
 // file holds the query and the plan or the error it gives.
 var explainCases = []struct{ name, sql string }{
+	// The examples of docs/sql.md and doc.go.
+	{"doc_example", `SELECT trades.ts, sym, price, bid, ask FROM trades ASOF LEFT JOIN quotes ON ts BETWEEN INTERVAL '-5 seconds' AND INTERVAL '0 seconds' USING (sym)`},
+	{"doc_example_star", `SELECT * FROM trades ASOF LEFT JOIN quotes ON ts BETWEEN INTERVAL '-10 seconds' AND INTERVAL '0 seconds' USING (sym)`},
 	// Spec §1 forms.
 	{"range_using_timestamp", `SELECT * FROM trades ASOF LEFT JOIN quotes ON ts BETWEEN INTERVAL '-10 seconds' AND INTERVAL '0 seconds' USING (sym)`},
 	{"range_int", `SELECT * FROM events ASOF JOIN ticks ON t BETWEEN -10 AND -1 USING (k)`},
