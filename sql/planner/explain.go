@@ -96,11 +96,11 @@ func describe(n Node) string {
 		}
 		return s
 	case *Filter:
-		return "Filter " + x.Cond.String()
+		return "Filter " + exprSQL(x.Cond)
 	case *Project:
 		var parts []string
 		for i, e := range x.Exprs {
-			s := e.String()
+			s := exprSQL(e)
 			if c, ok := e.(*expr.Column); !ok || columnName(c) != x.Cols[i].Name {
 				s += " AS " + x.Cols[i].Name
 			}
@@ -120,16 +120,16 @@ func describe(n Node) string {
 	case *Limit:
 		s := "Limit"
 		if x.Count != nil {
-			s += " " + x.Count.String()
+			s += " " + exprSQL(x.Count)
 		}
 		if x.Offset != nil {
-			s += " offset " + x.Offset.String()
+			s += " offset " + exprSQL(x.Offset)
 		}
 		return s
 	case *Aggregate:
 		var g, a []string
 		for _, e := range x.GroupBy {
-			g = append(g, e.String())
+			g = append(g, exprSQL(e))
 		}
 		for _, c := range x.Aggs {
 			a = append(a, aggKey(c))
@@ -156,7 +156,7 @@ func describe(n Node) string {
 			s = "HashJoin " + x.Kind.String() + " keys (" + strings.Join(ks, ", ") + ")"
 		}
 		if x.Residual != nil {
-			s += " filter " + x.Residual.String()
+			s += " filter " + exprSQL(x.Residual)
 		}
 		return s
 	case *Values:

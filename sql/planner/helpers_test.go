@@ -35,6 +35,11 @@ var fixtureSQL = []string{
 // checks at cleanup that it released every byte.
 func newCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
+	return newCatalogB(t, t)
+}
+
+// newCatalogB is newCatalog for tests and benchmarks; assertions go to t.
+func newCatalogB(tb testing.TB, t require.TestingT) *catalog.Catalog {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	ctx := context.Background()
 	cat, err := catalog.Open(ctx, catalog.Memory, catalog.Options{Allocator: mem})
@@ -48,9 +53,9 @@ func newCatalog(t *testing.T) *catalog.Catalog {
 		require.NoError(t, tx.CreateTable(ctx, p.(*CreateTable).Def, false), sql)
 	}
 	require.NoError(t, tx.Commit(ctx))
-	t.Cleanup(func() {
-		require.NoError(t, cat.Close())
-		mem.AssertSize(t, 0)
+	tb.Cleanup(func() {
+		require.NoError(tb, cat.Close())
+		mem.AssertSize(tb, 0)
 	})
 	return cat
 }

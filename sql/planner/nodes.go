@@ -117,8 +117,9 @@ func (j *AsofJoin) Ordering() ordering.Props {
 }
 
 // RequiredOrdering: every input ordered by its on column ascending, NULLs
-// last (or by keys then t, see AsofRight.KeysFirst). For the left input
-// the first right's requirement is given; Requirements lists them all.
+// last (by keys then t where Validate chose that, see
+// AsofRight.KeysFirst). For the left input the first right's requirement
+// is given; Requirements lists them all.
 func (j *AsofJoin) RequiredOrdering() []ordering.Lex {
 	out := make([]ordering.Lex, 1+len(j.Rights))
 	for _, rq := range j.Requirements() {
@@ -151,8 +152,13 @@ type Requirement struct {
 func (j *AsofJoin) Requirements() []Requirement {
 	var out []Requirement
 	for i, r := range j.Rights {
-		out = append(out, Requirement{Child: 0, Lex: ordering.Lex{ordering.Asc(r.LeftOn)}, Alt: keysThen(r.LeftKeys, r.LeftOn), Col: r.LeftOn, Right: r})
-		out = append(out, Requirement{Child: i + 1, Lex: ordering.Lex{ordering.Asc(r.On)}, Alt: keysThen(r.Keys, r.On), Col: r.On, Right: r})
+		l := Requirement{Child: 0, Lex: ordering.Lex{ordering.Asc(r.LeftOn)}, Alt: keysThen(r.LeftKeys, r.LeftOn), Col: r.LeftOn, Right: r}
+		rr := Requirement{Child: i + 1, Lex: ordering.Lex{ordering.Asc(r.On)}, Alt: keysThen(r.Keys, r.On), Col: r.On, Right: r}
+		if r.KeysFirst {
+			// Validation chose the (keys..., t) order for this pair.
+			l.Lex, l.Alt, rr.Lex, rr.Alt = l.Alt, l.Lex, rr.Alt, rr.Lex
+		}
+		out = append(out, l, rr)
 	}
 	return out
 }

@@ -77,6 +77,11 @@ func TestValidateKeysFirst(t *testing.T) {
 	require.NoError(t, err)
 	a := p.(*Query).Root.(*Project).Input.(*AsofJoin)
 	require.True(t, a.Rights[0].KeysFirst)
+	req := a.RequiredOrdering()
+	require.Len(t, req[0], 2, "keys then t")
+	for i, c := range a.Children() {
+		require.True(t, c.Ordering().Satisfies(req[i]), "child %d", i)
+	}
 
 	_, err = plan(t, cat, `SELECT * FROM trades ASOF JOIN quotes_by_sym USING (sym, ts)`)
 	require.Error(t, err)
