@@ -23,6 +23,8 @@ type exprCtx struct {
 	// Aggregate node's output (select list, HAVING, ORDER BY of a grouped
 	// query).
 	agg *aggState
+	// win, when set, maps window function calls to Window outputs.
+	win *windowState
 }
 
 // aggState collects the grouping and aggregates of one query level.
@@ -33,6 +35,9 @@ type aggState struct {
 	calls    []AggCall
 	callKey  []string
 }
+
+// codeWindowingError is Postgres' windowing_error, which sqlerr lacks.
+const codeWindowingError = "42P20"
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true}
 
@@ -107,7 +112,17 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.AggregateFuncExpr:
 		return nil, b.aggNotAllowed(x, c, strings.ToLower(x.F))
 	case *ast.WindowFuncExpr:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "window functions are not supported").WithPosition(b.pos(x))
+		if c.win != nil {
+			if i, ok := c.win.index[x]; ok {
+				col := c.win.nodes[len(c.win.nodes)-1].Schema()[i]
+				return &expr.Column{Index: i, Name: col.Name, T: col.Type}, nil
+			}
+		}
+		clause := c.clause
+		if clause == "" || clause == "SELECT" {
+			clause = "this context"
+		}
+		return nil, sqlerr.New(codeWindowingError, "window functions are not allowed in %s", clause).WithPosition(b.pos(x))
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported").WithPosition(b.pos(n)).
 			WithHint("Use a subquery in FROM and a join.")
@@ -200,7 +215,7 @@ func hasAggregate(n ast.Node) bool {
 			}
 		}
 		switch x.(type) {
-		case *ast.SubqueryExpr, *ast.SelectStmt:
+		case *ast.SubqueryExpr, *ast.SelectStmt, *ast.WindowFuncExpr:
 			return false
 		}
 		return !found

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
@@ -87,6 +88,17 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		}
 	}
 	var agg *aggState
+	if grouped && hasWindow(s.Fields.Fields, s.OrderBy) {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "window functions in a grouped query are not supported").
+			WithHint("Aggregate in a subquery and apply the window function outside it.")
+	}
+	if !grouped {
+		var ws *windowState
+		if node, ws, err = b.bindWindows(node, from.sc, s.Fields.Fields, s.OrderBy); err != nil {
+			return nil, err
+		}
+		ctx.win = ws
+	}
 	if grouped {
 		agg = &aggState{from: from.sc}
 		if s.GroupBy != nil {
@@ -339,6 +351,8 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		return b.derivedName(x.Expr, e)
 	case *ast.AggregateFuncExpr:
 		return x.F
+	case *ast.WindowFuncExpr:
+		return strings.ToLower(x.Name)
 	case *ast.FuncCallExpr:
 		if x.FnName.O == "#cast" {
 			if len(x.Args) > 0 {
@@ -436,3 +450,29 @@ func (b *binder) orderBy(ob *ast.OrderByClause, outsIn []output, ctx *exprCtx, d
 }
 
 func sameExpr(a, b expr.Expr) bool { return a.String() == b.String() && a.Type() == b.Type() }
+
+// hasWindow reports whether a window function call occurs in the select
+// list or ORDER BY.
+func hasWindow(fields []*ast.SelectField, ob *ast.OrderByClause) bool {
+	found := false
+	visit := func(n ast.Node) {
+		n.Accept(visitFn(func(x ast.Node) bool {
+			if _, ok := x.(*ast.WindowFuncExpr); ok {
+				found = true
+			}
+			_, sub := x.(*ast.SubqueryExpr)
+			return !found && !sub
+		}))
+	}
+	for _, f := range fields {
+		if f.Expr != nil {
+			visit(f.Expr)
+		}
+	}
+	if ob != nil {
+		for _, it := range ob.Items {
+			visit(it.Expr)
+		}
+	}
+	return found
+}

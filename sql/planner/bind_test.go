@@ -50,6 +50,11 @@ func TestBindErrors(t *testing.T) {
 		{"cannot cast", `SELECT true::date`, "42846", 0, `cannot cast type boolean to date`},
 		{"update", `UPDATE events SET v = 'a'`, sqlerr.FeatureNotSupported, 0, `UPDATE is not supported`},
 		{"row constructor", `SELECT (1, 2) = (1, 2)`, sqlerr.FeatureNotSupported, 0, `row constructors`},
+		{"window in where", `SELECT 1 FROM ticks WHERE row_number() OVER () > 1`, "42P20", 27, `window functions are not allowed in WHERE`},
+		{"window in grouped query", `SELECT k, rank() OVER (ORDER BY k) FROM ticks GROUP BY k`, sqlerr.FeatureNotSupported, 0, `grouped query`},
+		{"window frame", `SELECT sum(x) OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ticks`, sqlerr.FeatureNotSupported, 8, `frame`},
+		{"window on expression", `SELECT rank() OVER (ORDER BY t + 1) FROM ticks`, sqlerr.FeatureNotSupported, 30, `ORDER BY on an expression`},
+		{"unknown window function", `SELECT ntile(4) OVER (ORDER BY t) FROM ticks`, sqlerr.UndefinedFunction, 8, `function ntile(integer) does not exist`},
 		{"duplicate cte", `WITH a AS (SELECT 1), a AS (SELECT 2) SELECT 1`, "42712", 0, `"a" specified more than once`},
 	}
 	for _, tt := range tests {
@@ -148,6 +153,7 @@ func TestTypes(t *testing.T) {
 		{"union", `SELECT 1 UNION ALL SELECT 2.5`, []sqltypes.Type{sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)}},
 		{"coalesce", `SELECT coalesce(qty, 0), coalesce(price, qty) FROM trades`, []sqltypes.Type{sqltypes.Int4Type, sqltypes.Float8Type}},
 		{"case", `SELECT CASE WHEN qty > 1 THEN price ELSE 0 END FROM trades`, []sqltypes.Type{sqltypes.Float8Type}},
+		{"window", `SELECT row_number() OVER (), lag(price) OVER (ORDER BY ts), sum(qty) OVER (PARTITION BY sym), count(*) OVER () FROM trades`, []sqltypes.Type{sqltypes.Int8Type, sqltypes.Float8Type, sqltypes.Int8Type, sqltypes.Int8Type}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,6 +280,11 @@ func TestStatementPlans(t *testing.T) {
 	// EXPLAIN of an unordered ASOF input fails like the query would.
 	_, err = plan(t, cat, `EXPLAIN SELECT * FROM heap ASOF JOIN ticks USING (k, t)`)
 	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+}
+
+func TestWindowNames(t *testing.T) {
+	cat := newCatalog(t)
+	require.Equal(t, []string{"row_number", "s", "lag"}, names(schemaOf(t, cat, `SELECT row_number() OVER (), sum(x) OVER (PARTITION BY k) AS s, lag(x) OVER (ORDER BY t) FROM ticks`)))
 }
 
 func TestGroupedQueries(t *testing.T) {

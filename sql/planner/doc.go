@@ -31,6 +31,10 @@
 //     null-extended side of a LEFT join), comparisons with constants on a
 //     table's first ordering column become Scan.Range (segment pruning),
 //     and projections are pruned so scans read only needed columns.
+//   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
+//     (hash equi-join inner/left with a residual, or cross), Values,
+//     UnionAll, Distinct, Window. Statement plans: Query, CreateTable,
+//     DropTable, Insert, Copy, Set, Show, Transaction, Explain.
 //   - Errors are *sqlerr.Error with the SQLSTATE Postgres uses (42P01,
 //     42703, 42702, 42804, 42883, 42803, 42601, 0A000, 22023, ...) and the
 //     1-based position from the parser wherever the AST has one.

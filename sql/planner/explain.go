@@ -165,6 +165,28 @@ func describe(n Node) string {
 		return "UnionAll"
 	case *Distinct:
 		return "Distinct"
+	case *Window:
+		in := x.Input.Schema()
+		s := "Window"
+		if len(x.Partition) > 0 {
+			var ps []string
+			for _, p := range x.Partition {
+				ps = append(ps, qualName(in[p]))
+			}
+			s += " partition (" + strings.Join(ps, ", ") + ")"
+		}
+		if len(x.Order) > 0 {
+			s += " order (" + x.Order.Format(func(i int) string { return qualName(in[i]) }) + ")"
+		}
+		var fs []string
+		for _, f := range x.Funcs {
+			a := exprsSQL(f.Args)
+			if f.Star {
+				a = "*"
+			}
+			fs = append(fs, f.Func+"("+a+")")
+		}
+		return s + " funcs " + strings.Join(fs, ", ")
 	}
 	return fmt.Sprintf("%T", n)
 }

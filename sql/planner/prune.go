@@ -100,6 +100,8 @@ func prune(n Node, need []bool) (Node, []int) {
 		}
 		x.Input = in
 		return x, identity(len(x.cols))
+	case *Window:
+		return pruneWindow(x, need)
 	case *Distinct:
 		x.Input = pruneAll(x.Input)
 		return x, identity(len(x.Schema()))
@@ -249,4 +251,44 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 	j.Left, j.Right = left, right
 	j.cols = joinCols(left.Schema(), right.Schema(), j.Kind == JoinLeft)
 	return j, m
+}
+
+// pruneWindow keeps the input columns needed above or by the window
+// (partition, order, arguments) and every window function.
+func pruneWindow(w *Window, need []bool) (Node, []int) {
+	iw := len(w.Input.Schema())
+	cn := append([]bool(nil), need[:iw]...)
+	for _, p := range w.Partition {
+		cn[p] = true
+	}
+	for _, k := range w.Order {
+		cn[k.Col] = true
+	}
+	for _, f := range w.Funcs {
+		for _, a := range f.Args {
+			orInto(cn, a)
+		}
+	}
+	in, im := prune(w.Input, cn)
+	for i, p := range w.Partition {
+		w.Partition[i] = im[p]
+	}
+	for i, k := range w.Order {
+		w.Order[i].Col = im[k.Col]
+	}
+	for i := range w.Funcs {
+		for j := range w.Funcs[i].Args {
+			w.Funcs[i].Args[j] = remap(w.Funcs[i].Args[j], im)
+		}
+	}
+	nin := len(in.Schema())
+	m := make([]int, len(need))
+	copy(m, im)
+	cols := append([]Column(nil), in.Schema()...)
+	for i := range w.Funcs {
+		m[iw+i] = nin + i
+		cols = append(cols, w.cols[iw+i])
+	}
+	w.Input, w.cols = in, cols
+	return w, m
 }
