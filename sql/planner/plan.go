@@ -136,9 +136,6 @@ type AsofJoin struct {
 	leftDesc inputDesc
 }
 
-// SortKey is one ORDER BY key over an input column.
-type SortKey = ordering.Key
-
 // Sort is an explicit ORDER BY: a stable sort by Keys.
 type Sort struct {
 	Input Node

@@ -49,7 +49,9 @@ func checkGeneric(n Node) error {
 	req := n.RequiredOrdering()
 	for i, c := range n.Children() {
 		if i < len(req) && req[i] != nil && !c.Ordering().Satisfies(req[i]) {
-			return sqlerr.New(sqlerr.FeatureNotSupported, "input %d of %T is not ordered as required", i+1, n)
+			// No node but AsofJoin requires an order today; reaching this
+			// is a planner bug, reported rather than run unordered.
+			return sqlerr.New(sqlerr.InternalError, "input %d of %s is not ordered as required", i+1, describe(n))
 		}
 	}
 	return nil
