@@ -109,10 +109,14 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		}
 		return mk(l, r, ct)
 	case lt.Kind == sqltypes.Date && rt.IsInteger() && (op == expr.Add || op == expr.Sub):
-		r, _ = b.coerce(r, sqltypes.Int4Type, rat, "operand")
+		if r, err = b.coerce(r, sqltypes.Int4Type, rat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.DateType)
 	case lt.IsInteger() && rt.Kind == sqltypes.Date && op == expr.Add:
-		l, _ = b.coerce(l, sqltypes.Int4Type, lat, "operand")
+		if l, err = b.coerce(l, sqltypes.Int4Type, lat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.DateType)
 	case lt.Kind == sqltypes.Date && rt.Kind == sqltypes.Date && op == expr.Sub:
 		return mk(l, r, sqltypes.Int4Type)
@@ -132,16 +136,24 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		return mk(l, r, t)
 	case cl == catDateTime && cr == catDateTime && op == expr.Sub && lt.Kind != sqltypes.Date && rt.Kind != sqltypes.Date:
 		ct, _ := commonType(lt, rt)
-		l, _ = b.coerce(l, ct, lat, "operand")
-		r, _ = b.coerce(r, ct, rat, "operand")
+		if l, err = b.coerce(l, ct, lat, "operand"); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, ct, rat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.IntervalType)
 	case lt.Kind == sqltypes.Interval && rt.Kind == sqltypes.Interval && (op == expr.Add || op == expr.Sub):
 		return mk(l, r, sqltypes.IntervalType)
 	case lt.Kind == sqltypes.Interval && cr == catNumeric && (op == expr.Mul || op == expr.Div):
-		r, _ = b.coerce(r, sqltypes.Float8Type, rat, "operand")
+		if r, err = b.coerce(r, sqltypes.Float8Type, rat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.IntervalType)
 	case cl == catNumeric && rt.Kind == sqltypes.Interval && op == expr.Mul:
-		l, _ = b.coerce(l, sqltypes.Float8Type, lat, "operand")
+		if l, err = b.coerce(l, sqltypes.Float8Type, lat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.IntervalType)
 	}
 	return nil, opError(b, at, op, lt, rt)
@@ -312,10 +324,14 @@ func (b *binder) bindCase(x *ast.CaseExpr, c *exprCtx) (expr.Expr, error) {
 		return nil, err
 	}
 	for i := range out.Whens {
-		out.Whens[i].Result, _ = b.coerce(out.Whens[i].Result, t, resultAt[i], "CASE result")
+		if out.Whens[i].Result, err = b.coerce(out.Whens[i].Result, t, resultAt[i], "CASE result"); err != nil {
+			return nil, err
+		}
 	}
 	if x.ElseClause != nil {
-		out.Else, _ = b.coerce(results[len(results)-1], t, x.ElseClause, "CASE result")
+		if out.Else, err = b.coerce(results[len(results)-1], t, x.ElseClause, "CASE result"); err != nil {
+			return nil, err
+		}
 	}
 	out.T = t
 	return out, nil
