@@ -413,7 +413,17 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 	switch x := e.(type) {
 	case *expr.Param:
 		if et.Kind == sqltypes.Unknown {
-			return b.param(x.N, t), nil
+			p := b.param(x.N, t)
+			if p.T == t {
+				return p, nil
+			}
+			// Another use already fixed the parameter's type (this
+			// expression was bound before it): cast as for any value.
+			if !allowed(p.T, t) {
+				return nil, sqlerr.New("42P08", "inconsistent types deduced for parameter $%d", x.N).WithPosition(b.pos(at)).
+					WithDetail("%s versus %s", p.T, t)
+			}
+			return &expr.Cast{X: p, T: t}, nil
 		}
 	case *expr.Literal:
 		if x.Value == nil {
@@ -438,6 +448,9 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 			return retype(e, t), nil
 		}
 		return &expr.Cast{X: e, T: t}, nil
+	}
+	if strings.HasPrefix(what, "argument of ") {
+		return nil, errDatatype(b.pos(at), "%s must be type %s, not type %s", what, t, et)
 	}
 	return nil, errDatatype(b.pos(at), "%s is of type %s but expression is of type %s", what, t, et).
 		WithHint("You will need to rewrite or cast the expression.")
