@@ -485,6 +485,11 @@ func withPos(err error, pos int) error {
 }
 
 func (b *binder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	if v, ok := x.V.(*test_driver.ValueExpr); ok && x.Op == opcode.Minus && v.Datum.Kind() == test_driver.KindUint64 && v.Datum.GetUint64() == 1<<63 {
+		// Postgres folds the sign into the literal, so
+		// -9223372036854775808 is the smallest bigint, not a numeric.
+		return &expr.Literal{Value: int64(math.MinInt64), T: sqltypes.Int8Type}, nil
+	}
 	e, err := b.bindExpr(x.V, c)
 	if err != nil {
 		return nil, err
