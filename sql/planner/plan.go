@@ -149,8 +149,9 @@ type Limit struct {
 	Count, Offset expr.Expr
 }
 
-// AggCall is one aggregate function call: count, sum, avg, min, max,
-// bool_and, bool_or, first/last are not offered. Star is count(*).
+// AggCall is one aggregate function call (count, sum, avg, min, max,
+// bool_and, bool_or) with its Postgres result type T. Star is count(*);
+// Distinct aggregates distinct argument values.
 type AggCall struct {
 	Func     string
 	Args     []expr.Expr
