@@ -509,8 +509,12 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		if w.empty {
 			continue
 		}
-		if err := r.advanceTo(ctx, w.b); err != nil {
-			return nil, nil, err
+		// Most left rows find the next right row already past their edge
+		// and nothing queued: then there is nothing to advance.
+		if r.qLen > 0 || r.curPos >= r.curLen || r.cur.t[r.curPos] <= w.b || !r.cur.ok(r.curPos) || r.keyMajor {
+			if err := r.advanceTo(ctx, w.b); err != nil {
+				return nil, nil, err
+			}
 		}
 		k := lids[i]
 		if r.keyMajor {
