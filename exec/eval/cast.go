@@ -343,4 +343,3 @@ func buildDec(c *call, t sqltypes.Type, rows int, valid []bool, f func(i int) (d
 	}
 	return bld.NewArray(), nil
 }
-

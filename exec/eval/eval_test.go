@@ -77,9 +77,9 @@ func col(name string) *expr.Column {
 }
 
 func lit(t sqltypes.Type, v any) *expr.Literal { return &expr.Literal{Value: v, T: t} }
-func i4(v int64) *expr.Literal                  { return lit(sqltypes.Int4Type, v) }
-func txt(s string) *expr.Literal                { return lit(sqltypes.TextType, s) }
-func f8(v float64) *expr.Literal                { return lit(sqltypes.Float8Type, v) }
+func i4(v int64) *expr.Literal                 { return lit(sqltypes.Int4Type, v) }
+func txt(s string) *expr.Literal               { return lit(sqltypes.TextType, s) }
+func f8(v float64) *expr.Literal               { return lit(sqltypes.Float8Type, v) }
 
 // litText builds a literal of t from its text form.
 func litText(t sqltypes.Type, s string) *expr.Literal {

@@ -547,4 +547,3 @@ func (n *mathNode) numeric(c *call, arrs []arrow.Array, valid []bool) (arrow.Arr
 		return fitDec(rescaleBig(v, xs, ts), n.t)
 	})
 }
-
