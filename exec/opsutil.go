@@ -43,6 +43,12 @@ type memBudget struct {
 	used  int64
 }
 
+// set replaces the tracked amount by n.
+func (m *memBudget) set(n int64) error {
+	m.used = 0
+	return m.grow(n)
+}
+
 func (m *memBudget) grow(n int64) error {
 	m.used += n
 	if m.limit > 0 && m.used > m.limit {

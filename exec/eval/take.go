@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -161,3 +162,21 @@ func FilterBatch(mem memory.Allocator, b arrow.RecordBatch, mask []bool) (arrow.
 	}
 	return TakeBatch(mem, b, idx)
 }
+
+// FixedValues returns the values of a fixed-width array as []T, honouring
+// its offset; T must have the array's physical width (int64 for timestamps,
+// int32 for dates, arrow.MonthDayNanoInterval for intervals).
+func FixedValues[T arrow.FixedWidthType](a arrow.Array) []T { return fixed[T](a) }
+
+// MakeFixed builds an array of dt from vals and valid (nil = all valid),
+// allocating from mem.
+func MakeFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, vals []T, valid []bool) arrow.Array {
+	buf, out := newFixed[T](mem, len(vals))
+	copy(out, vals)
+	return finishFixedMem(mem, dt, len(vals), buf, valid)
+}
+
+// IntervalKey is the value Postgres compares intervals by (months of 30
+// days, days of 24 hours), in microseconds; equal keys are equal
+// intervals.
+func IntervalKey(v arrow.MonthDayNanoInterval) *big.Int { return intervalKey(v) }
