@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // Take returns a new array whose row i is a[idx[i]], NULL where idx[i] < 0.
@@ -180,3 +181,9 @@ func MakeFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, 
 // days, days of 24 hours), in microseconds; equal keys are equal
 // intervals.
 func IntervalKey(v arrow.MonthDayNanoInterval) *big.Int { return intervalKey(v) }
+
+// Gather builds an array of type t whose row i is srcs[which[i]][idx[i]],
+// NULL where which[i] < 0 (COALESCE-style merges of several arrays).
+func Gather(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which, idx []int) arrow.Array {
+	return gather(mem, t, srcs, which, idx)
+}
