@@ -46,7 +46,11 @@ func (c *compiler) compileCast(e *expr.Cast) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	from, to := x.typ(), e.T
+	return c.compileCastNode(x, e.T)
+}
+
+func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
+	from := x.typ()
 	n := &castNode{x: x, from: from, to: to}
 	isFloat := func(k sqltypes.Kind) bool { return k == sqltypes.Float4 || k == sqltypes.Float8 }
 	isTime := func(k sqltypes.Kind) bool {

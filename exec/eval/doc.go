@@ -41,6 +41,15 @@
 // BETWEEN is expected as two comparisons joined by AND (the planner's
 // rewrite).
 //
+// Why typed loops rather than arrow-go compute kernels: the arithmetic
+// kernels wrap on overflow (their _checked variants fail with Arrow's own
+// errors, not Postgres' SQLSTATEs and messages, and division by zero on
+// floats yields Inf instead of 22012), the comparison kernels do not order
+// NaN as Postgres does, and the selection kernels (take/filter) failed on
+// some of the Arrow types sqltypes stores in our tests. So arithmetic,
+// comparison and selection are typed loops (Take, FilterBatch, Gather are
+// exported for the operators); the results are plain Arrow arrays.
+//
 // Example: `price * 2 > 10` over a batch whose column 0 is float8:
 //
 //	e := &expr.Binary{Op: expr.Gt, T: sqltypes.BoolType,

@@ -135,6 +135,20 @@ func (c *compiler) compile(e expr.Expr) (node, error) {
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "eval: unsupported expression %T", e)
 }
 
+// coerce makes n produce exactly t's Arrow type: a value of the same kind
+// with other modifiers (numeric(10,2) in a numeric(12,4) CASE, varchar in
+// a text COALESCE) is cast, since the arms of CASE/COALESCE/GREATEST are
+// merged value by value and must share one physical representation.
+func (c *compiler) coerce(n node, t sqltypes.Type) (node, error) {
+	if arrow.TypeEqual(n.typ().Arrow(), t.Arrow()) {
+		return n, nil
+	}
+	if !sameClass(n.typ(), t) {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "%s cannot be matched with %s", n.typ(), t)
+	}
+	return c.compileCastNode(n, t)
+}
+
 func (c *compiler) compileAll(es []expr.Expr) ([]node, error) {
 	out := make([]node, len(es))
 	for i, e := range es {
@@ -179,7 +193,13 @@ func checkLiteral(e *expr.Literal) error {
 	switch e.T.Kind {
 	case sqltypes.Bool:
 		_, ok = e.Value.(bool)
-	case sqltypes.Int2, sqltypes.Int4, sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
+	case sqltypes.Int2, sqltypes.Int4:
+		var v int64
+		v, ok = e.Value.(int64)
+		if lo, hi := intRange(e.T.Kind); ok && (v < lo || v > hi) {
+			return errIntRange(e.T.Kind)
+		}
+	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
 		_, ok = e.Value.(int64)
 	case sqltypes.Float4, sqltypes.Float8:
 		_, ok = e.Value.(float64)

@@ -32,6 +32,16 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		types[i], kinds[i] = a.typ(), a.typ().Kind
 	}
 	bad := func() (node, error) { return nil, unsupported("function "+e.Name, types...) }
+	coerceAll := func() error {
+		for i := range args {
+			n, err := c.coerce(args[i], e.T)
+			if err != nil {
+				return err
+			}
+			args[i] = n
+		}
+		return nil
+	}
 	sameAsResult := func() bool {
 		for _, k := range kinds {
 			if !(k == e.T.Kind || (isStringKind(k) && isStringKind(e.T.Kind))) {
@@ -42,7 +52,7 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 	}
 	switch e.Name {
 	case "coalesce":
-		if !sameAsResult() {
+		if !sameAsResult() || coerceAll() != nil {
 			return bad()
 		}
 		return &coalesceNode{args: args, t: e.T}, nil
@@ -50,9 +60,13 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		if len(args) != 2 || !sameClass(types[0], types[1]) || !sameClass(types[0], e.T) {
 			return bad()
 		}
-		return &nullifNode{a: args[0], b: args[1], t: e.T}, nil
+		a, err := c.coerce(args[0], e.T)
+		if err != nil {
+			return bad()
+		}
+		return &nullifNode{a: a, b: args[1], t: e.T}, nil
 	case "greatest", "least":
-		if !sameAsResult() {
+		if !sameAsResult() || coerceAll() != nil {
 			return bad()
 		}
 		return &extremeNode{args: args, greatest: e.Name == "greatest", t: e.T}, nil

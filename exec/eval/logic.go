@@ -340,9 +340,11 @@ func (c *compiler) compileCase(e *expr.Case) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if res.typ().Kind != e.T.Kind {
+		cres, err := c.coerce(res, e.T)
+		if err != nil {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "CASE result %s has type %s, expected %s", w.Result, res.typ(), e.T)
 		}
+		res = cres
 		n.conds = append(n.conds, cond)
 		n.results = append(n.results, res)
 	}
@@ -351,9 +353,11 @@ func (c *compiler) compileCase(e *expr.Case) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if els.typ().Kind != e.T.Kind {
+		cels, err := c.coerce(els, e.T)
+		if err != nil {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "CASE ELSE %s has type %s, expected %s", e.Else, els.typ(), e.T)
 		}
+		els = cels
 		n.els = els
 	}
 	return n, nil
