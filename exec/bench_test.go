@@ -139,3 +139,10 @@ func BenchmarkHashAggregate(b *testing.B) {
 		}, eval.Env{}, exec.AggOptions{})
 	})
 }
+
+// BenchmarkTopN: SELECT * FROM t ORDER BY px DESC LIMIT 10.
+func BenchmarkTopN(b *testing.B) {
+	runBench(b, func(src exec.Operator) (exec.Operator, error) {
+		return exec.NewTopN(src, memory.DefaultAllocator, []exec.SortKey{{Col: 2, Desc: true}}, 10, exec.SortOptions{})
+	})
+}

@@ -64,28 +64,33 @@ func checkKeys(schema *arrow.Schema, keys []SortKey) ([]sqltypes.Type, error) {
 
 // rowComparator compares rows i and j of b by keys.
 func rowComparator(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) (func(i, j int) int, error) {
+	return rowComparator2(b, b, keys, types)
+}
+
+// rowComparator2 compares row i of l with row j of r (same schema) by keys.
+func rowComparator2(l, r arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) (func(i, j int) int, error) {
 	type keyCmp struct {
-		col        arrow.Array
+		lcol, rcol arrow.Array
 		cmp        func(i, j int) int
 		desc       bool
 		nullsFirst bool
 	}
 	kcs := make([]keyCmp, len(keys))
 	for n, k := range keys {
-		a := b.Column(k.Col)
-		cmp, err := eval.Comparator(types[n], a, a)
+		la, ra := l.Column(k.Col), r.Column(k.Col)
+		cmp, err := eval.Comparator(types[n], la, ra)
 		if err != nil {
 			return nil, err
 		}
-		if sa, ok := a.(*array.String); ok {
+		if sa, ok := la.(*array.String); ok && l == r {
 			cmp = prefixed(sa, cmp)
 		}
-		kcs[n] = keyCmp{col: a, cmp: cmp, desc: k.Desc, nullsFirst: k.nullsFirst()}
+		kcs[n] = keyCmp{lcol: la, rcol: ra, cmp: cmp, desc: k.Desc, nullsFirst: k.nullsFirst()}
 	}
 	return func(i, j int) int {
 		for _, k := range kcs {
-			if k.col.NullN() > 0 {
-				ni, nj := k.col.IsNull(i), k.col.IsNull(j)
+			if k.lcol.NullN() > 0 || k.rcol.NullN() > 0 {
+				ni, nj := k.lcol.IsNull(i), k.rcol.IsNull(j)
 				switch {
 				case ni && nj:
 					continue
@@ -296,6 +301,32 @@ func (t *TopN) Close() error {
 // absorb merges b into the current top rows. The current rows come first
 // in the concatenation, so the stable sort keeps earlier input first.
 func (t *TopN) absorb(b arrow.RecordBatch) error {
+	if t.top != nil && t.top.NumRows() == t.n {
+		// Only rows strictly better than the current worst can enter
+		// (an equal row comes later in the input, so it loses the tie).
+		cmp, err := rowComparator2(b, t.top, t.keys, t.types)
+		if err != nil {
+			return err
+		}
+		worst := int(t.n - 1)
+		var cand []int
+		for i := 0; i < int(b.NumRows()); i++ {
+			if cmp(i, worst) < 0 {
+				cand = append(cand, i)
+			}
+		}
+		if len(cand) == 0 {
+			return nil
+		}
+		if len(cand) < int(b.NumRows()) {
+			sub, err := eval.TakeBatch(t.mem, b, cand)
+			if err != nil {
+				return err
+			}
+			defer sub.Release()
+			b = sub
+		}
+	}
 	parts := []arrow.RecordBatch{b}
 	if t.top != nil {
 		parts = []arrow.RecordBatch{t.top, b}

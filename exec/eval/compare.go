@@ -155,6 +155,11 @@ func (n *cmpNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		cmpFixed(n.op, fixed[int32](l), fixed[int32](r), out)
 	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
 		cmpFixed(n.op, fixed[int64](l), fixed[int64](r), out)
+	case sqltypes.Float8:
+		lv, rv := fixed[float64](l), fixed[float64](r)
+		for i := range out {
+			out[i] = opHolds(n.op, cmpFloat(lv[i], rv[i]))
+		}
 	default:
 		cmp, err := Comparator(t, l, r)
 		if err != nil {

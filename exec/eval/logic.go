@@ -12,12 +12,17 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// evalMasked evaluates n only for the rows where mask is true (NULL
-// elsewhere). Postgres evaluates CASE arms, the right side of AND/OR and
-// later COALESCE arguments only when needed, so `CASE WHEN x = 0 THEN 0
-// ELSE 1/x END` must not raise division by zero: the rows that do not need
-// an expression never reach it.
+// evalMasked evaluates n for the rows where mask is true; rows outside
+// the mask hold NULL or any value (callers ignore them). Postgres evaluates
+// CASE arms, the right side of AND/OR and later COALESCE arguments only
+// when needed, so `CASE WHEN x = 0 THEN 0 ELSE 1/x END` must not raise
+// division by zero: the rows that do not need an expression never reach
+// it. An expression that cannot fail is simply evaluated over the whole
+// batch, which is cheaper than selecting the rows.
 func evalMasked(c *call, n node, b arrow.RecordBatch, mask []bool) (arrow.Array, error) {
+	if !canFail(n) {
+		return n.eval(c, b)
+	}
 	rows := int(b.NumRows())
 	cnt := 0
 	for _, m := range mask {
@@ -52,6 +57,25 @@ func evalMasked(c *call, n node, b arrow.RecordBatch, mask []bool) (arrow.Array,
 		}
 	}
 	return gather(c.mem, n.typ(), []arrow.Array{part}, which, idx), nil
+}
+
+// canFail reports whether evaluating n may raise an error for some row.
+// It is conservative: only column references, literals, comparisons of
+// fixed-width values, boolean logic and NULL tests are known safe.
+func canFail(n node) bool {
+	switch x := n.(type) {
+	case *colNode, *litNode:
+		return false
+	case *isNullNode:
+		return canFail(x.x)
+	case *notNode:
+		return canFail(x.x)
+	case *logicNode:
+		return canFail(x.l) || canFail(x.r)
+	case *cmpNode:
+		return canFail(x.l) || canFail(x.r)
+	}
+	return true
 }
 
 // pick builds an array of type t whose row i is srcs[which[i]][i] (NULL
