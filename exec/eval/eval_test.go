@@ -202,6 +202,8 @@ func TestArithmetic(t *testing.T) {
 		{"numeric div", bin(expr.Div, sqltypes.NumericType(20, 6), col("n"), litText(num102, "3")), "0.416667|-0.833333|NULL|33.333333", "", ""},
 		{"numeric div zero", bin(expr.Div, num102, col("n"), litText(num102, "0")), "", "22012", "division by zero"},
 		{"numeric overflow", bin(expr.Mul, sqltypes.NumericType(4, 2), col("n"), litText(num102, "100")), "", "22003", "numeric field overflow"},
+		{"numeric add overflow", bin(expr.Add, sqltypes.NumericType(4, 2), col("n"), litText(num102, "0.75")), "", "22003", "numeric field overflow"},
+		{"numeric sub other scales", bin(expr.Sub, sqltypes.NumericType(12, 3), col("n"), litText(sqltypes.NumericType(10, 3), "0.125")), "1.125|-2.625|NULL|99.875", "", ""},
 		{"numeric neg", &expr.Unary{Op: expr.Neg, X: col("n"), T: num102}, "-1.25|2.50|NULL|-100.00", "", ""},
 	})
 }
