@@ -83,4 +83,3 @@ func TestHashVersusStreamAggregate(t *testing.T) {
 		})
 	}
 }
-
