@@ -402,6 +402,14 @@ func TestTimeZone(t *testing.T) {
 			"2024-03-10 00:00:00-05|2023-12-31 00:00:00-05|NULL|2024-11-03 00:00:00-04"},
 		{"cast to timestamp uses zone", cast(col("tz"), sqltypes.TimestampType),
 			"2024-03-10 01:30:00|2023-12-31 19:00:00|NULL|2024-11-03 01:00:00"},
+		{"cast to date uses zone", cast(col("tz"), sqltypes.DateType),
+			"2024-03-10|2023-12-31|NULL|2024-11-03"},
+		{"date to timestamptz is local midnight", cast(col("d"), tz),
+			"2024-02-29 00:00:00-05|1999-12-31 00:00:00-05|NULL|infinity"},
+		{"timestamp to timestamptz reads the wall clock in the zone", cast(col("ts"), tz),
+			"2024-01-31 10:30:05.25-05|2023-12-31 23:59:59-05|NULL|infinity"},
+		{"date_part hour in zone", fn("date_part", sqltypes.Float8Type, txt("hour"), col("tz")),
+			"1|19|NULL|1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
