@@ -36,7 +36,8 @@
 // searched and simple CASE; casts between all sqltypes (numeric ones
 // directly, the rest through Postgres' text I/O, which is how Postgres
 // defines them); timestamp(tz) ± interval (months clamp to the month's end,
-// days on the wall clock), timestamp − timestamp, interval ± interval, date
+// days on the wall clock), date ± interval (a timestamp), timestamp −
+// timestamp, interval ± interval, date
 // ± integer, date − date; and the functions listed in Functions.
 // BETWEEN is expected as two comparisons joined by AND (the planner's
 // rewrite).

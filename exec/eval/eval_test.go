@@ -359,6 +359,8 @@ func TestTimeFunctions(t *testing.T) {
 		{"ts - ts", bin(expr.Sub, iv, litText(ts, "2024-03-01 12:00"), col("ts")), "", "22008", "cannot subtract infinite timestamps"},
 		{"ts - ts finite", bin(expr.Sub, iv, litText(ts, "2024-03-01 12:00"), litText(ts, "2024-01-31 10:00")), "30 days 02:00:00|30 days 02:00:00|30 days 02:00:00|30 days 02:00:00", "", ""},
 		{"interval + interval", bin(expr.Add, iv, col("iv"), litText(iv, "1 day")), "1 mon 3 days 03:00:00|00:00:00|NULL|1 year 6 mons 1 day", "", ""},
+		{"date + interval is a timestamp", bin(expr.Add, ts, col("d"), litText(iv, "1 month 1 hour")), "2024-03-29 01:00:00|2000-01-31 01:00:00|NULL|infinity", "", ""},
+		{"date - interval", bin(expr.Sub, ts, col("d"), litText(iv, "1 day")), "2024-02-28 00:00:00|1999-12-30 00:00:00|NULL|infinity", "", ""},
 		{"date + int", bin(expr.Add, sqltypes.DateType, col("d"), i4(1)), "2024-03-01|2000-01-01|NULL|infinity", "", ""},
 		{"date - date", bin(expr.Sub, sqltypes.Int4Type, litText(sqltypes.DateType, "2024-03-01"), litText(sqltypes.DateType, "2024-02-01")), "29|29|29|29", "", ""},
 		{"date_trunc hour", fn("date_trunc", ts, txt("hour"), col("ts")), "2024-01-31 10:00:00|2023-12-31 23:00:00|NULL|infinity", "", ""},

@@ -74,6 +74,10 @@ func (c *compiler) compileBinary(e *expr.Binary) (node, error) {
 		return &numArithNode{op: e.Op, l: l, r: r, t: e.T}, nil
 	case (lk == sqltypes.Timestamp || lk == sqltypes.TimestampTZ) && rk == sqltypes.Interval && tk == lk && (e.Op == expr.Add || e.Op == expr.Sub):
 		return &tsIntervalNode{ts: l, iv: r, sub: e.Op == expr.Sub, t: e.T, env: c.env}, nil
+	case lk == sqltypes.Date && rk == sqltypes.Interval && tk == sqltypes.Timestamp && (e.Op == expr.Add || e.Op == expr.Sub):
+		return &tsIntervalNode{ts: &dateTSNode{d: l}, iv: r, sub: e.Op == expr.Sub, t: e.T, env: c.env}, nil
+	case lk == sqltypes.Interval && rk == sqltypes.Date && tk == sqltypes.Timestamp && e.Op == expr.Add:
+		return &tsIntervalNode{ts: &dateTSNode{d: r}, iv: l, t: e.T, env: c.env}, nil
 	case lk == sqltypes.Interval && (rk == sqltypes.Timestamp || rk == sqltypes.TimestampTZ) && tk == rk && e.Op == expr.Add:
 		return &tsIntervalNode{ts: r, iv: l, t: e.T, env: c.env}, nil
 	case (lk == sqltypes.Timestamp || lk == sqltypes.TimestampTZ) && lk == rk && tk == sqltypes.Interval && e.Op == expr.Sub:
@@ -171,6 +175,33 @@ func floorDiv(a, b int64) int64 {
 
 func daysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// dateTSNode widens a date to the timestamp of its midnight (date +
+// interval is a timestamp in Postgres).
+type dateTSNode struct{ d node }
+
+func (n *dateTSNode) typ() sqltypes.Type { return sqltypes.TimestampType }
+
+func (n *dateTSNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	da, err := n.d.eval(c, b)
+	if err != nil {
+		return nil, err
+	}
+	defer da.Release()
+	rows := da.Len()
+	buf, out := newFixed[int64](c.mem, rows)
+	for i, d := range fixed[int32](da) {
+		switch d {
+		case sqltypes.DateInfinity:
+			out[i] = sqltypes.TimestampInfinity
+		case sqltypes.DateNegInfinity:
+			out[i] = sqltypes.TimestampNegInfinity
+		default:
+			out[i] = int64(d) * usPerDay
+		}
+	}
+	return finishFixedMem(c.mem, sqltypes.TimestampType.Arrow(), rows, buf, validity(rows, da)), nil
 }
 
 type tsIntervalNode struct {
