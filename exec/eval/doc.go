@@ -37,8 +37,9 @@
 // directly, the rest through Postgres' text I/O, which is how Postgres
 // defines them); timestamp(tz) ± interval (months clamp to the month's end,
 // days on the wall clock), date ± interval (a timestamp), timestamp −
-// timestamp, interval ± interval, date
-// ± integer, date − date; and the functions listed in Functions.
+// timestamp, interval ± interval, interval × / ÷ double precision (with
+// Postgres' cascading of fractional months and days), date ± integer,
+// date − date; and the functions listed in Functions.
 // BETWEEN is expected as two comparisons joined by AND (the planner's
 // rewrite).
 //
