@@ -41,7 +41,10 @@
 // Postgres' cascading of fractional months and days), date ± integer,
 // date − date; and the functions listed in Functions.
 // BETWEEN is expected as two comparisons joined by AND (the planner's
-// rewrite).
+// rewrite). Math functions take double precision; abs, round (also
+// round(x, n)), floor, ceil and sqrt also take numeric (exact, rounded half
+// away from zero); ln, exp and power of numeric are not implemented (42883:
+// the planner must cast to double precision).
 //
 // Why typed loops rather than arrow-go compute kernels: the arithmetic
 // kernels wrap on overflow (their _checked variants fail with Arrow's own
