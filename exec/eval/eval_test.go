@@ -235,6 +235,7 @@ func TestComparisonAndLogic(t *testing.T) {
 		{"is not null", &expr.IsNull{X: col("s"), Not: true}, "t|t|f|t", "", ""},
 		{"in", &expr.In{X: col("i4"), List: []expr.Expr{i4(10), i4(-7)}}, "t|f|NULL|t", "", ""},
 		{"in with null: no match is null", &expr.In{X: col("i4"), List: []expr.Expr{i4(10), lit(sqltypes.Int4Type, nil)}}, "t|NULL|NULL|NULL", "", ""},
+		{"in varchar vs text", &expr.In{X: cast(col("s"), sqltypes.VarcharOf(5)), List: []expr.Expr{txt("Hello")}}, "f|t|NULL|f", "", ""},
 		{"not in", &expr.In{X: col("s"), List: []expr.Expr{txt("abc")}, Not: true}, "f|t|NULL|t", "", ""},
 		{"like", bin(expr.Like, bt, col("s"), txt("%l_o%")), "f|t|NULL|f", "", ""},
 		{"like column pattern", bin(expr.Like, bt, col("s"), col("pat")), "t|t|NULL|f", "", ""},
