@@ -185,14 +185,14 @@ func sortedOrder(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) ([]
 	return idx, nil
 }
 
-// sortEntry is one row in a normalized-key sort: the first key as an
-// unsigned integer whose order is the key's order (descending already
-// inverted), kept next to the row number so that most comparisons touch
-// one contiguous slice instead of the columns.
+// sortEntry is one row in a normalized-key sort: the first one or two
+// keys as unsigned integers whose order is the keys' order (descending
+// already inverted), kept next to the row number so that most comparisons
+// touch one contiguous slice instead of the columns.
 type sortEntry struct {
-	key  uint64
-	row  int32
-	null bool
+	k0, k1 uint64
+	row    int32
+	n0, n1 bool
 }
 
 // normalizedKeys maps column a to order-preserving uint64s. exact says
@@ -283,45 +283,74 @@ func strKeyExact(k uint64, desc bool) bool {
 	return k&0xff < 8
 }
 
-func sortNormalized(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type, norm []uint64, exact bool) ([]int, error) {
-	col := b.Column(keys[0].Col)
-	entries := make([]sortEntry, len(norm))
-	for i, k := range norm {
-		entries[i] = sortEntry{key: k, row: int32(i), null: col.IsNull(i)}
+func sortNormalized(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type, norm0 []uint64, exact0 bool) ([]int, error) {
+	norms := [][]uint64{norm0}
+	exact := []bool{exact0}
+	if len(keys) > 1 {
+		if norm1, exact1, ok := normalizedKeys(b.Column(keys[1].Col), types[1], keys[1].Desc); ok {
+			norms = append(norms, norm1)
+			exact = append(exact, exact1)
+		}
 	}
-	// Ties on the normalized key: the remaining keys decide, or all keys
-	// when the normalized key was only a prefix of the value.
-	tieRest, err := rowComparator(b, keys[1:], types[1:])
-	if err != nil {
-		return nil, err
+	m := len(norms)
+	entries := make([]sortEntry, len(norm0))
+	c0 := b.Column(keys[0].Col)
+	for i := range entries {
+		entries[i] = sortEntry{k0: norm0[i], row: int32(i), n0: c0.IsNull(i)}
 	}
-	tieAll, err := rowComparator(b, keys, types)
-	if err != nil {
-		return nil, err
+	if m > 1 {
+		c1 := b.Column(keys[1].Col)
+		for i := range entries {
+			entries[i].k1, entries[i].n1 = norms[1][i], c1.IsNull(i)
+		}
 	}
-	desc := keys[0].Desc
-	nullsFirst := keys[0].nullsFirst()
+	// tieFrom[l] compares keys[l:] on the columns: for ties past the
+	// normalized keys, or from a key whose normalized form was only a
+	// prefix of the value.
+	tieFrom := make([]func(i, j int) int, m+1)
+	for l := range tieFrom {
+		cmp, err := rowComparator(b, keys[l:], types[l:])
+		if err != nil {
+			return nil, err
+		}
+		tieFrom[l] = cmp
+	}
+	level := func(l int, xk, yk uint64, xn, yn bool, x, y sortEntry) (int, bool) {
+		if xn != yn {
+			if xn == keys[l].nullsFirst() {
+				return -1, true
+			}
+			return 1, true
+		}
+		if xn {
+			return 0, false
+		}
+		if xk != yk {
+			if xk < yk {
+				return -1, true
+			}
+			return 1, true
+		}
+		if !exact[l] && !strKeyExact(xk, keys[l].Desc) {
+			return tieFrom[l](int(x.row), int(y.row)), true
+		}
+		return 0, false
+	}
 	slices.SortFunc(entries, func(x, y sortEntry) int {
-		if x.null != y.null {
-			if x.null == nullsFirst {
-				return -1
-			}
-			return 1
-		}
-		if !x.null {
-			if x.key != y.key {
-				if x.key < y.key {
-					return -1
-				}
-				return 1
-			}
-		}
-		tie := tieRest
-		if !exact && !x.null && !strKeyExact(x.key, desc) {
-			tie = tieAll
-		}
-		if c := tie(int(x.row), int(y.row)); c != 0 {
+		if c, done := level(0, x.k0, y.k0, x.n0, y.n0, x, y); done && c != 0 {
 			return c
+		} else if !done {
+			if m > 1 {
+				if c, done := level(1, x.k1, y.k1, x.n1, y.n1, x, y); done && c != 0 {
+					return c
+				} else if !done {
+					if c := tieFrom[2](int(x.row), int(y.row)); c != 0 {
+						return c
+					}
+				}
+			} else if c := tieFrom[1](int(x.row), int(y.row)); c != 0 {
+				return c
+			}
 		}
 		return int(x.row) - int(y.row)
 	})
