@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,6 +21,7 @@ import (
 
 type batch struct {
 	s     *session
+	sql   string
 	stmts []*parser.Statement
 	i     int
 }
@@ -30,7 +32,7 @@ func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
 	}
 	st := b.stmts[b.i]
 	b.i++
-	return b.s.analyze(st, nil)
+	return b.s.analyze(b.sql, st, nil)
 }
 
 func (b *batch) Close() error { return nil }
@@ -41,7 +43,7 @@ func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &batch{s: s, stmts: stmts}, nil
+	return &batch{s: s, sql: sql, stmts: stmts}, nil
 }
 
 // Prepare implements pgwire.Session.
@@ -54,7 +56,7 @@ func (s *session) Prepare(ctx context.Context, sql string, types []sqltypes.Type
 	case 0:
 		return nil, nil
 	case 1:
-		return s.analyze(stmts[0], types)
+		return s.analyze(sql, stmts[0], types)
 	}
 	return nil, errorf(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 }
@@ -109,7 +111,7 @@ func (r *rowsResult) Close() error {
 	return nil
 }
 
-func (s *session) analyze(p *parser.Statement, declared []sqltypes.Type) (*stmt, error) {
+func (s *session) analyze(sql string, p *parser.Statement, declared []sqltypes.Type) (*stmt, error) {
 	if tx, ok := p.Node.(*parser.TransactionStmt); ok {
 		return s.txStmt(tx), nil
 	}
@@ -127,7 +129,7 @@ func (s *session) analyze(p *parser.Statement, declared []sqltypes.Type) (*stmt,
 		return s.createStmt(n), nil
 	}
 	if sel, ok := p.AST.(*ast.SelectStmt); ok {
-		return s.selectStmt(p, sel, declared)
+		return s.selectStmt(sql, p, sel, declared)
 	}
 	return nil, errorf(sqlerr.FeatureNotSupported, "statement not supported by the test engine").WithPosition(p.PosOf(0))
 }
@@ -261,9 +263,9 @@ func (s *session) tableCols(t *table) []pgwire.Column {
 	return cols
 }
 
-func (s *session) selectStmt(p *parser.Statement, sel *ast.SelectStmt, declared []sqltypes.Type) (*stmt, error) {
+func (s *session) selectStmt(sql string, p *parser.Statement, sel *ast.SelectStmt, declared []sqltypes.Type) (*stmt, error) {
 	if sel.From != nil {
-		return s.selectTable(p, sel)
+		return s.selectTable(sql, p, sel)
 	}
 	if sel.Where != nil || sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil {
 		return nil, errorf(sqlerr.FeatureNotSupported, "the test engine runs only bare SELECT lists without FROM").WithPosition(p.PosOf(0))
@@ -306,7 +308,7 @@ func (s *session) selectStmt(p *parser.Statement, sel *ast.SelectStmt, declared 
 	}}, nil
 }
 
-func (s *session) selectTable(p *parser.Statement, sel *ast.SelectStmt) (*stmt, error) {
+func (s *session) selectTable(sql string, p *parser.Statement, sel *ast.SelectStmt) (*stmt, error) {
 	ts, ok := sel.From.TableRefs.Left.(*ast.TableSource)
 	if !ok || sel.From.TableRefs.Right != nil || sel.Where != nil || sel.GroupBy != nil || sel.OrderBy != nil {
 		return nil, errorf(sqlerr.FeatureNotSupported, "the test engine runs only SELECT * FROM table [LIMIT n]").WithPosition(p.PosOf(0))
@@ -329,7 +331,7 @@ func (s *session) selectTable(p *parser.Statement, sel *ast.SelectStmt) (*stmt, 
 	name := tn.Name.O
 	t, snap := s.e.snapshot(name)
 	if t == nil {
-		return nil, errorf(sqlerr.UndefinedTable, "relation %q does not exist", name).WithPosition(p.PosOf(tn.OriginTextPosition()))
+		return nil, errorf(sqlerr.UndefinedTable, "relation %q does not exist", name).WithPosition(namePos(sql, p, name))
 	}
 	releaseAll(snap)
 	cols := s.tableCols(t)
@@ -600,6 +602,22 @@ func (s *session) runItems(ctx context.Context, items []item, cols []pgwire.Colu
 	}
 	rec := oneBatch(cols, row, 1)
 	return &rowsResult{verb: "SELECT", next: sliceNext([]arrow.RecordBatch{rec})}, nil
+}
+
+// namePos is the 1-based character position of the first occurrence of
+// name after FROM in the statement (TiDB does not record table name
+// offsets).
+func namePos(sql string, p *parser.Statement, name string) int {
+	text := strings.ToLower(p.Text)
+	from := strings.Index(text, "from")
+	if from < 0 {
+		return 0
+	}
+	i := strings.Index(text[from:], name)
+	if i < 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(sql[:p.Start+from+i]) + 1
 }
 
 func paramType(pb arrow.RecordBatch, i int) sqltypes.Type {
