@@ -442,8 +442,10 @@ func (s *session) compile(p *parser.Statement, e ast.ExprNode, params []sqltypes
 				return it, errorf(sqlerr.FeatureNotSupported, "cannot cast a function result in the test engine").WithPosition(p.Pos(e))
 			}
 			in.name = typeNames[cast.Type.Kind]
-			if in.param >= 0 && params[in.param].Kind == sqltypes.Unknown {
-				params[in.param] = cast.Type
+			if in.param >= 0 {
+				if params[in.param].Kind == sqltypes.Unknown {
+					params[in.param] = cast.Type
+				}
 			} else if !in.null {
 				// Check the literal now, so a bad one fails at its position.
 				b := array.NewBuilder(s.e.mem, cast.Type.Arrow())
