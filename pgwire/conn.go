@@ -283,7 +283,10 @@ func (c *conn) readLoop() {
 		f, err := readFrame(c.nc, c.srv.cfg.MaxMessageSize)
 		if err != nil {
 			c.readErr = err
-			if _, tooLarge := err.(errTooLarge); !tooLarge {
+			_, tooLarge := err.(errTooLarge)
+			if _, bad := sqlerr.As(err); !bad && !tooLarge {
+				// The socket failed: cancel whatever runs for it. Bad
+				// input instead is reported by the connection goroutine.
 				c.abort(errConnLost)
 			}
 			return
@@ -391,7 +394,7 @@ var (
 
 func decode(m pgproto3.FrontendMessage, body []byte) error {
 	if err := m.Decode(body); err != nil {
-		return sqlerr.New(sqlerr.ProtocolViolation, "invalid message format: %v", err)
+		return sqlerr.Wrap(err, sqlerr.ProtocolViolation, "invalid message format")
 	}
 	return nil
 }
@@ -449,6 +452,7 @@ func (c *conn) dispatch(f frame) error {
 		c.sendError(sqlerr.New(sqlerr.FeatureNotSupported, "the function call protocol is not supported"))
 		return c.readyForQuery()
 	default:
+		// readFrame admits only the types above.
 		return c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid frontend message type %d", f.typ))
 	}
 	return nil
@@ -462,6 +466,9 @@ func (c *conn) extErr(err error) {
 	}
 	c.sendError(err)
 	c.skip = true
+	// Postgres flushes errors at once, so a client waiting without Sync
+	// or Flush still learns of it.
+	c.w.flush()
 }
 
 func (c *conn) sendError(err error) {

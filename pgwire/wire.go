@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -82,7 +83,18 @@ func (e errTooLarge) Error() string {
 // readFrame reads one typed message of at most limit body bytes.
 func readFrame(r io.Reader, limit int) (frame, error) {
 	var hdr [5]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+	if _, err := io.ReadFull(r, hdr[:1]); err != nil {
+		return frame{}, err
+	}
+	// Like Postgres, judge the type before trusting the length, so garbage
+	// is refused at once instead of waiting for a body that never comes.
+	if !strings.ContainsRune("QPBDECHSXdcfF", rune(hdr[0])) {
+		return frame{}, sqlerr.New(sqlerr.ProtocolViolation, "invalid frontend message type %d", hdr[0])
+	}
+	if _, err := io.ReadFull(r, hdr[1:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
 		return frame{}, err
 	}
 	n := int(int32(binary.BigEndian.Uint32(hdr[1:]))) - 4
