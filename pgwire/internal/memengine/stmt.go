@@ -317,9 +317,7 @@ func (s *session) selectTable(sql string, p *parser.Statement, sel *ast.SelectSt
 	if !ok {
 		return nil, errorf(sqlerr.FeatureNotSupported, "the test engine reads only tables").WithPosition(p.PosOf(0))
 	}
-	if len(sel.Fields.Fields) != 1 || sel.Fields.Fields[0].WildCard == nil {
-		return nil, errorf(sqlerr.FeatureNotSupported, "the test engine runs only SELECT * FROM table").WithPosition(p.PosOf(0))
-	}
+
 	limit := int64(-1)
 	if sel.Limit != nil {
 		v, ok := sel.Limit.Count.(*test_driver.ValueExpr)
@@ -334,7 +332,47 @@ func (s *session) selectTable(sql string, p *parser.Statement, sel *ast.SelectSt
 		return nil, errorf(sqlerr.UndefinedTable, "relation %q does not exist", name).WithPosition(namePos(sql, p, name))
 	}
 	releaseAll(snap)
-	cols := s.tableCols(t)
+	all := s.tableCols(t)
+	// The select list is * or a list of plain column names (pgx CopyFrom
+	// describes "select a, b from t" to learn the column types).
+	var proj []int
+	for _, f := range sel.Fields.Fields {
+		if f.WildCard != nil {
+			for i := range all {
+				proj = append(proj, i)
+			}
+			continue
+		}
+		cn, ok := f.Expr.(*ast.ColumnNameExpr)
+		if !ok {
+			return nil, errorf(sqlerr.FeatureNotSupported, "the test engine selects only columns from a table").WithPosition(p.Pos(f.Expr))
+		}
+		idx := -1
+		for i, c := range all {
+			if c.Name == cn.Name.Name.O {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, errorf(sqlerr.UndefinedColumn, "column %q does not exist", cn.Name.Name.O).WithPosition(p.Pos(f.Expr))
+		}
+		proj = append(proj, idx)
+	}
+	cols := make([]pgwire.Column, len(proj))
+	for i, k := range proj {
+		cols[i] = all[k]
+	}
+	project := func(r arrow.RecordBatch) arrow.RecordBatch {
+		arrs := make([]arrow.Array, len(proj))
+		fields := make([]arrow.Field, len(proj))
+		for i, k := range proj {
+			arrs[i] = r.Column(k)
+			fields[i] = r.Schema().Field(k)
+		}
+		out := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, r.NumRows())
+		r.Release()
+		return out
+	}
 	return &stmt{cols: cols, run: func(ctx context.Context, _ arrow.RecordBatch) (pgwire.Result, error) {
 		_, recs := s.e.snapshot(name)
 		for _, pnd := range s.pending {
@@ -363,7 +401,7 @@ func (s *session) selectTable(sql string, p *parser.Statement, sel *ast.SelectSt
 				if left > 0 {
 					left -= r.NumRows()
 				}
-				return r, nil
+				return project(r), nil
 			},
 			release: func() {
 				for _, r := range recs[i:] {
@@ -419,6 +457,8 @@ func (s *session) compile(p *parser.Statement, e ast.ExprNode, params []sqltypes
 			return it, errorf(sqlerr.FeatureNotSupported, "literal not supported by the test engine").WithPosition(p.Pos(e))
 		}
 		return it, nil
+	case *ast.ParenthesesExpr:
+		return s.compile(p, x.Expr, params)
 	case *test_driver.ParamMarkerExpr:
 		it.param = x.Order
 		it.typ = params[x.Order]
@@ -553,6 +593,9 @@ func (s *session) runItems(ctx context.Context, items []item, cols []pgwire.Colu
 		if it.fail != nil {
 			release()
 			return nil, it.fail
+		}
+		if it.series {
+			continue // produced below, batch by batch
 		}
 		b := array.NewBuilder(s.e.mem, it.typ.Arrow())
 		var err error
