@@ -1,0 +1,160 @@
+package pgwire_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lib/pq"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLibPQ(t *testing.T) {
+	h := start(t, nil)
+	db, err := sql.Open("postgres", h.dsn())
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	require.NoError(t, db.PingContext(ctx))
+
+	var (
+		i  int64
+		s  string
+		ts time.Time
+		by []byte
+	)
+	require.NoError(t, db.QueryRowContext(ctx, "select $1::int8, $2::text, $3::timestamptz, $4::bytea", 7, "x'y", time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), []byte{1, 2}).
+		Scan(&i, &s, &ts, &by))
+	require.Equal(t, int64(7), i)
+	require.Equal(t, "x'y", s)
+	require.True(t, ts.Equal(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)))
+	require.Equal(t, []byte{1, 2}, by)
+
+	rows, err := db.QueryContext(ctx, "select * from t")
+	require.NoError(t, err)
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, 3, n)
+
+	_, err = db.ExecContext(ctx, "select * from nosuch")
+	var pqErr *pq.Error
+	require.True(t, errors.As(err, &pqErr), "%v", err)
+	require.Equal(t, pq.ErrorCode("42P01"), pqErr.Code)
+	require.Equal(t, "15", pqErr.Position)
+
+	// lib/pq cancels a context with a CancelRequest (then retires that
+	// connection itself); the statement ends at once with 57014.
+	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	begin := time.Now()
+	_, err = db.ExecContext(cctx, "select pg_sleep(30)")
+	require.Error(t, err)
+	if errors.As(err, &pqErr) {
+		require.Equal(t, pq.ErrorCode("57014"), pqErr.Code)
+	}
+	require.Less(t, time.Since(begin), 5*time.Second)
+	require.NoError(t, db.QueryRowContext(ctx, "select 'alive'").Scan(&s))
+	require.Equal(t, "alive", s)
+
+	// COPY FROM STDIN through lib/pq's CopyIn.
+	txn, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	stmt, err := txn.Prepare(pq.CopyIn("t", "id", "name", "price", "created"))
+	require.NoError(t, err)
+	for k := range 5 {
+		_, err = stmt.Exec(100+k, "pq", "9.99", time.Date(2024, 5, 5, 0, 0, k, 0, time.UTC))
+		require.NoError(t, err)
+	}
+	_, err = stmt.Exec()
+	require.NoError(t, err)
+	require.NoError(t, stmt.Close())
+	require.NoError(t, txn.Commit())
+	require.Equal(t, int64(8), h.eng.Rows("t"))
+}
+
+// psqlRun runs a psql 15 script against the server.
+func psqlRun(t *testing.T, h *harness, script string, extra ...string) (string, error) {
+	t.Helper()
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not installed")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "script.sql")
+	require.NoError(t, os.WriteFile(f, []byte(script), 0o600))
+	host, port, _ := strings.Cut(h.addr, ":")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args := append([]string{"-X", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "alice", "-d", "asofsql", "-f", f}, extra...)
+	cmd := exec.CommandContext(ctx, "psql", args...)
+	cmd.Env = append(os.Environ(), "PGSSLMODE=prefer", "PGCONNECT_TIMEOUT=10")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestPsql(t *testing.T) {
+	h := start(t, nil)
+	out, err := psqlRun(t, h, `select * from t;
+select 1 as a, 'x' as b \gx
+\copy t from stdin
+7	psql	0.10	2024-02-02 00:00:00+00
+\.
+copy t to stdout;
+begin;
+select 'in' as tx;
+commit;
+show timezone;
+`)
+	require.NoError(t, err, out)
+	require.Equal(t, ` id | name | price |            created            
+----+------+-------+-------------------------------
+  1 | a    |  1.50 | 2024-01-02 03:04:05.123456+00
+  2 | b    | -2.25 | 2024-01-02 03:04:06+00
+  3 | c    |       | 2024-07-01 00:00:00+00
+(3 rows)
+
+-[ RECORD 1 ]
+a | 1
+b | x
+
+COPY 1
+1	a	1.50	2024-01-02 03:04:05.123456+00
+2	b	-2.25	2024-01-02 03:04:06+00
+3	c	\N	2024-07-01 00:00:00+00
+7	psql	0.10	2024-02-02 00:00:00+00
+BEGIN
+ tx 
+----
+ in
+(1 row)
+
+COMMIT
+ TimeZone 
+----------
+ UTC
+(1 row)
+
+`, out)
+
+	// An error: psql draws the LINE/caret marker from the position and
+	// stops (ON_ERROR_STOP).
+	out, err = psqlRun(t, h, "select 1;\nselect *\n  from nosuch;\nselect 2;\n")
+	require.Error(t, err)
+	require.Contains(t, out, `ERROR:  relation "nosuch" does not exist
+LINE 2:   from nosuch;
+               ^`)
+	require.NotContains(t, out, "?column?\n----------\n        2")
+
+	// \conninfo is answered by psql itself.
+	out, err = psqlRun(t, h, "\\conninfo\n")
+	require.NoError(t, err, out)
+	require.Contains(t, out, `You are connected to database "asofsql" as user "alice"`)
+}
