@@ -32,7 +32,7 @@ type harness struct {
 // (id int4, name text, price numeric(10,2), created timestamptz; 3 rows).
 // Cleanup shuts it down and checks that no Arrow memory and no goroutine
 // is left behind.
-func start(t *testing.T, mutate func(*pgwire.Config)) *harness {
+func start(t testing.TB, mutate func(*pgwire.Config)) *harness {
 	t.Helper()
 	before := runtime.NumGoroutine()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -63,7 +63,7 @@ func start(t *testing.T, mutate func(*pgwire.Config)) *harness {
 
 // settleGoroutines waits for the goroutine count to come back to its level
 // before the test (clients' and servers' goroutines exit asynchronously).
-func settleGoroutines(t *testing.T, before int) {
+func settleGoroutines(t testing.TB, before int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,6 +37,10 @@ import (
 
 // Engine holds the tables. It is safe for concurrent use.
 type Engine struct {
+	// Produced counts generate_series batches made, so tests can see how
+	// far a query ran ahead of its client.
+	Produced atomic.Int64
+
 	mem    memory.Allocator
 	mu     sync.Mutex
 	tables map[string]*table

@@ -642,6 +642,7 @@ func (s *session) runItems(ctx context.Context, items []item, cols []pgwire.Colu
 				b.Append(cur + k)
 			}
 			cur += n
+			s.e.Produced.Add(1)
 			return oneBatch(cols, []arrow.Array{b.NewArray()}, n), nil
 		}}, nil
 	}
