@@ -93,9 +93,15 @@ func psqlRun(t *testing.T, h *harness, script string, extra ...string) (string, 
 	host, port, _ := strings.Cut(h.addr, ":")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	args := append([]string{"-X", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "alice", "-d", "asofsql", "-f", f}, extra...)
+	args := append([]string{"-X", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-d", "asofsql", "-f", f}, extra...)
 	cmd := exec.CommandContext(ctx, "psql", args...)
-	cmd.Env = append(os.Environ(), "PGSSLMODE=prefer", "PGCONNECT_TIMEOUT=10")
+	env := []string{"PGSSLMODE=prefer", "PGUSER=alice", "PGCONNECT_TIMEOUT=10"}
+	for _, k := range []string{"PGSSLMODE", "PGUSER", "PGPASSWORD"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

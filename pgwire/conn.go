@@ -280,7 +280,7 @@ func (c *conn) notice(e *sqlerr.Error) {
 func (c *conn) readLoop() {
 	defer close(c.frames)
 	for {
-		f, err := readFrame(c.nc, c.srv.cfg.MaxMessageSize)
+		f, err := readFrame(c.nc, c.srv.cfg.MaxMessageSize, frontendTypes)
 		if err != nil {
 			c.readErr = err
 			_, tooLarge := err.(errTooLarge)

@@ -117,6 +117,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.RequireTLS && cfg.TLS == nil {
 		return nil, errors.New("pgwire: RequireTLS needs a TLS config")
 	}
+	if cfg.Auth.Method == AuthPassword && !cfg.RequireTLS {
+		return nil, errors.New("pgwire: password authentication needs RequireTLS")
+	}
 	if err := cfg.Auth.validate(cfg.TLS != nil); err != nil {
 		return nil, err
 	}

@@ -80,15 +80,23 @@ func (e errTooLarge) Error() string {
 	return fmt.Sprintf("message of %d bytes exceeds the limit of %d bytes", e.size, e.limit)
 }
 
-// readFrame reads one typed message of at most limit body bytes.
-func readFrame(r io.Reader, limit int) (frame, error) {
+// Message types a client may send after startup (frontendTypes) and
+// during authentication (authTypes).
+const (
+	frontendTypes = "QPBDECHSXdcfF"
+	authTypes     = "p"
+)
+
+// readFrame reads one typed message, of one of the types in allowed and
+// at most limit body bytes.
+func readFrame(r io.Reader, limit int, allowed string) (frame, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:1]); err != nil {
 		return frame{}, err
 	}
 	// Like Postgres, judge the type before trusting the length, so garbage
 	// is refused at once instead of waiting for a body that never comes.
-	if !strings.ContainsRune("QPBDECHSXdcfF", rune(hdr[0])) {
+	if strings.IndexByte(allowed, hdr[0]) < 0 {
 		return frame{}, sqlerr.New(sqlerr.ProtocolViolation, "invalid frontend message type %d", hdr[0])
 	}
 	if _, err := io.ReadFull(r, hdr[1:]); err != nil {
