@@ -23,12 +23,19 @@ func TestBackpressure(t *testing.T) {
 	h := start(t, nil)
 	r, _ := connect(t, h.addr, nil)
 	r.send(&pgproto3.Query{String: "select generate_series(1, 10000000)"})
-	time.Sleep(300 * time.Millisecond)
-	produced := h.eng.Produced.Load()
-	time.Sleep(300 * time.Millisecond)
-	// The whole result is 2442 batches (80 MB); only what fits in the
-	// socket buffers and one batch in flight may have been made.
-	require.Equal(t, produced, h.eng.Produced.Load(), "the query kept running while the client read nothing")
+	// The whole result is 2442 batches (80 MB); the query must stall once
+	// the socket buffers are full, with only a batch in flight.
+	var produced int64
+	stalled := false
+	for range 50 {
+		produced = h.eng.Produced.Load()
+		time.Sleep(200 * time.Millisecond)
+		if h.eng.Produced.Load() == produced && produced > 0 {
+			stalled = true
+			break
+		}
+	}
+	require.True(t, stalled, "the query kept running while the client read nothing")
 	require.Less(t, produced, int64(500))
 	require.Less(t, h.mem.CurrentAlloc(), 1<<20)
 	// Reading resumes it; closing the socket ends it.
