@@ -143,3 +143,29 @@ func TestCopyToStdout(t *testing.T) {
 		"d 1\ta\t1.50\t2024-01-02 03:04:05.123456+00\n2\tb\t-2.25\t2024-01-02 03:04:06+00\n3\tc\t\\N\t2024-07-01 00:00:00+00\n",
 		"c", "C COPY 3", "Z I"}, r.query("copy t to stdout"))
 }
+
+func TestSessionStatementTimeout(t *testing.T) {
+	h := start(t, nil)
+	r, _ := connect(t, h.addr, nil)
+	require.Equal(t, []string{"C SET", "Z I"}, r.query("set statement_timeout = '100ms'"))
+	require.Equal(t, []string{"T pg_sleep:25/-1/-1/0", "E ERROR 57014 canceling statement due to statement timeout", "Z I"}, r.query("select pg_sleep(10)"))
+	require.Equal(t, []string{"C SET", "Z I"}, r.query("set statement_timeout = 0"))
+	require.Equal(t, []string{"T pg_sleep:25/-1/-1/0", "D NULL", "C SELECT 1", "Z I"}, r.query("select pg_sleep(0.2)"))
+}
+
+func TestParseDuration(t *testing.T) {
+	cases := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"0", 0, true}, {"250", 250 * time.Millisecond, true}, {"5s", 5 * time.Second, true},
+		{"1.5 min", 90 * time.Second, true}, {"10us", 10 * time.Microsecond, true}, {"2h", 2 * time.Hour, true},
+		{"", 0, false}, {"5 parsecs", 0, false}, {"-1", 0, false}, {"1e300d", 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := pgwire.ParseDuration(tc.in)
+		require.Equal(t, tc.ok, ok, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+}

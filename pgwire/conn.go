@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -31,6 +33,7 @@ type conn struct {
 	pid     uint32
 	secret  []byte
 	counted bool
+	started atomic.Bool // past startup and authentication
 
 	sess    Session
 	user    string
@@ -231,6 +234,13 @@ func (c *conn) startup() error {
 	}
 	delete(params, "user")
 	delete(params, "database")
+	if d := cfg.StatementTimeout; d > 0 {
+		if _, ok := params["statement_timeout"]; !ok {
+			// The server default, overridable per session like a
+			// postgresql.conf setting.
+			params["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
 	if err := c.srv.admit(c); err != nil {
 		return c.fatal(sqlerr.From(err))
 	}
@@ -259,6 +269,7 @@ func (c *conn) startup() error {
 		return err
 	}
 	c.nc.SetDeadline(time.Time{})
+	c.started.Store(true)
 	return nil
 }
 
@@ -527,7 +538,7 @@ func (c *conn) readyForQuery() error {
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	stop := func() {}
-	if d := c.srv.cfg.StatementTimeout; d > 0 {
+	if d := c.statementTimeout(); d > 0 {
 		var cancelT context.CancelFunc
 		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 		stop = cancelT
@@ -542,6 +553,39 @@ func (c *conn) callCtx() (context.Context, func()) {
 		stop()
 		cancel(nil)
 	}
+}
+
+// statementTimeout is the session's statement_timeout when it has one
+// (SET statement_timeout), else Config.StatementTimeout.
+func (c *conn) statementTimeout() time.Duration {
+	if v, ok := c.sess.Setting("statement_timeout"); ok {
+		if d, ok := ParseDuration(v); ok {
+			return d
+		}
+	}
+	return c.srv.cfg.StatementTimeout
+}
+
+// ParseDuration reads a Postgres time setting such as statement_timeout:
+// a number of milliseconds, or a number with a unit (us, ms, s, min, h,
+// d), e.g. "5s", "250ms", "0". ok is false for anything else.
+func ParseDuration(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := unit[strings.TrimSpace(v[i:])]
+	if !ok || n*float64(u) > float64(1<<62) {
+		return 0, false
+	}
+	return time.Duration(n * float64(u)), true
 }
 
 func (c *conn) cancelQuery(cause error) {

@@ -26,7 +26,10 @@ type StartupInfo struct {
 	Database string
 	// Options holds every startup parameter other than user and database
 	// (application_name, client_encoding, DateStyle, TimeZone,
-	// extra_float_digits, options, ...), as the client sent them.
+	// extra_float_digits, options, ...), as the client sent them, plus
+	// statement_timeout (milliseconds) when Config.StatementTimeout is set
+	// and the client sent none. The server enforces the session's
+	// statement_timeout setting when the session has one.
 	Options    map[string]string
 	RemoteAddr net.Addr
 	// Notice delivers a WARNING or NOTICE (an *sqlerr.Error whose Severity

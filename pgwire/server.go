@@ -61,8 +61,9 @@ type Config struct {
 	// IdleTimeout closes a session that sends nothing for this long (FATAL
 	// 57P05, or 25P03 inside a transaction block); 0 disables it.
 	IdleTimeout time.Duration
-	// StatementTimeout cancels an engine call running longer (57014); 0
-	// disables it.
+	// StatementTimeout is the default statement_timeout: an engine call
+	// running longer is cancelled (57014). Sessions receive it as a
+	// startup option and may SET it; 0 means none.
 	StatementTimeout time.Duration
 	// MaxMessageSize bounds one client message (default 64 MiB); a larger
 	// one is FATAL 08P01.
@@ -290,6 +291,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	for l := range s.listeners {
 		l.Close()
+	}
+	for c := range s.conns {
+		if !c.started.Load() {
+			// Still in startup: nothing runs, so there is nothing to
+			// finish. Ending the read ends the connection.
+			c.raw.SetReadDeadline(time.Now())
+		}
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})

@@ -224,6 +224,10 @@ func (s *session) set(name, value string) error {
 			return sqlerr.New(sqlerr.InvalidParameterValue, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
 		}
 		s.opts.ExtraFloatDigits = n
+	case "statement_timeout":
+		if _, ok := pgwire.ParseDuration(value); !ok {
+			return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", value)
+		}
 	case "standard_conforming_strings":
 		if value != "on" {
 			return sqlerr.New(sqlerr.FeatureNotSupported, "standard_conforming_strings must be on")
