@@ -164,3 +164,41 @@ LINE 2:   from nosuch;
 	require.NoError(t, err, out)
 	require.Contains(t, out, `You are connected to database "asofsql" as user "alice"`)
 }
+
+// TestPsycopg runs psycopg 3 (Debian's python3-psycopg) when installed.
+func TestPsycopg(t *testing.T) {
+	if err := exec.Command("python3", "-c", "import psycopg").Run(); err != nil {
+		t.Skip("python3 with psycopg 3 is not installed")
+	}
+	h := start(t, nil)
+	host, port, _ := strings.Cut(h.addr, ":")
+	script := `
+import datetime, sys, psycopg
+conn = psycopg.connect(host=sys.argv[1], port=sys.argv[2], user="py", dbname="asofsql")
+with conn.cursor() as cur:
+    cur.execute("select %s::int8 as n, %s::text as s, %s::timestamptz as ts, %s as u", (41, "x", datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), "free"))
+    print(cur.fetchone())
+    cur.execute("select * from t")
+    print(len(cur.fetchall()))
+    with cur.copy("copy t (id, name, price, created) from stdin") as copy:
+        copy.write_row((9, "py", "1.25", "2024-01-02 09:30:00+00"))
+conn.commit()
+with psycopg.connect(host=sys.argv[1], port=sys.argv[2], user="py", dbname="asofsql") as c2:
+    cur = c2.cursor(binary=True)
+    cur.execute("select * from t")
+    print(cur.fetchall()[-1])
+    try:
+        cur.execute("select * from nosuch")
+    except psycopg.errors.UndefinedTable as e:
+        print("error", e.sqlstate, e.diag.statement_position)
+`
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "python3", "-c", script, host, port).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, `(41, 'x', datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=zoneinfo.ZoneInfo(key='UTC')), 'free')
+3
+(9, 'py', Decimal('1.25'), datetime.datetime(2024, 1, 2, 9, 30, tzinfo=zoneinfo.ZoneInfo(key='UTC')))
+error 42P01 15
+`, string(out))
+}

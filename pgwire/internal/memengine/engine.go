@@ -1,26 +1,7 @@
-// Package memengine is a small in-memory implementation of pgwire.Engine
-// that exists to exercise the wire server in tests. It runs real statements
-// over Arrow tables held in memory, recognized with sql/parser:
-//
-//   - SELECT * FROM t [LIMIT n]
-//   - SELECT <items> where an item is a literal, a $n parameter, x::type
-//     (or CAST), generate_series(a, b) (rows produced lazily, 4096 per
-//     batch), pg_sleep(seconds) (waits, honouring cancellation; yields a
-//     NULL text) or fail('message') (raises 22012 positioned at the call)
-//   - SET / SHOW / BEGIN / COMMIT / ROLLBACK with Postgres transaction
-//     states, 25P02 in a failed block, and WARNING 25P01 for a ROLLBACK
-//     outside one
-//   - CREATE TABLE, COPY t FROM STDIN (text, csv, binary, via copyfmt) and
-//     COPY t TO STDOUT (text)
-//
-// Writes (COPY) are staged in the session and published when the implicit
-// or explicit transaction commits, discarded when it rolls back. It is not
-// a planner: anything else is 0A000.
 package memengine
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,4 +274,13 @@ func errorf(code, format string, args ...any) *sqlerr.Error {
 	return sqlerr.New(code, format, args...)
 }
 
-var _ = fmt.Sprintf
+// Compile-time checks of the interfaces the server drives.
+var (
+	_ pgwire.Engine        = (*Engine)(nil)
+	_ pgwire.Session       = (*session)(nil)
+	_ pgwire.Batch         = (*batch)(nil)
+	_ pgwire.Statement     = (*stmt)(nil)
+	_ pgwire.Result        = (*rowsResult)(nil)
+	_ pgwire.CopyInResult  = (*copyIn)(nil)
+	_ pgwire.CopyOutResult = (*copyOut)(nil)
+)
