@@ -38,6 +38,7 @@ type conn struct {
 	sess    Session
 	user    string
 	frames  chan frame
+	queued  byteBudget // bytes read ahead but not yet taken from frames
 	readErr error // set by the reader before it closes frames
 	done    chan struct{}
 
@@ -131,9 +132,11 @@ func (c *conn) serve() {
 			c.logf("session close", err)
 		}
 	}()
-	c.frames = make(chan frame, 16)
+	c.frames = make(chan frame, 64)
 	c.done = make(chan struct{})
+	c.queued.init(maxReadAhead)
 	go c.readLoop()
+	defer c.queued.close()
 	defer close(c.done)
 	err := c.loop()
 	if err != nil {
@@ -285,6 +288,55 @@ func (c *conn) notice(e *sqlerr.Error) {
 	c.w.send((*pgproto3.NoticeResponse)(r))
 }
 
+// maxReadAhead bounds the bytes of client messages read ahead of their
+// processing (beyond the one being processed), so a client that pipelines
+// or streams COPY data faster than the engine takes it is held back by
+// TCP instead of growing server memory.
+const maxReadAhead = 1 << 20
+
+// byteBudget is a counting limit the reader waits on.
+type byteBudget struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	used   int
+	limit  int
+	closed bool
+}
+
+func (b *byteBudget) init(limit int) {
+	b.limit = limit
+	b.cond.L = &b.mu
+}
+
+// reserve waits until n more bytes fit (one message always fits when
+// nothing is queued); false once closed.
+func (b *byteBudget) reserve(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.used > 0 && b.used+n > b.limit && !b.closed {
+		b.cond.Wait()
+	}
+	if b.closed {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *byteBudget) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
 // readLoop reads messages ahead of the connection goroutine, so that a
 // client that goes away is noticed (and its query cancelled) even while a
 // statement runs and nothing is written.
@@ -300,6 +352,9 @@ func (c *conn) readLoop() {
 				// input instead is reported by the connection goroutine.
 				c.abort(errConnLost)
 			}
+			return
+		}
+		if !c.queued.reserve(len(f.body)) {
 			return
 		}
 		select {
@@ -321,6 +376,7 @@ func (c *conn) next() (frame, error) {
 		if !ok {
 			return frame{}, c.readFailure()
 		}
+		c.queued.release(len(f.body))
 		return f, nil
 	default:
 	}
@@ -335,6 +391,7 @@ func (c *conn) next() (frame, error) {
 		if !ok {
 			return frame{}, c.readFailure()
 		}
+		c.queued.release(len(f.body))
 		return f, nil
 	case <-idle:
 		if c.sess.TxStatus() == 'I' {

@@ -79,6 +79,7 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 			cr.err = errConnLost
 			return 0, cr.err
 		}
+		cr.c.queued.release(len(f.body))
 		switch f.typ {
 		case 'd':
 			cr.cur = f.body
