@@ -39,7 +39,7 @@ type conn struct {
 	user    string
 	frames  chan frame
 	queued  byteBudget // bytes read ahead but not yet taken from frames
-	readErr error // set by the reader before it closes frames
+	readErr error      // set by the reader before it closes frames
 	done    chan struct{}
 
 	stmts   map[string]*prepared
