@@ -2,6 +2,7 @@ package pgwire_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/stretchr/testify/require"
+
+	"github.com/asofsql/asofsql/pgwire"
 )
 
 func (h *harness) dsn() string {
@@ -223,4 +226,35 @@ func TestPgxStreamsLargeResults(t *testing.T) {
 	require.Equal(t, int64(300000), n)
 	require.Equal(t, int64(300000)*300001/2, sum)
 	require.Equal(t, "SELECT 300000", rows.CommandTag().String())
+}
+
+func TestPgxConnectionVariants(t *testing.T) {
+	h := start(t, nil)
+	htls := start(t, func(c *pgwire.Config) { c.TLS = selfSigned(t) })
+	cases := []struct {
+		name string
+		dsn  string
+		tls  bool
+	}{
+		// pgx probes with SSLRequest, gets 'N' and reconnects in plain text.
+		{"sslmode=prefer without TLS", fmt.Sprintf("postgres://u@%s/asofsql?sslmode=prefer", h.addr), false},
+		// Protocol 3.2 is negotiated down to 3.0.
+		{"protocol 3.2", fmt.Sprintf("postgres://u@%s/asofsql?sslmode=disable&max_protocol_version=latest", h.addr), false},
+		{"sslmode=require with TLS", fmt.Sprintf("postgres://u@%s/asofsql?sslmode=require", htls.addr), true},
+		{"sslmode=prefer with TLS", fmt.Sprintf("postgres://u@%s/asofsql?sslmode=prefer", htls.addr), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := pgx.Connect(ctx, tc.dsn)
+			require.NoError(t, err)
+			defer c.Close(ctx)
+			var s string
+			require.NoError(t, c.QueryRow(ctx, "select $1::text", "hi").Scan(&s))
+			require.Equal(t, "hi", s)
+			_, isTLS := c.PgConn().Conn().(*tls.Conn)
+			require.Equal(t, tc.tls, isTLS)
+		})
+	}
 }
