@@ -117,9 +117,17 @@ func (c *conn) reportChanges() {
 }
 
 func (c *conn) serve() {
-	defer c.srv.removeConn(c)
-	defer func() { c.nc.Close() }()
-	defer c.abort(errConnLost)
+	var readerDone chan struct{}
+	defer func() {
+		c.abort(errConnLost)
+		c.nc.Close()
+		if readerDone != nil {
+			// The reader ends on the closed socket; wait, so that nothing
+			// of the connection outlives it (Shutdown counts on that).
+			<-readerDone
+		}
+		c.srv.removeConn(c)
+	}()
 	if err := c.startup(); err != nil {
 		if !errors.Is(err, errCancelDone) {
 			c.logf("startup", err)
@@ -135,7 +143,11 @@ func (c *conn) serve() {
 	c.frames = make(chan frame, 64)
 	c.done = make(chan struct{})
 	c.queued.init(maxReadAhead)
-	go c.readLoop()
+	readerDone = make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		c.readLoop()
+	}()
 	defer c.queued.close()
 	defer close(c.done)
 	err := c.loop()
