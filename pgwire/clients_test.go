@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/lib/pq"
 	"github.com/stretchr/testify/require"
+
+	"github.com/asofsql/asofsql/pgwire"
 )
 
 func TestLibPQ(t *testing.T) {
@@ -201,4 +204,26 @@ with psycopg.connect(host=sys.argv[1], port=sys.argv[2], user="py", dbname="asof
 (9, 'py', Decimal('1.25'), datetime.datetime(2024, 1, 2, 9, 30, tzinfo=zoneinfo.ZoneInfo(key='UTC')))
 error 42P01 15
 `, string(out))
+}
+
+// TestUnixSocket serves a Unix socket, where trust is allowed, to psql.
+func TestUnixSocket(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not installed")
+	}
+	h := start(t, nil)
+	dir := t.TempDir()
+	l, err := net.Listen("unix", filepath.Join(dir, ".s.PGSQL.5433"))
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- h.srv.Serve(l) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "psql", "-X", "-A", "-t", "-h", dir, "-p", "5433", "-U", "sock", "-d", "asofsql", "-c", "select 'over a socket'").CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, "over a socket\n", string(out))
+	// Shutdown closes every listener (calling it twice is fine: the
+	// harness calls it again).
+	require.NoError(t, h.srv.Shutdown(ctx))
+	require.ErrorIs(t, <-served, pgwire.ErrServerClosed)
 }

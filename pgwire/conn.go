@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,10 +151,22 @@ func (c *conn) serve() {
 	}()
 	defer c.queued.close()
 	defer close(c.done)
-	err := c.loop()
+	err := c.loopSafe()
 	if err != nil {
 		c.logf("connection", err)
 	}
+}
+
+// loopSafe runs loop, turning a panic (a bug in an engine or here) into a
+// FATAL XX000 for this connection instead of a crashed server.
+func (c *conn) loopSafe() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.srv.cfg.Logger.Error("pgwire: panic serving a connection", "pid", c.pid, "panic", r, "stack", string(debug.Stack()))
+			err = c.fatal(sqlerr.New(sqlerr.InternalError, "internal error: %v", r))
+		}
+	}()
+	return c.loop()
 }
 
 func (c *conn) logf(what string, err error) {

@@ -177,9 +177,9 @@ func (c *conn) drive(ctx context.Context, p *portal, maxRows int64) (suspended b
 			if err != nil {
 				return false, err
 			}
-			if int(rec.NumCols()) != len(cols) {
+			if err := checkBatch(rec, cols); err != nil {
 				rec.Release()
-				return false, sqlerr.New(sqlerr.InternalError, "result batch has %d columns, statement described %d", rec.NumCols(), len(cols))
+				return false, err
 			}
 			p.pending, p.off = rec, 0
 		}
@@ -210,6 +210,20 @@ func (c *conn) drive(ctx context.Context, p *portal, maxRows int64) (suspended b
 	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(p.res.Tag(sent))})
 	c.reportChanges()
 	return false, nil
+}
+
+// checkBatch verifies that a batch holds what Describe announced, so that
+// the encoders never meet an Arrow type other than the column's.
+func checkBatch(rec arrow.RecordBatch, cols []Column) error {
+	if int(rec.NumCols()) != len(cols) {
+		return sqlerr.New(sqlerr.InternalError, "result batch has %d columns, the statement described %d", rec.NumCols(), len(cols))
+	}
+	for j, col := range cols {
+		if got, want := rec.Column(j).DataType(), col.Type.Arrow(); !arrow.TypeEqual(got, want) {
+			return sqlerr.New(sqlerr.InternalError, "result column %q is %s, the statement described %s (%s)", col.Name, got, col.Type, want)
+		}
+	}
+	return nil
 }
 
 // writeRow appends one DataRow straight into the output buffer, encoding
