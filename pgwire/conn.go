@@ -499,6 +499,12 @@ func (c *conn) dispatch(f frame) error {
 		if err := decode(&m, f.body); err != nil {
 			return c.fatal(sqlerr.From(err))
 		}
+		// A simple Query replaces the unnamed statement and portal, as in
+		// Postgres.
+		c.dropStmt("")
+		if p, ok := c.portals[""]; ok {
+			c.dropPortal(p)
+		}
 		c.simpleQuery(m.String)
 		return c.readyForQuery()
 	case 'P':

@@ -127,6 +127,12 @@ func TestExtendedProtocol(t *testing.T) {
 			&pgproto3.Parse{Query: "select 'two'"},
 			&pgproto3.Bind{}, &pgproto3.Execute{},
 		}, []string{"1", "1", "2", "D two", "C SELECT 1", "Z I"}},
+		{"a simple Query destroys the unnamed statement", []pgproto3.FrontendMessage{
+			&pgproto3.Parse{Query: "select 'unnamed'"},
+			&pgproto3.Query{String: "select 1"},
+		}, nil},
+		{"so Bind finds none", []pgproto3.FrontendMessage{&pgproto3.Bind{}},
+			[]string{`E ERROR 26000 unnamed prepared statement does not exist`, "Z I"}},
 		{"closing a statement closes its portals", []pgproto3.FrontendMessage{
 			&pgproto3.Parse{Name: "tmp", Query: "select 1"},
 			&pgproto3.Bind{DestinationPortal: "tp", PreparedStatement: "tmp"},
@@ -141,6 +147,10 @@ func TestExtendedProtocol(t *testing.T) {
 				&pgproto3.Execute{}, &pgproto3.Flush{})
 			require.Equal(t, []string{"1", "2", "D 42", "C SELECT 1"}, r.recvN(4))
 			require.Equal(t, []string{"Z I"}, r.ext())
+			continue
+		case "a simple Query destroys the unnamed statement":
+			r.send(s.msgs...)
+			require.Equal(t, []string{"1", "T ?column?:23/4/-1/0", "D 1", "C SELECT 1", "Z I"}, r.untilReady())
 			continue
 		case "portals survive Sync inside a transaction", "commit":
 			r.send(s.msgs...)
