@@ -11,10 +11,13 @@ import (
 	"crypto/x509/pkix"
 	"database/sql"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"math/big"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +174,23 @@ func psqlRunEnv(t *testing.T, h *harness, script, user, password, sslmode string
 	t.Setenv("PGSSLMODE", sslmode)
 	t.Setenv("PGUSER", user)
 	return psqlRun(t, h, script)
+}
+
+func TestLoadTLS(t *testing.T) {
+	cfg := selfSigned(t)
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cfg.Certificates[0].PrivateKey)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cfg.Certificates[0].Certificate[0]}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600))
+	loaded, err := pgwire.LoadTLS(certFile, keyFile)
+	require.NoError(t, err)
+	h := start(t, func(c *pgwire.Config) { c.TLS = loaded; c.RequireTLS = true })
+	require.NoError(t, pgxTry(h, "u", "", "require"))
+	out, err := psqlRunEnv(t, h, "select 'psql over tls' as x;\n", "u", "", "require")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "psql over tls")
+	_, err = pgwire.LoadTLS(filepath.Join(dir, "missing.crt"), keyFile)
+	require.ErrorContains(t, err, "missing.crt")
 }

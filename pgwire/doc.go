@@ -14,8 +14,8 @@
 //
 // # Contract
 //
-//   - Startup: SSLRequest is answered 'S' (TLS) when Config.TLS is set,
-//     else 'N'; GSSENCRequest 'N'. EOF before the startup message is normal
+//   - Startup: SSLRequest is answered 'S' (TLS) when Config.TLS is set
+//     (LoadTLS reads a certificate and key), else 'N'; GSSENCRequest 'N'. EOF before the startup message is normal
 //     (pgx probes and reconnects). Protocol 3.2 and _pq_ options get
 //     NegotiateProtocolVersion (3.0). One database (Config.Database,
 //     default "asofsql"): others are FATAL 3D000. After authentication the
@@ -35,7 +35,8 @@
 //     Describe S/P, Bind format codes (none, one, or one each), Execute
 //     with MaxRows and PortalSuspended, Close, Flush, Sync; after an error
 //     everything up to Sync is discarded. Portals die at the end of their
-//     transaction (at Sync when idle). Errors use Postgres' SQLSTATEs and
+//     transaction (at Sync when idle); a simple Query replaces the unnamed
+//     statement and portal. Errors use Postgres' SQLSTATEs and
 //     wording: 26000, 34000, 42P03, 42P05, 08P01, 22023, 22P03.
 //   - Parameters are decoded in the server, at Bind, with
 //     sqltypes.DecodeText/DecodeBinary and the session's ValueOptions, into
@@ -61,8 +62,11 @@
 //     accepting, closes idle sessions with FATAL 57P01, lets running
 //     statements finish, and cancels them if its context ends first.
 //   - Robustness: malformed, truncated, oversized or unknown messages get
-//     an error or a clean close; nothing panics and every goroutine ends
-//     with its connection (the tests check runtime.NumGoroutine).
+//     an error or a clean close; every goroutine ends with its connection
+//     (the tests check runtime.NumGoroutine). At most 1 MiB of client
+//     input is read ahead of its processing. Result batches are checked
+//     against the described columns (XX000 otherwise), and a panic in an
+//     engine call ends only its connection, with FATAL XX000.
 //
 // Messages are read by a per-connection reader goroutine into buffers of
 // their own and decoded into fresh pgproto3 values, so nothing aliases
