@@ -234,3 +234,36 @@ func TestUnixSocket(t *testing.T) {
 	require.NoError(t, h.srv.Shutdown(ctx))
 	require.ErrorIs(t, <-served, pgwire.ErrServerClosed)
 }
+
+// TestJDBC runs testdata/JdbcCheck.java with pgJDBC (Debian's
+// libpostgresql-jdbc-java) when Java and the driver are installed.
+func TestJDBC(t *testing.T) {
+	const jar = "/usr/share/java/postgresql.jar"
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skip("java is not installed")
+	}
+	if _, err := os.Stat(jar); err != nil {
+		t.Skip("pgJDBC is not installed (apt-get install libpostgresql-jdbc-java)")
+	}
+	h := start(t, nil)
+	host, port, _ := strings.Cut(h.addr, ":")
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "java", "-cp", jar, "testdata/JdbcCheck.java", host, port).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, `server 15.0 (asofsql 0.1)
+0 jdbc'0 2024-01-02T03:04:05.500Z 0.0 12.34
+1 jdbc'1 2024-01-02T03:04:05.500Z 0.1 12.34
+2 jdbc'2 2024-01-02T03:04:05.500Z 0.2 12.34
+3 jdbc'3 2024-01-02T03:04:05.500Z 0.30000000000000004 12.34
+4 jdbc'4 2024-01-02T03:04:05.500Z 0.4 12.34
+5 jdbc'5 2024-01-02T03:04:05.500Z 0.5 12.34
+6 jdbc'6 2024-01-02T03:04:05.500Z 0.6000000000000001 12.34
+row 1 a 1.50
+row 2 b -2.25
+row 3 c null
+rows 3
+error 42P01 ERROR: relation "nosuch" does not exist |   Position: 15
+application_name PostgreSQL JDBC Driver
+`, string(out))
+}
