@@ -1,0 +1,711 @@
+package pgwire
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// conn is one client connection. Its goroutine (serve) owns everything but
+// the fields under mu, which CancelRequest handling touches.
+type conn struct {
+	srv *Server
+	raw net.Conn // the accepted socket, for deadlines from other goroutines
+	nc  net.Conn // raw, or the TLS connection over it
+	w   writer
+
+	// ctx lives as long as the connection; abort ends it with a cause
+	// (client gone, forced shutdown), cancelling whatever runs.
+	ctx   context.Context
+	abort context.CancelCauseFunc
+
+	pid     uint32
+	secret  []byte
+	counted bool
+	started atomic.Bool // past startup and authentication
+
+	sess    Session
+	user    string
+	frames  chan frame
+	queued  byteBudget // bytes read ahead but not yet taken from frames
+	readErr error      // set by the reader before it closes frames
+	done    chan struct{}
+
+	stmts   map[string]*prepared
+	portals map[string]*portal
+	// failed records that an error was sent since the last Sync (for
+	// Session.Sync); skip discards extended-protocol messages until Sync.
+	failed bool
+	skip   bool
+	// reported holds the ParameterStatus values the client has.
+	reported map[string]string
+
+	mu     sync.Mutex
+	cancel context.CancelCauseFunc // of the running engine call, if any
+}
+
+// reportedSettings are sent after login, in Postgres' order; the
+// session-level ones are re-sent when they change.
+var reportedSettings = []string{
+	"application_name", "client_encoding", "DateStyle", "default_transaction_read_only",
+	"in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser",
+	"server_encoding", "server_version", "session_authorization",
+	"standard_conforming_strings", "TimeZone",
+}
+
+// serverSettings are facts about the server, not the session.
+func (c *conn) serverSetting(name string) (string, bool) {
+	switch name {
+	case "server_version":
+		return "15.0 (asofsql " + Version + ")", true
+	case "server_encoding":
+		return "UTF8", true
+	case "integer_datetimes":
+		return "on", true
+	case "in_hot_standby":
+		return "off", true
+	}
+	return "", false
+}
+
+// sessionDefaults fill in reported settings a session does not know.
+var sessionDefaults = map[string]string{
+	"application_name":              "",
+	"client_encoding":               "UTF8",
+	"DateStyle":                     "ISO, MDY",
+	"default_transaction_read_only": "off",
+	"IntervalStyle":                 "postgres",
+	"is_superuser":                  "on",
+	"standard_conforming_strings":   "on",
+	"TimeZone":                      "UTC",
+}
+
+func (c *conn) setting(name string) string {
+	if v, ok := c.serverSetting(name); ok {
+		return v
+	}
+	if v, ok := c.sess.Setting(name); ok {
+		return v
+	}
+	if name == "session_authorization" {
+		return c.user
+	}
+	return sessionDefaults[name]
+}
+
+// reportChanges sends ParameterStatus for every reported setting whose
+// value changed (after a SET), as Postgres does before ReadyForQuery.
+func (c *conn) reportChanges() {
+	for _, name := range reportedSettings {
+		v := c.setting(name)
+		if old, ok := c.reported[name]; !ok || old != v {
+			c.reported[name] = v
+			c.w.send(&pgproto3.ParameterStatus{Name: name, Value: v})
+		}
+	}
+}
+
+func (c *conn) serve() {
+	var readerDone chan struct{}
+	defer func() {
+		c.abort(errConnLost)
+		c.nc.Close()
+		if readerDone != nil {
+			// The reader ends on the closed socket; wait, so that nothing
+			// of the connection outlives it (Shutdown counts on that).
+			<-readerDone
+		}
+		c.srv.removeConn(c)
+	}()
+	if err := c.startup(); err != nil {
+		if !errors.Is(err, errCancelDone) {
+			c.logf("startup", err)
+		}
+		return
+	}
+	defer func() {
+		c.closeAll()
+		if err := c.sess.Close(); err != nil {
+			c.logf("session close", err)
+		}
+	}()
+	c.frames = make(chan frame, 64)
+	c.done = make(chan struct{})
+	c.queued.init(maxReadAhead)
+	readerDone = make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		c.readLoop()
+	}()
+	defer c.queued.close()
+	defer close(c.done)
+	err := c.loopSafe()
+	if err != nil {
+		c.logf("connection", err)
+	}
+}
+
+// loopSafe runs loop, turning a panic (a bug in an engine or here) into a
+// FATAL XX000 for this connection instead of a crashed server.
+func (c *conn) loopSafe() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.srv.cfg.Logger.Error("pgwire: panic serving a connection", "pid", c.pid, "panic", r, "stack", string(debug.Stack()))
+			err = c.fatal(sqlerr.New(sqlerr.InternalError, "internal error: %v", r))
+		}
+	}()
+	return c.loop()
+}
+
+func (c *conn) logf(what string, err error) {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		return
+	}
+	c.srv.cfg.Logger.Debug("pgwire: "+what, "remote", c.nc.RemoteAddr().String(), "pid", c.pid, "err", err)
+}
+
+// fatal sends a FATAL error and flushes; the caller then closes.
+func (c *conn) fatal(e *sqlerr.Error) error {
+	c.w.send(errorResponse(e.WithSeverity("FATAL")))
+	c.w.flush()
+	return e
+}
+
+// startup runs the preamble (SSL/GSS negotiation, CancelRequest), the
+// startup message, authentication and the session start.
+func (c *conn) startup() error {
+	cfg := &c.srv.cfg
+	c.nc.SetDeadline(time.Now().Add(cfg.AuthTimeout))
+	var sm *pgproto3.StartupMessage
+	tlsDone, sslAsked := false, false
+	for sm == nil {
+		msg, err := readStartup(c.nc)
+		if err != nil {
+			if e, ok := sqlerr.As(err); ok {
+				return c.fatal(e)
+			}
+			// EOF before a startup message is normal: pgx probes with an
+			// SSLRequest and reconnects after 'N'.
+			return err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.SSLRequest:
+			if sslAsked {
+				return c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "SSLRequest sent twice"))
+			}
+			sslAsked = true
+			if cfg.TLS == nil {
+				if _, err := c.nc.Write([]byte{'N'}); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := c.nc.Write([]byte{'S'}); err != nil {
+				return err
+			}
+			tc := tls.Server(c.nc, cfg.TLS)
+			if err := tc.HandshakeContext(c.ctx); err != nil {
+				return err
+			}
+			c.nc = tc
+			c.w.nc = tc
+			tlsDone = true
+		case *pgproto3.GSSEncRequest:
+			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+				return err
+			}
+		case *pgproto3.CancelRequest:
+			// Handled without any reply, as Postgres does.
+			c.srv.cancel(m.ProcessID, m.SecretKey)
+			return errCancelDone
+		case *pgproto3.StartupMessage:
+			sm = m
+		}
+	}
+	if cfg.RequireTLS && !tlsDone {
+		return c.fatal(sqlerr.New(codeInvalidAuthSpec, "SSL connection is required"))
+	}
+	params := map[string]string{}
+	var unknownPQ []string
+	for k, v := range sm.Parameters {
+		if strings.HasPrefix(k, "_pq_.") {
+			unknownPQ = append(unknownPQ, k)
+			continue
+		}
+		params[k] = v
+	}
+	if sm.ProtocolVersion != pgproto3.ProtocolVersion30 || len(unknownPQ) > 0 {
+		// Postgres 15 speaks 3.0 only; 3.2 clients (pgx with
+		// max_protocol_version=latest) accept this and carry on.
+		c.w.send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: pgproto3.ProtocolVersion30, UnrecognizedOptions: unknownPQ})
+	}
+	user := params["user"]
+	if user == "" {
+		return c.fatal(sqlerr.New(codeInvalidAuthSpec, "no PostgreSQL user name specified in startup packet"))
+	}
+	c.user = user
+	db := params["database"]
+	if db == "" {
+		db = user
+	}
+	delete(params, "user")
+	delete(params, "database")
+	if d := cfg.StatementTimeout; d > 0 {
+		if _, ok := params["statement_timeout"]; !ok {
+			// The server default, overridable per session like a
+			// postgresql.conf setting.
+			params["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+		}
+	}
+	if err := c.srv.admit(c); err != nil {
+		return c.fatal(sqlerr.From(err))
+	}
+	if err := c.authenticate(user, tlsDone); err != nil {
+		return err
+	}
+	c.w.send(&pgproto3.AuthenticationOk{})
+	if db != cfg.Database {
+		return c.fatal(sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", db))
+	}
+	sess, err := cfg.Engine.Connect(c.ctx, StartupInfo{
+		User: user, Database: db, Options: params, RemoteAddr: c.nc.RemoteAddr(),
+		Notice: c.notice,
+	})
+	if err != nil {
+		return c.fatal(sqlerr.From(err))
+	}
+	c.sess = sess
+	c.stmts = map[string]*prepared{}
+	c.portals = map[string]*portal{}
+	c.reported = map[string]string{}
+	c.reportChanges()
+	c.w.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})
+	c.w.send(&pgproto3.ReadyForQuery{TxStatus: sess.TxStatus()})
+	if err := c.w.flush(); err != nil {
+		return err
+	}
+	c.nc.SetDeadline(time.Time{})
+	c.started.Store(true)
+	return nil
+}
+
+func (c *conn) notice(e *sqlerr.Error) {
+	if e == nil {
+		return
+	}
+	sev := e.Severity
+	if sev == "" {
+		sev = "NOTICE"
+	}
+	r := errorResponse(e.WithSeverity(sev))
+	c.w.send((*pgproto3.NoticeResponse)(r))
+}
+
+// maxReadAhead bounds the bytes of client messages read ahead of their
+// processing (beyond the one being processed), so a client that pipelines
+// or streams COPY data faster than the engine takes it is held back by
+// TCP instead of growing server memory.
+const maxReadAhead = 1 << 20
+
+// byteBudget is a counting limit the reader waits on.
+type byteBudget struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	used   int
+	limit  int
+	closed bool
+}
+
+func (b *byteBudget) init(limit int) {
+	b.limit = limit
+	b.cond.L = &b.mu
+}
+
+// reserve waits until n more bytes fit (one message always fits when
+// nothing is queued); false once closed.
+func (b *byteBudget) reserve(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.used > 0 && b.used+n > b.limit && !b.closed {
+		b.cond.Wait()
+	}
+	if b.closed {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *byteBudget) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// readLoop reads messages ahead of the connection goroutine, so that a
+// client that goes away is noticed (and its query cancelled) even while a
+// statement runs and nothing is written.
+func (c *conn) readLoop() {
+	defer close(c.frames)
+	for {
+		f, err := readFrame(c.nc, c.srv.cfg.MaxMessageSize, frontendTypes)
+		if err != nil {
+			c.readErr = err
+			_, tooLarge := err.(errTooLarge)
+			if _, bad := sqlerr.As(err); !bad && !tooLarge {
+				// The socket failed: cancel whatever runs for it. Bad
+				// input instead is reported by the connection goroutine.
+				c.abort(errConnLost)
+			}
+			return
+		}
+		if !c.queued.reserve(len(f.body)) {
+			return
+		}
+		select {
+		case c.frames <- f:
+		case <-c.done:
+			return
+		}
+		if f.typ == 'X' {
+			return // Terminate: nothing follows, and EOF is expected
+		}
+	}
+}
+
+// next waits for the next client message, enforcing the idle timeout and
+// closing idle sessions at shutdown.
+func (c *conn) next() (frame, error) {
+	select {
+	case f, ok := <-c.frames:
+		if !ok {
+			return frame{}, c.readFailure()
+		}
+		c.queued.release(len(f.body))
+		return f, nil
+	default:
+	}
+	var idle <-chan time.Time
+	if d := c.srv.cfg.IdleTimeout; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		idle = t.C
+	}
+	select {
+	case f, ok := <-c.frames:
+		if !ok {
+			return frame{}, c.readFailure()
+		}
+		c.queued.release(len(f.body))
+		return f, nil
+	case <-idle:
+		if c.sess.TxStatus() == 'I' {
+			return frame{}, c.fatal(sqlerr.New(codeIdleSessionTimeout, "terminating connection due to idle-session timeout"))
+		}
+		return frame{}, c.fatal(sqlerr.New(codeIdleInTxTimeout, "terminating connection due to idle-in-transaction timeout"))
+	case <-c.srv.closing:
+		return frame{}, c.fatal(errAdminShutdown)
+	case <-c.ctx.Done():
+		return frame{}, c.ctxFailure()
+	}
+}
+
+func (c *conn) readFailure() error {
+	err := c.readErr
+	var tl errTooLarge
+	switch {
+	case errors.As(err, &tl):
+		return c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid message length").WithDetail("%s", tl.Error()))
+	case err == nil:
+		return io.EOF
+	}
+	if e, ok := sqlerr.As(err); ok {
+		return c.fatal(e)
+	}
+	return err
+}
+
+// ctxFailure reports why the connection context ended: a forced shutdown
+// is told to the client; a lost client is not.
+func (c *conn) ctxFailure() error {
+	cause := context.Cause(c.ctx)
+	if e, ok := sqlerr.As(cause); ok && e.Code == sqlerr.AdminShutdown {
+		return c.fatal(e)
+	}
+	return cause
+}
+
+// loop dispatches messages until Terminate, EOF or a fatal error.
+func (c *conn) loop() error {
+	for {
+		f, err := c.next()
+		if err != nil {
+			return err
+		}
+		if c.skip && f.typ != 'S' && f.typ != 'X' {
+			continue
+		}
+		if err := c.dispatch(f); err != nil {
+			if errors.Is(err, errTerminate) {
+				return nil
+			}
+			return err
+		}
+		if c.ctx.Err() != nil {
+			return c.ctxFailure()
+		}
+		if err := c.w.err; err != nil {
+			return err
+		}
+	}
+}
+
+var (
+	errTerminate  = errors.New("terminate")
+	errCancelDone = errors.New("cancel request handled")
+)
+
+func decode(m pgproto3.FrontendMessage, body []byte) error {
+	if err := m.Decode(body); err != nil {
+		return sqlerr.Wrap(err, sqlerr.ProtocolViolation, "invalid message format")
+	}
+	return nil
+}
+
+func (c *conn) dispatch(f frame) error {
+	switch f.typ {
+	case 'Q':
+		var m pgproto3.Query
+		if err := decode(&m, f.body); err != nil {
+			return c.fatal(sqlerr.From(err))
+		}
+		// A simple Query replaces the unnamed statement and portal, as in
+		// Postgres.
+		c.dropStmt("")
+		if p, ok := c.portals[""]; ok {
+			c.dropPortal(p)
+		}
+		c.simpleQuery(m.String)
+		return c.readyForQuery()
+	case 'P':
+		var m pgproto3.Parse
+		if err := decode(&m, f.body); err != nil {
+			return c.fatal(sqlerr.From(err))
+		}
+		c.extErr(c.parse(&m))
+	case 'B':
+		var m pgproto3.Bind
+		if err := decode(&m, f.body); err != nil {
+			return c.fatal(sqlerr.From(err))
+		}
+		c.extErr(c.bind(&m))
+	case 'D':
+		var m pgproto3.Describe
+		if err := decode(&m, f.body); err != nil {
+			return c.fatal(sqlerr.From(err))
+		}
+		c.extErr(c.describe(&m))
+	case 'E':
+		var m pgproto3.Execute
+		if err := decode(&m, f.body); err != nil {
+			return c.fatal(sqlerr.From(err))
+		}
+		c.extErr(c.execute(&m))
+	case 'C':
+		var m pgproto3.Close
+		if err := decode(&m, f.body); err != nil {
+			return c.fatal(sqlerr.From(err))
+		}
+		c.extErr(c.closeMsg(&m))
+	case 'H':
+		return c.w.flush()
+	case 'S':
+		c.skip = false
+		return c.readyForQuery()
+	case 'X':
+		return errTerminate
+	case 'd', 'c', 'f':
+		// Leftover COPY messages after a failed COPY are dropped, as
+		// Postgres does.
+	case 'F':
+		c.sendError(sqlerr.New(sqlerr.FeatureNotSupported, "the function call protocol is not supported"))
+		return c.readyForQuery()
+	default:
+		// readFrame admits only the types above.
+		return c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid frontend message type %d", f.typ))
+	}
+	return nil
+}
+
+// extErr handles an extended-protocol error: ErrorResponse, then discard
+// everything until Sync.
+func (c *conn) extErr(err error) {
+	if err == nil {
+		return
+	}
+	c.sendError(err)
+	c.skip = true
+	// Postgres flushes errors at once, so a client waiting without Sync
+	// or Flush still learns of it.
+	c.w.flush()
+}
+
+func (c *conn) sendError(err error) {
+	if c.ctx.Err() != nil {
+		// The connection is going down; loop reports why (ctxFailure).
+		return
+	}
+	e := sqlerr.From(err)
+	c.failed = true
+	c.w.send(errorResponse(e))
+}
+
+func errorResponse(e *sqlerr.Error) *pgproto3.ErrorResponse {
+	sev := e.Severity
+	if sev == "" {
+		sev = "ERROR"
+	}
+	code := e.Code
+	if code == "" {
+		code = sqlerr.InternalError
+	}
+	return &pgproto3.ErrorResponse{
+		Severity: sev, SeverityUnlocalized: sev, Code: code, Message: e.Message,
+		Detail: e.Detail, Hint: e.Hint, Position: int32(e.Position),
+	}
+}
+
+// readyForQuery ends the implicit transaction and reports the state.
+func (c *conn) readyForQuery() error {
+	if c.ctx.Err() != nil {
+		return nil // loop reports the end (ctxFailure); Close rolls back
+	}
+	failed := c.failed
+	c.failed = false
+	ctx, done := c.callCtx()
+	err := c.sess.Sync(ctx, failed)
+	done()
+	if err != nil {
+		c.w.send(errorResponse(c.sqlErr(ctx, err)))
+	}
+	status := c.sess.TxStatus()
+	if status == 'I' {
+		// Portals live until the end of their transaction.
+		for name, p := range c.portals {
+			p.close()
+			delete(c.portals, name)
+		}
+	}
+	c.reportChanges()
+	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	return c.w.flush()
+}
+
+// callCtx gives an engine call its context: cancellable by CancelRequest,
+// bounded by StatementTimeout, ended by the connection's end.
+func (c *conn) callCtx() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	stop := func() {}
+	if d := c.statementTimeout(); d > 0 {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
+		stop = cancelT
+	}
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	return ctx, func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		stop()
+		cancel(nil)
+	}
+}
+
+// statementTimeout is the session's statement_timeout when it has one
+// (SET statement_timeout), else Config.StatementTimeout.
+func (c *conn) statementTimeout() time.Duration {
+	if v, ok := c.sess.Setting("statement_timeout"); ok {
+		if d, ok := ParseDuration(v); ok {
+			return d
+		}
+	}
+	return c.srv.cfg.StatementTimeout
+}
+
+// ParseDuration reads a Postgres time setting such as statement_timeout:
+// a number of milliseconds, or a number with a unit (us, ms, s, min, h,
+// d), e.g. "5s", "250ms", "0". ok is false for anything else.
+func ParseDuration(v string) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.') {
+		i++
+	}
+	n, err := strconv.ParseFloat(v[:i], 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := unit[strings.TrimSpace(v[i:])]
+	if !ok || n*float64(u) > float64(1<<62) {
+		return 0, false
+	}
+	return time.Duration(n * float64(u)), true
+}
+
+func (c *conn) cancelQuery(cause error) {
+	c.mu.Lock()
+	if c.cancel != nil {
+		c.cancel(cause)
+	}
+	c.mu.Unlock()
+}
+
+// sqlErr turns an engine error into the error to send: when the call's
+// context was cancelled, the cancellation's cause (user cancel, statement
+// timeout, shutdown) wins over however the engine phrased it.
+func (c *conn) sqlErr(ctx context.Context, err error) *sqlerr.Error {
+	if ctx != nil && ctx.Err() != nil {
+		if e, ok := sqlerr.As(context.Cause(ctx)); ok {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || sqlerr.Code(err) == sqlerr.QueryCanceled {
+				return e
+			}
+		}
+	}
+	return sqlerr.From(err)
+}
+
+// closeAll releases every statement and portal.
+func (c *conn) closeAll() {
+	for name, p := range c.portals {
+		p.close()
+		delete(c.portals, name)
+	}
+	for name, s := range c.stmts {
+		s.close()
+		delete(c.stmts, name)
+	}
+}

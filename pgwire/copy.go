@@ -1,0 +1,131 @@
+package pgwire
+
+import (
+	"context"
+	"io"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+func copyFormats(f CopyFormat) (byte, []uint16) {
+	var code uint16
+	if f.Binary {
+		code = 1
+	}
+	cols := make([]uint16, f.Columns)
+	for i := range cols {
+		cols[i] = code
+	}
+	return byte(code), cols
+}
+
+// copyIn runs COPY FROM STDIN: CopyInResponse, then the engine reads the
+// CopyData payloads as one stream.
+func (c *conn) copyIn(ctx context.Context, r CopyInResult, p *portal) error {
+	overall, cols := copyFormats(r.CopyInFormat())
+	c.w.send(&pgproto3.CopyInResponse{OverallFormat: overall, ColumnFormatCodes: cols})
+	if err := c.w.flush(); err != nil {
+		return err
+	}
+	cr := &copyReader{c: c, ctx: ctx}
+	if err := r.CopyIn(ctx, cr); err != nil {
+		if cr.err != nil {
+			return cr.err
+		}
+		// Whatever the client still sends (CopyData, CopyDone) is dropped
+		// by the main loop, as Postgres does.
+		return err
+	}
+	// The engine may stop before the end marker (text "\."); the rest of
+	// the stream up to CopyDone belongs to this COPY.
+	var buf [4096]byte
+	for !cr.finished {
+		if _, err := cr.Read(buf[:]); err != nil && err != io.EOF {
+			return err
+		}
+	}
+	p.done = true
+	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(r.Tag(0))})
+	return nil
+}
+
+// copyReader turns CopyData messages into a byte stream ending at CopyDone.
+type copyReader struct {
+	c        *conn
+	ctx      context.Context
+	cur      []byte
+	finished bool
+	err      error
+}
+
+func (cr *copyReader) Read(p []byte) (int, error) {
+	for len(cr.cur) == 0 {
+		if cr.err != nil {
+			return 0, cr.err
+		}
+		if cr.finished {
+			return 0, io.EOF
+		}
+		var f frame
+		var ok bool
+		select {
+		case f, ok = <-cr.c.frames:
+		case <-cr.ctx.Done():
+			return 0, context.Cause(cr.ctx)
+		}
+		if !ok {
+			cr.err = errConnLost
+			return 0, cr.err
+		}
+		cr.c.queued.release(len(f.body))
+		switch f.typ {
+		case 'd':
+			cr.cur = f.body
+		case 'c':
+			cr.finished = true
+		case 'f':
+			var m pgproto3.CopyFail
+			_ = m.Decode(f.body)
+			cr.finished = true
+			cr.err = sqlerr.New(sqlerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
+		case 'H', 'S':
+			// Ignored during COPY IN, per the protocol.
+		default:
+			cr.err = sqlerr.New(sqlerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", f.typ)
+		}
+	}
+	n := copy(p, cr.cur)
+	cr.cur = cr.cur[n:]
+	return n, nil
+}
+
+// copyOut runs COPY TO STDOUT: every Write of the engine becomes CopyData.
+func (c *conn) copyOut(ctx context.Context, r CopyOutResult, p *portal) error {
+	overall, cols := copyFormats(r.CopyOutFormat())
+	c.w.send(&pgproto3.CopyOutResponse{OverallFormat: overall, ColumnFormatCodes: cols})
+	if err := r.CopyOut(ctx, copyWriter{c}); err != nil {
+		return err
+	}
+	c.w.send(&pgproto3.CopyDone{})
+	p.done = true
+	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(r.Tag(0))})
+	return nil
+}
+
+type copyWriter struct{ c *conn }
+
+func (w copyWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		chunk := p[:min(len(p), 1<<20)]
+		w.c.w.send(&pgproto3.CopyData{Data: chunk})
+		if err := w.c.w.maybeFlush(); err != nil {
+			return n, err
+		}
+		n += len(chunk)
+		p = p[len(chunk):]
+	}
+	return n, nil
+}

@@ -1,0 +1,88 @@
+// Package pgwire serves asofsql over the PostgreSQL wire protocol (v3.0),
+// so psql, pgx, lib/pq, psycopg and JDBC connect to it as to a
+// PostgreSQL 15 server. Messages are framed with
+// github.com/jackc/pgx/v5/pgproto3; SCRAM uses github.com/xdg-go/scram.
+//
+// The server knows nothing of SQL. It drives an Engine (see engine.go):
+// Connect gives a Session per authenticated client; a Session parses
+// (Query for the simple protocol, Prepare for the extended one), ends
+// implicit transactions (Sync) and reports its settings and transaction
+// state; Statements describe their parameters and columns with
+// sqltypes.Type and execute into Results that stream Arrow record
+// batches, or COPY data (CopyInResult, CopyOutResult). Errors are
+// *sqlerr.Error values, flattened into ErrorResponse only here.
+//
+// # Contract
+//
+//   - Startup: SSLRequest is answered 'S' (TLS) when Config.TLS is set
+//     (LoadTLS reads a certificate and key), else 'N'; GSSENCRequest 'N'. EOF before the startup message is normal
+//     (pgx probes and reconnects). Protocol 3.2 and _pq_ options get
+//     NegotiateProtocolVersion (3.0). One database (Config.Database,
+//     default "asofsql"): others are FATAL 3D000. After authentication the
+//     13 ParameterStatus values Postgres 15 reports (server_version
+//     "15.0 (asofsql <Version>)"), BackendKeyData with a random 4-byte
+//     secret, ReadyForQuery. Reported settings are sent again after any
+//     statement that changes them.
+//   - Authentication (Config.Auth): trust (only on loopback or Unix
+//     sockets: Serve refuses otherwise), password (clear text, only with
+//     RequireTLS), md5, SCRAM-SHA-256; users carry verifiers in
+//     pg_authid format (NewVerifier, LoadUsers), never passwords. Failure
+//     is FATAL 28P01.
+//   - Simple protocol: the statements of a Query run in order in one
+//     implicit transaction, stopping at the first error; "" / ";" / a
+//     comment give EmptyQueryResponse.
+//   - Extended protocol: named and unnamed statements and portals,
+//     Describe S/P, Bind format codes (none, one, or one each), Execute
+//     with MaxRows and PortalSuspended, Close, Flush, Sync; after an error
+//     everything up to Sync is discarded. Portals die at the end of their
+//     transaction (at Sync when idle); a simple Query replaces the unnamed
+//     statement and portal. Errors use Postgres' SQLSTATEs and
+//     wording: 26000, 34000, 42P03, 42P05, 08P01, 22023, 22P03.
+//   - Parameters are decoded in the server, at Bind, with
+//     sqltypes.DecodeText/DecodeBinary and the session's ValueOptions, into
+//     a one-row Arrow batch typed as Statement.ParamTypes says; a
+//     parameter of unknown type (reported as OID 0) arrives as TEXT. So a
+//     bad value fails at Bind with the type's own error (22P02, 22003,
+//     08P01 for short binary data), as in Postgres, and every engine gets
+//     typed values.
+//   - Results are encoded row by row straight into the output buffer with
+//     sqltypes.EncodeText/EncodeBinary (Postgres 15 formats, byte for
+//     byte). The buffer is flushed whenever it passes 32 KiB, and the next
+//     batch is only requested once the previous one is written, so a
+//     client that reads slowly stalls the query instead of growing server
+//     memory.
+//   - Cancellation: CancelRequest (secret compared in constant time, no
+//     reply) cancels the running engine call's context and the client
+//     gets 57014; so do statement_timeout (Config.StatementTimeout is the
+//     default of the session setting) and a client whose socket closes (a
+//     reader goroutine notices EOF while the statement runs; pgx cancels
+//     that way).
+//   - Limits: MaxConnections (FATAL 53300), IdleTimeout (FATAL 57P05 /
+//     25P03), MaxMessageSize (FATAL 08P01), AuthTimeout. Shutdown stops
+//     accepting, closes idle sessions with FATAL 57P01, lets running
+//     statements finish, and cancels them if its context ends first.
+//   - Robustness: malformed, truncated, oversized or unknown messages get
+//     an error or a clean close; every goroutine ends with its connection
+//     (the tests check runtime.NumGoroutine). At most 1 MiB of client
+//     input is read ahead of its processing. Result batches are checked
+//     against the described columns (XX000 otherwise), and a panic in an
+//     engine call ends only its connection, with FATAL XX000.
+//
+// Messages are read by a per-connection reader goroutine into buffers of
+// their own and decoded into fresh pgproto3 values, so nothing aliases
+// pgproto3's reused receive buffers.
+//
+// Not here: the catalog queries of psql's \d, \dt, \l (they need virtual
+// pg_catalog tables in the engine), the function-call protocol (0A000),
+// and LISTEN/NOTIFY.
+//
+// # Example
+//
+//	srv, err := pgwire.NewServer(pgwire.Config{Engine: eng})
+//	if err != nil { ... }
+//	go srv.ListenAndServe("127.0.0.1:5432")
+//	...
+//	err = srv.Shutdown(ctx)
+//
+// then: psql -h 127.0.0.1 -p 5432 -U me asofsql
+package pgwire
