@@ -177,7 +177,12 @@ LINE 2:   from nosuch;
 
 // TestPsycopg runs psycopg 3 (Debian's python3-psycopg) when installed.
 func TestPsycopg(t *testing.T) {
-	if err := exec.Command("python3", "-c", "import psycopg").Run(); err != nil {
+	// Debian's python3-psycopg is for the system interpreter; a python3
+	// earlier on PATH (pyenv, a venv) may not have it.
+	python := "python3"
+	if err := exec.Command("/usr/bin/python3", "-c", "import psycopg").Run(); err == nil {
+		python = "/usr/bin/python3"
+	} else if err := exec.Command(python, "-c", "import psycopg").Run(); err != nil {
 		t.Skip("python3 with psycopg 3 is not installed")
 	}
 	h := start(t, nil)
@@ -204,13 +209,16 @@ with psycopg.connect(host=sys.argv[1], port=sys.argv[2], user="py", dbname="asof
 `
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "python3", "-c", script, host, port).CombinedOutput()
+	out, err := exec.CommandContext(ctx, python, "-c", script, host, port).CombinedOutput()
 	require.NoError(t, err, string(out))
-	require.Equal(t, `(41, 'x', datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=zoneinfo.ZoneInfo(key='UTC')), 'free')
+	// psycopg names the session's UTC zone ZoneInfo('UTC') or timezone.utc
+	// depending on the interpreter's tz support: the same instant.
+	got := strings.ReplaceAll(string(out), "zoneinfo.ZoneInfo(key='UTC')", "datetime.timezone.utc")
+	require.Equal(t, `(41, 'x', datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), 'free')
 3
-(9, 'py', Decimal('1.25'), datetime.datetime(2024, 1, 2, 9, 30, tzinfo=zoneinfo.ZoneInfo(key='UTC')))
+(9, 'py', Decimal('1.25'), datetime.datetime(2024, 1, 2, 9, 30, tzinfo=datetime.timezone.utc))
 error 42P01 15
-`, string(out))
+`, got)
 }
 
 // TestUnixSocket serves a Unix socket, where trust is allowed, to psql.
