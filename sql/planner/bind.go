@@ -1,0 +1,461 @@
+package planner
+
+import (
+	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Catalog is what the planner reads of the catalog: table definitions.
+// *catalog.Catalog and *catalog.Snapshot implement it.
+type Catalog interface {
+	Table(name string) (*catalog.TableInfo, error)
+}
+
+var (
+	_ Catalog = (*catalog.Catalog)(nil)
+	_ Catalog = (*catalog.Snapshot)(nil)
+)
+
+// Options are the session facts planning depends on.
+type Options struct {
+	// Types carries the session settings typed literals are read with
+	// (TimeZone for TIMESTAMPTZ '...'); nil means UTC.
+	Types *sqltypes.Options
+	// ParamTypes are the parameter types the client declared ($1 first;
+	// Unknown or missing entries are inferred).
+	ParamTypes []sqltypes.Type
+}
+
+// binder holds the state of planning one statement.
+type binder struct {
+	cat    Catalog
+	st     *parser.Statement
+	opts   *Options
+	params []sqltypes.Type
+}
+
+// inputDesc says what a FROM item is, for ordering errors and hints.
+type inputDesc struct {
+	// kind is "table", "subquery" or "join".
+	kind string
+	// name is the table name or alias ("" for a join).
+	name string
+	// table is the underlying table name of a table input.
+	table string
+}
+
+func (d inputDesc) String() string {
+	switch d.kind {
+	case "table":
+		if d.name != d.table {
+			return "table \"" + d.table + "\" (as \"" + d.name + "\")"
+		}
+		return "table \"" + d.name + "\""
+	case "subquery":
+		return "subquery \"" + d.name + "\""
+	}
+	return "(join " + d.name + ")"
+}
+
+// rel is a bound FROM item: its plan and the names it makes visible.
+type rel struct {
+	node Node
+	sc   *scope
+	desc inputDesc
+}
+
+// cteEnv is the WITH clauses in scope, innermost first.
+type cteEnv struct {
+	parent *cteEnv
+	name   string
+	cte    *ast.CommonTableExpression
+	// env is where the CTE's own query is bound (earlier CTEs only).
+	env *cteEnv
+}
+
+func (e *cteEnv) find(name string) *cteEnv {
+	for c := e; c != nil; c = c.parent {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func (b *binder) finishParams() []sqltypes.Type {
+	out := make([]sqltypes.Type, b.st.NumParams)
+	copy(out, b.params)
+	return out
+}
+
+// bindResultSet binds a FROM item.
+func (b *binder) bindResultSet(n ast.ResultSetNode, env *cteEnv) (*rel, error) {
+	switch x := n.(type) {
+	case *ast.TableSource:
+		return b.bindTableSource(x, env)
+	case *ast.Join:
+		return b.bindJoin(x, env)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FROM item %T is not supported", n)
+}
+
+func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error) {
+	if ts.Lateral {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL is not supported")
+	}
+	alias := ts.AsName.O
+	var r *rel
+	switch src := ts.Source.(type) {
+	case *ast.TableName:
+		if src.Schema.O != "" && src.Schema.O != "public" {
+			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", src.Schema.O, src.Name.O)
+		}
+		if src.TableSample != nil {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TABLESAMPLE is not supported")
+		}
+		name := src.Name.O
+		if alias == "" {
+			alias = name
+		}
+		if c := env.find(name); c != nil && src.Schema.O == "" {
+			node, err := b.bindCTE(c)
+			if err != nil {
+				return nil, err
+			}
+			requalify(node, alias)
+			r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "subquery", name: alias}}
+			break
+		}
+		info, err := b.cat.Table(name)
+		if err != nil {
+			return nil, err
+		}
+		s := &Scan{Table: info, Alias: alias}
+		for i, c := range info.Columns {
+			s.Columns = append(s.Columns, i)
+			s.cols = append(s.cols, Column{Name: c.Name, Table: alias, Type: c.Type, Nullable: !c.NotNull})
+		}
+		r = &rel{node: s, sc: newScope(alias, s.cols), desc: inputDesc{kind: "table", name: alias, table: name}}
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if alias == "" {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "subquery in FROM must have an alias").
+				WithHint("For example, FROM (SELECT ...) [AS] foo.")
+		}
+		node, err := b.bindQuery(src, env)
+		if err != nil {
+			return nil, err
+		}
+		requalify(node, alias)
+		r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "subquery", name: alias}}
+	case *ast.Join:
+		inner, err := b.bindJoin(src, env)
+		if err != nil {
+			return nil, err
+		}
+		if alias != "" {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "an alias on a parenthesized join is not supported")
+		}
+		r = inner
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FROM item %T is not supported", ts.Source)
+	}
+	if len(ts.ColumnNames) > 0 {
+		if len(ts.ColumnNames) > len(r.sc.star) {
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, len(r.sc.star), len(ts.ColumnNames))
+		}
+		for i, cn := range ts.ColumnNames {
+			r.sc.cols[r.sc.star[i]].name = cn.O
+		}
+	}
+	return r, nil
+}
+
+// bindCTE binds a WITH query where it is referenced; each reference gets
+// its own subtree (plans are trees, not DAGs).
+func (b *binder) bindCTE(c *cteEnv) (Node, error) {
+	if c.cte.IsRecursive {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
+	}
+	node, err := b.bindQuery(c.cte.Query.Query, c.env)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.cte.ColNameList) > 0 {
+		cols := node.Schema()
+		if len(c.cte.ColNameList) > len(cols) {
+			return nil, sqlerr.New(sqlerr.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", c.name, len(cols), len(c.cte.ColNameList))
+		}
+		return renameCols(node, func(i int) string {
+			if i < len(c.cte.ColNameList) {
+				return c.cte.ColNameList[i].O
+			}
+			return cols[i].Name
+		}), nil
+	}
+	return node, nil
+}
+
+// renameCols wraps node in a Project that renames its columns.
+func renameCols(node Node, name func(int) string) Node {
+	cols := node.Schema()
+	p := &Project{Input: node}
+	for i, c := range cols {
+		p.Exprs = append(p.Exprs, &expr.Column{Index: i, Name: c.Name, T: c.Type})
+		c.Name = name(i)
+		p.Cols = append(p.Cols, c)
+	}
+	return p
+}
+
+// withEnv adds a WITH clause to env.
+func (b *binder) withEnv(w *ast.WithClause, env *cteEnv) (*cteEnv, error) {
+	if w == nil {
+		return env, nil
+	}
+	if w.IsRecursive {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
+	}
+	seen := map[string]bool{}
+	for _, c := range w.CTEs {
+		if seen[c.Name.O] {
+			return nil, sqlerr.New("42712", "WITH query name \"%s\" specified more than once", c.Name.O)
+		}
+		seen[c.Name.O] = true
+		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env}
+	}
+	return env, nil
+}
+
+// concatScopes is the scope of a join: left names, then right names
+// shifted past the left columns.
+func concatScopes(l, r *scope, lw int) *scope {
+	s := &scope{}
+	s.cols = append(s.cols, l.cols...)
+	s.star = append(s.star, l.star...)
+	for _, c := range r.cols {
+		c.idx += lw
+		s.cols = append(s.cols, c)
+	}
+	for _, i := range r.star {
+		s.star = append(s.star, i+len(l.cols))
+	}
+	return s
+}
+
+// joinCols is a join's output: left columns, then right ones (nullable
+// when the join is LEFT).
+func joinCols(l, r []Column, rightNullable bool) []Column {
+	out := append([]Column(nil), l...)
+	for _, c := range r {
+		if rightNullable {
+			c.Nullable = true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
+	if j.Right == nil {
+		return b.bindResultSet(j.Left, env)
+	}
+	l, err := b.bindResultSet(j.Left, env)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindResultSet(j.Right, env)
+	if err != nil {
+		return nil, err
+	}
+	if a := b.st.AsofOf(j); a != nil {
+		return b.bindAsof(a, l, r)
+	}
+	if j.NaturalJoin {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "NATURAL JOIN is not supported").WithHint("Use JOIN ... USING (...).")
+	}
+	if j.StraightJoin {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "STRAIGHT_JOIN is not supported")
+	}
+	kind := JoinInner
+	switch j.Tp {
+	case ast.LeftJoin:
+		kind = JoinLeft
+	case ast.RightJoin:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "RIGHT JOIN is not supported").WithHint("Swap the inputs and use LEFT JOIN.")
+	}
+	lw := len(l.node.Schema())
+	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinCols(l.node.Schema(), r.node.Schema(), kind == JoinLeft)}
+	sc := concatScopes(l.sc, r.sc, lw)
+	out := &rel{node: join, sc: sc, desc: inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}}
+	switch {
+	case len(j.Using) > 0:
+		if err := b.bindUsing(j.Using, l, r, lw, join, out); err != nil {
+			return nil, err
+		}
+	case j.On != nil:
+		cond, err := b.bindExpr(j.On.Expr, &exprCtx{sc: sc, clause: "JOIN conditions"})
+		if err != nil {
+			return nil, err
+		}
+		if cond, err = b.coerce(cond, sqltypes.BoolType, j.On.Expr, "argument of JOIN/ON"); err != nil {
+			return nil, err
+		}
+		var rest []expr.Expr
+		for _, c := range expr.Conjuncts(cond) {
+			if lk, rk, ok := equiPair(c, lw); ok {
+				join.LeftKeys = append(join.LeftKeys, lk)
+				join.RightKeys = append(join.RightKeys, rk-lw)
+				continue
+			}
+			rest = append(rest, c)
+		}
+		join.Residual = expr.AndAll(rest...)
+	default:
+		if kind == JoinLeft {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "LEFT JOIN requires an ON or USING condition")
+		}
+		join.Kind = JoinCross
+	}
+	return out, nil
+}
+
+func (d inputDesc) label() string {
+	if d.kind == "join" {
+		return "(join " + d.name + ")"
+	}
+	return d.name
+}
+
+// equiPair recognizes left.col = right.col of one type (a hash key).
+func equiPair(e expr.Expr, lw int) (int, int, bool) {
+	bin, ok := e.(*expr.Binary)
+	if !ok || bin.Op != expr.Eq {
+		return 0, 0, false
+	}
+	l, lok := bin.L.(*expr.Column)
+	r, rok := bin.R.(*expr.Column)
+	if !lok || !rok {
+		return 0, 0, false
+	}
+	if l.Index >= lw && r.Index < lw {
+		l, r = r, l
+	}
+	if l.Index < lw && r.Index >= lw && l.T.Kind == r.T.Kind {
+		return l.Index, r.Index, true
+	}
+	return 0, 0, false
+}
+
+// bindUsing makes a USING join's keys and merges each key into one
+// visible column (the left one; the right copy stays addressable by its
+// qualifier), listed first in SELECT *.
+func (b *binder) bindUsing(using []*ast.ColumnName, l, r *rel, lw int, join *Join, out *rel) error {
+	var lcols, rcols []scopeCol
+	for _, u := range using {
+		lc, err := l.sc.lookup("", u.Name.O, 0)
+		if err != nil {
+			return usingError(err, u.Name.O, "left")
+		}
+		rc, err := r.sc.lookup("", u.Name.O, 0)
+		if err != nil {
+			return usingError(err, u.Name.O, "right")
+		}
+		if _, ok := commonType(lc.typ, rc.typ); !ok || categoryOf(lc.typ) != categoryOf(rc.typ) {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "JOIN/USING types %s and %s cannot be matched", lc.typ, rc.typ)
+		}
+		join.LeftKeys = append(join.LeftKeys, lc.idx)
+		join.RightKeys = append(join.RightKeys, rc.idx)
+		lcols = append(lcols, lc)
+		rcols = append(rcols, rc)
+	}
+	mergeUsing(out.sc, l.sc, lcols, rcols, lw)
+	return nil
+}
+
+// mergeUsing rewrites a join scope so each (left, right) column pair is
+// one visible name: the right copy is hidden from unqualified lookup and
+// SELECT * lists the merged columns first, then the other left columns,
+// then the other right ones (spec §2.6, Postgres' USING).
+func mergeUsing(sc, lsc *scope, lcols, rcols []scopeCol, lw int) {
+	lset, rset := map[int]bool{}, map[int]bool{}
+	for _, c := range lcols {
+		lset[c.idx] = true
+	}
+	for _, c := range rcols {
+		rset[c.idx+lw] = true
+	}
+	for i := range sc.cols {
+		if i >= len(lsc.cols) && rset[sc.cols[i].idx] {
+			sc.cols[i].hidden = true
+		}
+	}
+	var star []int
+	for _, lc := range lcols {
+		for _, i := range sc.star {
+			if i < len(lsc.cols) && sc.cols[i].idx == lc.idx && !sc.cols[i].hidden {
+				star = append(star, i)
+				break
+			}
+		}
+	}
+	for _, i := range sc.star {
+		if i < len(lsc.cols) {
+			if !lset[sc.cols[i].idx] {
+				star = append(star, i)
+			}
+		} else if !rset[sc.cols[i].idx] {
+			star = append(star, i)
+		}
+	}
+	sc.star = star
+}
+
+func usingError(err error, name, side string) error {
+	if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.UndefinedColumn {
+		return sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" specified in USING clause does not exist in %s table", name, side)
+	}
+	if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.AmbiguousColumn {
+		return sqlerr.New(sqlerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, side)
+	}
+	return err
+}
+
+// requalify makes a subquery's output columns carry its alias, so plans
+// and messages name them as the query does (s.t, not the inner table's).
+func requalify(n Node, alias string) {
+	for {
+		switch x := n.(type) {
+		case *Sort:
+			n = x.Input
+			continue
+		case *Limit:
+			n = x.Input
+			continue
+		case *Distinct:
+			n = x.Input
+			continue
+		case *Filter:
+			n = x.Input
+			continue
+		case *Project:
+			setTable(x.Cols, alias)
+		case *UnionAll:
+			setTable(x.Cols, alias)
+		case *Values:
+			setTable(x.Cols, alias)
+		case *Aggregate:
+			setTable(x.cols, alias)
+		}
+		return
+	}
+}
+
+func setTable(cols []Column, alias string) {
+	for i := range cols {
+		cols[i].Table = alias
+	}
+}

@@ -1,0 +1,55 @@
+// Package planner turns a parsed statement into a bound, validated,
+// ordered plan: plain-data nodes that a single lowering step turns into
+// exec operators. It never imports exec: nodes carry resolved column
+// indexes, sql/expr expressions and everything an operator needs.
+//
+// # Contract
+//
+//   - Build(cat, stmt, opts) binds names against a Catalog (Postgres rules:
+//     aliases, qualified columns, USING merging, SELECT * as spec §2.6,
+//     CTEs, subqueries in FROM), types every expression with Postgres'
+//     implicit casts (integer widths, varchar/text, unknown literals and
+//     parameters take their context's type) and infers $n types (Unknown
+//     where nothing constrains one).
+//   - Every ASOF form of spec §1 becomes one AsofJoin node; a chain keyed
+//     off the same left input becomes one node with N rights (§2.7).
+//     Right-only ON conditions become a Filter on that right input (§2.5);
+//     others are 0A000 naming the condition. Bounds are folded to the on
+//     column's physical unit (days, microseconds, unscaled decimal units,
+//     float) and checked per §3: 22023 lo > hi at the lower bound, 42601
+//     a bound that is not a constant, 42804 a bound of the wrong type with
+//     a hint showing the right spelling.
+//   - Each Node reports Ordering (what its output is ordered by, with
+//     equivalent and constant columns, see sql/ordering), RequiredOrdering
+//     (per child) and PreservesOrder (per child). Validate rejects an ASOF
+//     input that is not provably ordered by its on column (or, for both
+//     inputs, by keys then t) with 0A000 naming the input and column and
+//     a hint giving both fixes (spec §4). The planner never sorts on its
+//     own: Sort comes only from ORDER BY.
+//   - Rewrites keep results identical: WHERE conjuncts move below joins
+//     (never into an ASOF join's right input, never below the
+//     null-extended side of a LEFT join), comparisons with constants on a
+//     table's first ordering column become Scan.Range (segment pruning),
+//     and projections are pruned so scans read only needed columns.
+//   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
+//     (hash equi-join inner/left with a residual, or cross), Values,
+//     UnionAll, Distinct, Window. Statement plans: Query, CreateTable,
+//     DropTable, Insert, Copy, Set, Show, Transaction, Explain.
+//   - Errors are *sqlerr.Error with the SQLSTATE Postgres uses (42P01,
+//     42703, 42702, 42804, 42883, 42803, 42601, 0A000, 22023, ...) and the
+//     1-based position from the parser wherever the AST has one.
+//
+// ExplainText renders the indented one-line-per-node tree EXPLAIN shows.
+//
+// # Example
+//
+//	st, _ := parser.ParseOne(`SELECT * FROM trades ASOF LEFT JOIN quotes
+//	    ON ts BETWEEN INTERVAL '-10 seconds' AND INTERVAL '0 seconds' USING (sym)`)
+//	p, err := planner.Build(cat, st, nil) // cat: *catalog.Catalog or a Snapshot
+//	if err != nil { ... }                 // e.g. 0A000 if quotes is not ordered by ts
+//	fmt.Print(planner.ExplainText(p))
+//	// Project trades.sym, trades.ts, trades.price, trades.qty, quotes.bid, quotes.ask [ordering: trades.ts]
+//	//   AsofJoin LEFT quotes on ts range [-00:00:10, 00:00:00] PREFER EARLIER keys (sym) [ordering: trades.ts]
+//	//     Scan trades (ts, sym, price, qty) [ordering: trades.ts]
+//	//     Scan quotes (ts, sym, bid, ask) [ordering: quotes.ts]
+package planner

@@ -1,0 +1,290 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// ExplainText renders a plan as EXPLAIN prints it: an indented tree, one
+// node a line, children two spaces deeper, each node with the ordering
+// its output provides ([ordering: ...], omitted when none is known).
+func ExplainText(p Plan) string {
+	var sb strings.Builder
+	explainPlan(&sb, p)
+	return sb.String()
+}
+
+func explainPlan(sb *strings.Builder, p Plan) {
+	switch x := p.(type) {
+	case *Query:
+		explainNode(sb, x.Root, 0)
+	case *Insert:
+		fmt.Fprintf(sb, "Insert %s\n", x.Table.Name)
+		explainNode(sb, x.Input, 1)
+	case *Explain:
+		explainPlan(sb, x.Stmt)
+	case *CreateTable:
+		var cols []string
+		for _, c := range x.Def.Columns {
+			s := c.Name + " " + c.Type.String()
+			if c.NotNull {
+				s += " NOT NULL"
+			}
+			cols = append(cols, s)
+		}
+		fmt.Fprintf(sb, "CreateTable %s (%s)", x.Def.Name, strings.Join(cols, ", "))
+		if len(x.Def.OrderBy) > 0 {
+			fmt.Fprintf(sb, " ORDER BY (%s)", strings.Join(x.Def.OrderBy, ", "))
+		}
+		sb.WriteString("\n")
+	case *DropTable:
+		fmt.Fprintf(sb, "DropTable %s\n", strings.Join(x.Names, ", "))
+	case *Copy:
+		if x.Query != nil {
+			sb.WriteString("Copy (query) TO\n")
+			explainNode(sb, x.Query.Root, 1)
+			return
+		}
+		dir := "TO"
+		if x.Stmt.From {
+			dir = "FROM"
+		}
+		fmt.Fprintf(sb, "Copy %s %s\n", x.Table.Name, dir)
+	default:
+		fmt.Fprintf(sb, "%T\n", p)
+	}
+}
+
+func explainNode(sb *strings.Builder, n Node, depth int) {
+	sb.WriteString(strings.Repeat("  ", depth))
+	sb.WriteString(NodeLine(n))
+	sb.WriteString("\n")
+	for _, c := range n.Children() {
+		explainNode(sb, c, depth+1)
+	}
+}
+
+// NodeLine is one node's EXPLAIN line (without children).
+func NodeLine(n Node) string {
+	s := describe(n)
+	cols := n.Schema()
+	if lex := n.Ordering().Lex; len(lex) > 0 {
+		s += " [ordering: " + lex.Format(func(i int) string { return qualName(cols[i]) }) + "]"
+	}
+	return s
+}
+
+func describe(n Node) string {
+	switch x := n.(type) {
+	case *Scan:
+		var names []string
+		for _, c := range x.cols {
+			names = append(names, c.Name)
+		}
+		s := "Scan " + x.Table.Name
+		if x.Alias != x.Table.Name {
+			s += " AS " + x.Alias
+		}
+		s += " (" + strings.Join(names, ", ") + ")"
+		if x.Range != nil {
+			s += " range " + formatRange(x)
+		}
+		return s
+	case *Filter:
+		return "Filter " + exprSQL(x.Cond)
+	case *Project:
+		var parts []string
+		for i, e := range x.Exprs {
+			s := exprSQL(e)
+			if c, ok := e.(*expr.Column); !ok || columnName(c) != x.Cols[i].Name {
+				s += " AS " + x.Cols[i].Name
+			}
+			parts = append(parts, s)
+		}
+		return "Project " + strings.Join(parts, ", ")
+	case *AsofJoin:
+		var parts []string
+		lcols := x.Left.Schema()
+		for _, r := range x.Rights {
+			parts = append(parts, describeRight(r, lcols))
+		}
+		return "AsofJoin " + strings.Join(parts, " | ")
+	case *Sort:
+		cols := x.Schema()
+		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })
+	case *Limit:
+		s := "Limit"
+		if x.Count != nil {
+			s += " " + exprSQL(x.Count)
+		}
+		if x.Offset != nil {
+			s += " offset " + exprSQL(x.Offset)
+		}
+		return s
+	case *Aggregate:
+		var g, a []string
+		for _, e := range x.GroupBy {
+			g = append(g, exprSQL(e))
+		}
+		for _, c := range x.Aggs {
+			a = append(a, aggKey(c))
+		}
+		s := "Aggregate"
+		if len(g) > 0 {
+			s += " group (" + strings.Join(g, ", ") + ")"
+		}
+		if len(a) > 0 {
+			s += " aggs " + strings.Join(a, ", ")
+		}
+		return s
+	case *Join:
+		if x.Kind == JoinCross {
+			return "CrossJoin"
+		}
+		s := "NestedLoopJoin " + x.Kind.String()
+		if len(x.LeftKeys) > 0 {
+			l, r := x.Left.Schema(), x.Right.Schema()
+			var ks []string
+			for i := range x.LeftKeys {
+				ks = append(ks, qualName(l[x.LeftKeys[i]])+" = "+qualName(r[x.RightKeys[i]]))
+			}
+			s = "HashJoin " + x.Kind.String() + " keys (" + strings.Join(ks, ", ") + ")"
+		}
+		if x.Residual != nil {
+			s += " filter " + exprSQL(x.Residual)
+		}
+		return s
+	case *Values:
+		return fmt.Sprintf("Values %d rows", len(x.Rows))
+	case *UnionAll:
+		return "UnionAll"
+	case *Distinct:
+		return "Distinct"
+	case *Window:
+		in := x.Input.Schema()
+		s := "Window"
+		if len(x.Partition) > 0 {
+			var ps []string
+			for _, p := range x.Partition {
+				ps = append(ps, qualName(in[p]))
+			}
+			s += " partition (" + strings.Join(ps, ", ") + ")"
+		}
+		if len(x.Order) > 0 {
+			s += " order (" + x.Order.Format(func(i int) string { return qualName(in[i]) }) + ")"
+		}
+		var fs []string
+		for _, f := range x.Funcs {
+			a := exprsSQL(f.Args)
+			if f.Star {
+				a = "*"
+			}
+			fs = append(fs, f.Func+"("+a+")")
+		}
+		return s + " funcs " + strings.Join(fs, ", ")
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func describeRight(r *AsofRight, lcols []Column) string {
+	rcols := r.Input.Schema()
+	lt, rt := lcols[r.LeftOn], rcols[r.On]
+	s := r.Kind.String() + " " + r.Name
+	on := "on " + lt.Name
+	if lt.Name != rt.Name {
+		on = "on " + qualName(lt) + " ~ " + qualName(rt)
+	}
+	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, lt.Type) + " PREFER " + r.Tie.String()
+	if len(r.Keys) > 0 {
+		var ks []string
+		for i := range r.Keys {
+			l, rr := lcols[r.LeftKeys[i]], rcols[r.Keys[i]]
+			if l.Name == rr.Name {
+				ks = append(ks, l.Name)
+			} else {
+				ks = append(ks, qualName(l)+" = "+qualName(rr))
+			}
+		}
+		s += " keys (" + strings.Join(ks, ", ") + ")"
+	}
+	if r.KeysFirst {
+		s += " keys-first"
+	}
+	return s
+}
+
+func formatRangeBounds(lo, hi Bound, t sqltypes.Type) string {
+	l, h := "[", "]"
+	if lo.Unbounded {
+		l = "("
+	}
+	if hi.Unbounded {
+		h = ")"
+	}
+	ls, hs := formatBound(lo, t), formatBound(hi, t)
+	if lo.Unbounded {
+		ls = "-inf"
+	}
+	if hi.Unbounded {
+		hs = "+inf"
+	}
+	return l + ls + ", " + hs + h
+}
+
+// formatBound renders a bound in SQL terms of the on column's type:
+// integers and days as numbers, timestamps as an interval, numerics at
+// their scale.
+func formatBound(b Bound, t sqltypes.Type) string {
+	switch {
+	case b.Param != nil:
+		return b.Param.String()
+	case b.Unbounded:
+		return "inf"
+	case isFloat(t):
+		if b.Float == math.SmallestNonzeroFloat64 || b.Float == -math.SmallestNonzeroFloat64 {
+			return fmt.Sprintf("%g (exclusive of 0)", b.Float)
+		}
+		return fmt.Sprintf("%g", b.Float)
+	case t.Kind == sqltypes.Numeric:
+		return sqltypes.Decimal{Coef: decimal128.FromI64(b.Int), Scale: int32(numericScale(t))}.String()
+	case t.Kind == sqltypes.Date:
+		if b.Int == 1 || b.Int == -1 {
+			return fmt.Sprintf("%d day", b.Int)
+		}
+		return fmt.Sprintf("%d days", b.Int)
+	case t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ:
+		return formatMicros(b.Int)
+	}
+	return fmt.Sprintf("%d", b.Int)
+}
+
+// formatMicros prints microseconds as Postgres prints such an interval
+// (days, then hh:mm:ss[.ffffff]).
+func formatMicros(us int64) string {
+	iv := sqltypes.IntervalValue{Days: int32(us / 86_400_000_000), Microseconds: us % 86_400_000_000}
+	return iv.String()
+}
+
+func formatRange(s *Scan) string {
+	r := s.Range
+	t := s.rangeType
+	lo, hi := "(-inf", "+inf)"
+	if r.Lo != nil {
+		lo = "[" + literalSQL(r.Lo, t)
+		if r.LoExclusive {
+			lo = "(" + literalSQL(r.Lo, t)
+		}
+	}
+	if r.Hi != nil {
+		hi = literalSQL(r.Hi, t) + "]"
+		if r.HiExclusive {
+			hi = literalSQL(r.Hi, t) + ")"
+		}
+	}
+	return lo + ", " + hi
+}

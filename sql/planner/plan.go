@@ -1,0 +1,222 @@
+package planner
+
+import (
+	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// Column is one output column of a plan node.
+type Column struct {
+	// Name is the column's name ("?column?" for unnamed expressions).
+	Name string
+	// Table is the qualifier it is addressable by (table name or alias),
+	// "" for computed columns.
+	Table    string
+	Type     sqltypes.Type
+	Nullable bool
+}
+
+// Node is a relational plan node. Nodes are plain data: lowering builds
+// one operator per node, reading the fields below; nothing here runs.
+type Node interface {
+	// Schema is the node's output, by position.
+	Schema() []Column
+	// Children are the node's inputs, in a fixed per-node order.
+	Children() []Node
+	// Ordering is what the node's output is known to be ordered by.
+	Ordering() ordering.Props
+	// RequiredOrdering has one entry per child: the order the node needs
+	// of it (nil: none).
+	RequiredOrdering() []ordering.Lex
+	// PreservesOrder has one entry per child: whether the node's output
+	// keeps that child's row order.
+	PreservesOrder() []bool
+}
+
+// Scan reads a table.
+type Scan struct {
+	Table *catalog.TableInfo
+	// Alias is the name the query uses for the table (the table name when
+	// no alias was given).
+	Alias string
+	// Columns are the table column indexes read, in output order.
+	Columns []int
+	// Range restricts an ordered table's first ordering column (segment
+	// pruning, catalog.ScanOptions.Range); nil reads everything. Values
+	// are the column's physical values (int64 microseconds for TIMESTAMP,
+	// int32 days for DATE, ...). The Filter the range came from stays
+	// above the Scan.
+	Range     *catalog.Range
+	rangeType sqltypes.Type
+	cols      []Column
+}
+
+// Filter keeps rows where Cond is true.
+type Filter struct {
+	Input Node
+	Cond  expr.Expr
+}
+
+// Project computes Exprs over its input.
+type Project struct {
+	Input Node
+	Exprs []expr.Expr
+	Cols  []Column
+}
+
+// Bound is one end of an ASOF range on Δ = right.t − left.t, in the on
+// column's physical unit: days for DATE, microseconds for TIMESTAMP(TZ),
+// unscaled units for NUMERIC, the value itself for integers; Float for
+// REAL/DOUBLE PRECISION on columns.
+type Bound struct {
+	Unbounded bool
+	Int       int64
+	Float     float64
+	// Param is set when the bound is a statement parameter ($n); lowering
+	// converts the bound value to the unit above (Int/Float are unused).
+	Param *expr.Param
+}
+
+// AsofKind is the join kind of one ASOF right input.
+type AsofKind uint8
+
+const (
+	// AsofInner drops left rows without a winner.
+	AsofInner AsofKind = iota
+	// AsofLeft keeps them with NULL right columns.
+	AsofLeft
+)
+
+func (k AsofKind) String() string {
+	if k == AsofLeft {
+		return "LEFT"
+	}
+	return "INNER"
+}
+
+// AsofRight is one right input of an AsofJoin (mirrors exec/asof.Right).
+type AsofRight struct {
+	// Name identifies the input in messages: the table name or alias.
+	Name string
+	// Input is the right input; right-only ON conditions are a Filter at
+	// its top (spec §2.5: they filter eligible rows, not the result).
+	Input Node
+	// LeftOn and On index t in the left and right schemas.
+	LeftOn, On int
+	// LeftKeys and Keys are pairwise-equal by-key columns.
+	LeftKeys, Keys []int
+	Lo, Hi         Bound
+	Tie            parser.Prefer
+	Kind           AsofKind
+	// Payload are the right columns output after the left columns, in
+	// order (every right column: projection pruning may narrow it).
+	Payload []int
+	// KeysFirst: both inputs are ordered by (keys..., t) instead of t
+	// (spec §4 allows it; the operator must merge per key).
+	KeysFirst bool
+	// Form is the spelling the join was written in (for EXPLAIN).
+	Form parser.AsofForm
+	// Pos is the 1-based position of ASOF in the query text.
+	Pos  int
+	desc inputDesc
+}
+
+// AsofJoin is every ASOF JOIN form of spec §1, and a chain of them off
+// the same left input (spec §2.7): output is the left columns, then each
+// right's Payload columns, in the left input's order.
+type AsofJoin struct {
+	Left Node
+	// LeftName names the left input in messages.
+	LeftName string
+	Rights   []*AsofRight
+	cols     []Column
+	leftDesc inputDesc
+}
+
+// SortKey is one ORDER BY key over an input column.
+type SortKey = ordering.Key
+
+// Sort is an explicit ORDER BY: a stable sort by Keys.
+type Sort struct {
+	Input Node
+	Keys  ordering.Lex
+}
+
+// Limit is LIMIT/OFFSET; Count nil means no limit. Both are Literals of
+// type bigint or Params.
+type Limit struct {
+	Input         Node
+	Count, Offset expr.Expr
+}
+
+// AggCall is one aggregate function call: count, sum, avg, min, max,
+// bool_and, bool_or, first/last are not offered. Star is count(*).
+type AggCall struct {
+	Func     string
+	Args     []expr.Expr
+	Distinct bool
+	Star     bool
+	T        sqltypes.Type
+}
+
+// Aggregate groups its input by GroupBy and computes Aggs; output is the
+// group expressions then the aggregates. No GroupBy: exactly one row.
+type Aggregate struct {
+	Input   Node
+	GroupBy []expr.Expr
+	Aggs    []AggCall
+	cols    []Column
+}
+
+// JoinKind is the kind of an ordinary join.
+type JoinKind uint8
+
+const (
+	JoinInner JoinKind = iota
+	JoinLeft
+	JoinCross
+)
+
+func (k JoinKind) String() string {
+	switch k {
+	case JoinLeft:
+		return "LEFT"
+	case JoinCross:
+		return "CROSS"
+	}
+	return "INNER"
+}
+
+// Join is an ordinary join: a hash equi-join on LeftKeys = RightKeys
+// (when present) with a Residual condition over the combined row (left
+// columns, then right ones); JoinCross has neither. Lowering builds the
+// hash table on the right input and streams the left one, so the output
+// keeps the left order.
+type Join struct {
+	Left, Right         Node
+	Kind                JoinKind
+	LeftKeys, RightKeys []int
+	Residual            expr.Expr
+	cols                []Column
+}
+
+// Values is a literal row set (VALUES, or a SELECT without FROM: one row
+// of no columns).
+type Values struct {
+	Rows [][]expr.Expr
+	Cols []Column
+}
+
+// UnionAll concatenates its inputs (same column count and types).
+type UnionAll struct {
+	Inputs []Node
+	Cols   []Column
+}
+
+// Distinct removes duplicate rows (SQL DISTINCT: NULLs are equal).
+type Distinct struct {
+	Input Node
+}
