@@ -1,0 +1,422 @@
+package eval
+
+import (
+	"math"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+func (c *compiler) compileUnary(e *expr.Unary) (node, error) {
+	x, err := c.compile(e.X)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Op {
+	case expr.Not:
+		if x.typ().Kind != sqltypes.Bool {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of NOT must be type boolean, not type %s", x.typ())
+		}
+		return &notNode{x: x}, nil
+	case expr.Neg:
+		if x.typ().Kind != e.T.Kind {
+			return nil, unsupported("operator -", x.typ())
+		}
+		return &negNode{x: x, t: e.T}, nil
+	}
+	return nil, internalf("unary operator %d", e.Op)
+}
+
+func (c *compiler) compileBinary(e *expr.Binary) (node, error) {
+	l, err := c.compile(e.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.compile(e.R)
+	if err != nil {
+		return nil, err
+	}
+	lk, rk, tk := l.typ().Kind, r.typ().Kind, e.T.Kind
+	switch e.Op {
+	case expr.And, expr.Or:
+		if lk != sqltypes.Bool || rk != sqltypes.Bool {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s", e.Op, pickNonBool(l.typ(), r.typ()))
+		}
+		return &logicNode{and: e.Op == expr.And, l: l, r: r}, nil
+	case expr.Eq, expr.Ne, expr.Lt, expr.Le, expr.Gt, expr.Ge, expr.IsDistinctFrom, expr.IsNotDistinctFrom:
+		if !sameClass(l.typ(), r.typ()) {
+			return nil, unsupported("operator "+e.Op.String(), l.typ(), r.typ())
+		}
+		return &cmpNode{op: e.Op, l: l, r: r}, nil
+	case expr.Like, expr.NotLike, expr.ILike, expr.NotILike:
+		if !isStringKind(lk) || !isStringKind(rk) {
+			return nil, unsupported("operator "+e.Op.String(), l.typ(), r.typ())
+		}
+		return &likeNode{l: l, r: r, ilike: e.Op == expr.ILike || e.Op == expr.NotILike,
+			negate: e.Op == expr.NotLike || e.Op == expr.NotILike}, nil
+	case expr.Concat:
+		if !isStringKind(lk) || !isStringKind(rk) {
+			return nil, unsupported("operator ||", l.typ(), r.typ())
+		}
+		return &concatNode{args: []node{l, r}, strict: true, t: e.T, env: c.env}, nil
+	}
+	// Arithmetic.
+	switch {
+	case l.typ().IsInteger() && lk == rk && tk == lk:
+		return &intArithNode{op: e.Op, l: l, r: r, t: e.T}, nil
+	case (lk == sqltypes.Float8 || lk == sqltypes.Float4) && lk == rk && tk == lk && e.Op != expr.Mod:
+		return &floatArithNode{op: e.Op, l: l, r: r, t: e.T}, nil
+	case lk == sqltypes.Numeric && rk == sqltypes.Numeric && tk == sqltypes.Numeric:
+		return &numArithNode{op: e.Op, l: l, r: r, t: e.T}, nil
+	case (lk == sqltypes.Timestamp || lk == sqltypes.TimestampTZ) && rk == sqltypes.Interval && tk == lk && (e.Op == expr.Add || e.Op == expr.Sub):
+		return &tsIntervalNode{ts: l, iv: r, sub: e.Op == expr.Sub, t: e.T, env: c.env}, nil
+	case lk == sqltypes.Interval && (rk == sqltypes.Timestamp || rk == sqltypes.TimestampTZ) && tk == rk && e.Op == expr.Add:
+		return &tsIntervalNode{ts: r, iv: l, t: e.T, env: c.env}, nil
+	case (lk == sqltypes.Timestamp || lk == sqltypes.TimestampTZ) && lk == rk && tk == sqltypes.Interval && e.Op == expr.Sub:
+		return &tsDiffNode{l: l, r: r}, nil
+	case lk == sqltypes.Interval && rk == sqltypes.Interval && tk == sqltypes.Interval && (e.Op == expr.Add || e.Op == expr.Sub):
+		return &ivArithNode{l: l, r: r, sub: e.Op == expr.Sub}, nil
+	case lk == sqltypes.Date && rk == sqltypes.Int4 && tk == sqltypes.Date && (e.Op == expr.Add || e.Op == expr.Sub):
+		return &dateIntNode{d: l, n: r, sub: e.Op == expr.Sub}, nil
+	case lk == sqltypes.Int4 && rk == sqltypes.Date && tk == sqltypes.Date && e.Op == expr.Add:
+		return &dateIntNode{d: r, n: l}, nil
+	case lk == sqltypes.Date && rk == sqltypes.Date && tk == sqltypes.Int4 && e.Op == expr.Sub:
+		return &dateDiffNode{l: l, r: r}, nil
+	}
+	return nil, unsupported("operator "+e.Op.String(), l.typ(), r.typ())
+}
+
+func pickNonBool(a, b sqltypes.Type) sqltypes.Type {
+	if a.Kind != sqltypes.Bool {
+		return a
+	}
+	return b
+}
+
+func isStringKind(k sqltypes.Kind) bool {
+	return k == sqltypes.Text || k == sqltypes.Varchar || k == sqltypes.Unknown
+}
+
+// sameClass reports whether two types compare directly: equal kinds, or
+// two string kinds.
+func sameClass(a, b sqltypes.Type) bool {
+	return a.Kind == b.Kind || (isStringKind(a.Kind) && isStringKind(b.Kind))
+}
+
+// ---- date/time arithmetic ----
+
+const (
+	usPerSec = int64(1_000_000)
+	usPerDay = 86_400 * usPerSec
+)
+
+func errTimestampRange() error {
+	return sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
+}
+
+func isInfTS(v int64) bool {
+	return v == sqltypes.TimestampInfinity || v == sqltypes.TimestampNegInfinity
+}
+
+// addInterval is Postgres' timestamp_pl_interval: months first (clamping
+// the day to the month's length), then days, both on the wall clock of loc
+// (the session zone for timestamptz, UTC for timestamp), then the time part
+// as elapsed time.
+func addInterval(us int64, iv arrow.MonthDayNanoInterval, loc *time.Location) (int64, error) {
+	if isInfTS(us) {
+		return us, nil
+	}
+	t := time.UnixMicro(us).In(loc)
+	if iv.Months != 0 || iv.Days != 0 {
+		y, m, d := t.Date()
+		if iv.Months != 0 {
+			total := int64(y)*12 + int64(m-1) + int64(iv.Months)
+			y = int(floorDiv(total, 12))
+			m = time.Month(total-int64(y)*12) + 1
+			if dim := daysIn(y, m); d > dim {
+				d = dim
+			}
+		}
+		d += int(iv.Days)
+		hh, mm, ss := t.Clock()
+		t = time.Date(y, m, d, hh, mm, ss, t.Nanosecond(), loc)
+	}
+	base := t.Unix()
+	if base > math.MaxInt64/usPerSec-1 || base < math.MinInt64/usPerSec+1 {
+		return 0, errTimestampRange()
+	}
+	r := base*usPerSec + int64(t.Nanosecond()/1000)
+	micros := iv.Nanoseconds / 1000
+	s := r + micros
+	if (micros > 0 && s < r) || (micros < 0 && s > r) || isInfTS(s) || s < minTimestampUs {
+		return 0, errTimestampRange()
+	}
+	return s, nil
+}
+
+// minTimestampUs is 4714-11-24 00:00:00 BC, Postgres' lower bound.
+const minTimestampUs = -210866803200000000
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func daysIn(y int, m time.Month) int {
+	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+type tsIntervalNode struct {
+	ts, iv node
+	sub    bool
+	t      sqltypes.Type
+	env    *Env
+}
+
+func (n *tsIntervalNode) typ() sqltypes.Type { return n.t }
+
+func (n *tsIntervalNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	ta, ia, err := eval2(c, b, n.ts, n.iv)
+	if err != nil {
+		return nil, err
+	}
+	defer ta.Release()
+	defer ia.Release()
+	rows := ta.Len()
+	valid := validity(rows, ta, ia)
+	tv, iv := fixed[int64](ta), fixed[arrow.MonthDayNanoInterval](ia)
+	loc := time.UTC
+	if n.t.Kind == sqltypes.TimestampTZ {
+		loc = c.env.loc()
+	}
+	buf, out := newFixed[int64](c.mem, rows)
+	for i := 0; i < rows; i++ {
+		out[i] = 0
+		if !ok(valid, i) {
+			continue
+		}
+		v := iv[i]
+		if n.sub {
+			v = arrow.MonthDayNanoInterval{Months: -v.Months, Days: -v.Days, Nanoseconds: -v.Nanoseconds}
+		}
+		r, err := addInterval(tv[i], v, loc)
+		if err != nil {
+			buf.Release()
+			return nil, err
+		}
+		out[i] = r
+	}
+	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+}
+
+// tsDiffNode is timestamp − timestamp: an interval of days and time
+// (Postgres' timestamp_mi, justify_hours applied).
+type tsDiffNode struct{ l, r node }
+
+func (n *tsDiffNode) typ() sqltypes.Type { return sqltypes.IntervalType }
+
+func (n *tsDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	la, ra, err := eval2(c, b, n.l, n.r)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	defer ra.Release()
+	rows := la.Len()
+	valid := validity(rows, la, ra)
+	lv, rv := fixed[int64](la), fixed[int64](ra)
+	buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+	for i := 0; i < rows; i++ {
+		out[i] = arrow.MonthDayNanoInterval{}
+		if !ok(valid, i) {
+			continue
+		}
+		if isInfTS(lv[i]) || isInfTS(rv[i]) {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
+		}
+		d := lv[i] - rv[i]
+		if (rv[i] < 0 && d < lv[i]) || (rv[i] > 0 && d > lv[i]) {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
+		}
+		days := d / usPerDay
+		rem := d - days*usPerDay
+		if days > math.MaxInt32 || days < math.MinInt32 || rem > math.MaxInt64/1000 || rem < math.MinInt64/1000 {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
+		}
+		out[i] = arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: rem * 1000}
+	}
+	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
+}
+
+type ivArithNode struct {
+	l, r node
+	sub  bool
+}
+
+func (n *ivArithNode) typ() sqltypes.Type { return sqltypes.IntervalType }
+
+func (n *ivArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	la, ra, err := eval2(c, b, n.l, n.r)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	defer ra.Release()
+	rows := la.Len()
+	valid := validity(rows, la, ra)
+	lv, rv := fixed[arrow.MonthDayNanoInterval](la), fixed[arrow.MonthDayNanoInterval](ra)
+	buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+	for i := 0; i < rows; i++ {
+		out[i] = arrow.MonthDayNanoInterval{}
+		if !ok(valid, i) {
+			continue
+		}
+		x, y := lv[i], rv[i]
+		if n.sub {
+			y = arrow.MonthDayNanoInterval{Months: -y.Months, Days: -y.Days, Nanoseconds: -y.Nanoseconds}
+		}
+		m, d, ns := int64(x.Months)+int64(y.Months), int64(x.Days)+int64(y.Days), x.Nanoseconds+y.Nanoseconds
+		if m != int64(int32(m)) || d != int64(int32(d)) ||
+			(y.Nanoseconds > 0 && ns < x.Nanoseconds) || (y.Nanoseconds < 0 && ns > x.Nanoseconds) {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
+		}
+		out[i] = arrow.MonthDayNanoInterval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
+	}
+	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
+}
+
+// Postgres' DATE range in days since 1970-01-01: 4714-11-24 BC to
+// 5874897-12-31.
+const (
+	minDateDays = -2440588
+	maxDateDays = 2147483494 - 2440588 - 1
+)
+
+type dateIntNode struct {
+	d, n node
+	sub  bool
+}
+
+func (n *dateIntNode) typ() sqltypes.Type { return sqltypes.DateType }
+
+func (n *dateIntNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	da, na, err := eval2(c, b, n.d, n.n)
+	if err != nil {
+		return nil, err
+	}
+	defer da.Release()
+	defer na.Release()
+	rows := da.Len()
+	valid := validity(rows, da, na)
+	dv, nv := fixed[int32](da), fixed[int32](na)
+	buf, out := newFixed[int32](c.mem, rows)
+	for i := 0; i < rows; i++ {
+		out[i] = 0
+		if !ok(valid, i) {
+			continue
+		}
+		if dv[i] == sqltypes.DateInfinity || dv[i] == sqltypes.DateNegInfinity {
+			out[i] = dv[i]
+			continue
+		}
+		k := int64(nv[i])
+		if n.sub {
+			k = -k
+		}
+		r := int64(dv[i]) + k
+		if r < minDateDays || r > maxDateDays {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "date out of range")
+		}
+		out[i] = int32(r)
+	}
+	return finishFixedMem(c.mem, sqltypes.DateType.Arrow(), rows, buf, valid), nil
+}
+
+type dateDiffNode struct{ l, r node }
+
+func (n *dateDiffNode) typ() sqltypes.Type { return sqltypes.Int4Type }
+
+func (n *dateDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	la, ra, err := eval2(c, b, n.l, n.r)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	defer ra.Release()
+	rows := la.Len()
+	valid := validity(rows, la, ra)
+	lv, rv := fixed[int32](la), fixed[int32](ra)
+	buf, out := newFixed[int32](c.mem, rows)
+	for i := 0; i < rows; i++ {
+		out[i] = 0
+		if !ok(valid, i) {
+			continue
+		}
+		inf := func(v int32) bool { return v == sqltypes.DateInfinity || v == sqltypes.DateNegInfinity }
+		if inf(lv[i]) || inf(rv[i]) {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
+		}
+		out[i] = lv[i] - rv[i]
+	}
+	return finishFixedMem(c.mem, sqltypes.Int4Type.Arrow(), rows, buf, valid), nil
+}
+
+// concatNode is || (strict: NULL in, NULL out) and concat() (NULLs are
+// skipped; non-text arguments are rendered in their text form).
+type concatNode struct {
+	args   []node
+	strict bool
+	t      sqltypes.Type
+	env    *Env
+}
+
+func (n *concatNode) typ() sqltypes.Type { return n.t }
+
+func (n *concatNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	arrs, err := evalAll(c, b, n.args)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(arrs)
+	rows := int(b.NumRows())
+	var valid []bool
+	if n.strict {
+		valid = validity(rows, arrs...)
+	}
+	bld := array.NewStringBuilder(c.mem)
+	defer bld.Release()
+	bld.Reserve(rows)
+	var buf []byte
+	for i := 0; i < rows; i++ {
+		if !ok(valid, i) {
+			bld.AppendNull()
+			continue
+		}
+		buf = buf[:0]
+		for k, a := range arrs {
+			if a.IsNull(i) {
+				continue
+			}
+			if s, isStr := a.(*array.String); isStr {
+				buf = append(buf, s.Value(i)...)
+			} else {
+				buf = sqltypes.EncodeText(buf, a, i, n.args[k].typ(), c.env.Options)
+			}
+		}
+		bld.BinaryBuilder.Append(buf)
+	}
+	return bld.NewArray(), nil
+}

@@ -1,0 +1,480 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// unitAliases maps Postgres' spellings of date/time units (units.c's
+// deltatktbl) to a canonical name.
+var unitAliases = map[string]string{
+	"microsecond": "microseconds", "microseconds": "microseconds", "us": "microseconds", "usec": "microseconds", "usecs": "microseconds", "useconds": "microseconds",
+	"millisecond": "milliseconds", "milliseconds": "milliseconds", "ms": "milliseconds", "msec": "milliseconds", "msecs": "milliseconds", "mseconds": "milliseconds",
+	"second": "second", "seconds": "second", "s": "second", "sec": "second", "secs": "second",
+	"minute": "minute", "minutes": "minute", "m": "minute", "min": "minute", "mins": "minute",
+	"hour": "hour", "hours": "hour", "h": "hour", "hr": "hour", "hrs": "hour",
+	"day": "day", "days": "day", "d": "day",
+	"week": "week", "weeks": "week", "w": "week",
+	"month": "month", "months": "month", "mon": "month", "mons": "month",
+	"quarter": "quarter", "qtr": "quarter",
+	"year": "year", "years": "year", "y": "year", "yr": "year", "yrs": "year",
+	"decade": "decade", "decades": "decade", "dec": "decade", "decs": "decade",
+	"century": "century", "centuries": "century", "c": "century", "cent": "century",
+	"millennium": "millennium", "millennia": "millennium", "mil": "millennium", "mils": "millennium",
+	"epoch": "epoch", "dow": "dow", "isodow": "isodow", "doy": "doy", "isoyear": "isoyear",
+}
+
+func typeWords(t sqltypes.Type) string {
+	switch t.Kind {
+	case sqltypes.Timestamp:
+		return "timestamp without time zone"
+	case sqltypes.TimestampTZ:
+		return "timestamp with time zone"
+	}
+	return t.String()
+}
+
+func parseUnit(s string, t sqltypes.Type) (string, error) {
+	u, found := unitAliases[strings.ToLower(strings.TrimSpace(s))]
+	if !found {
+		return "", sqlerr.New(sqlerr.InvalidParameterValue, "unit \"%s\" not recognized for type %s", s, typeWords(t))
+	}
+	return u, nil
+}
+
+func errUnitUnsupported(u string, t sqltypes.Type) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported, "unit \"%s\" not supported for type %s", u, typeWords(t))
+}
+
+// tsLoc is the zone whose wall clock a timestamp's fields are read in: the
+// session zone for timestamptz, UTC (the stored wall clock) otherwise.
+func tsLoc(c *call, t sqltypes.Type) *time.Location {
+	if t.Kind == sqltypes.TimestampTZ {
+		return c.env.loc()
+	}
+	return time.UTC
+}
+
+type dateTruncNode struct {
+	unit, x node
+	t       sqltypes.Type
+}
+
+func (n *dateTruncNode) typ() sqltypes.Type { return n.t }
+
+func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	ua, xa, err := eval2(c, b, n.unit, n.x)
+	if err != nil {
+		return nil, err
+	}
+	defer ua.Release()
+	defer xa.Release()
+	rows := xa.Len()
+	valid := validity(rows, ua, xa)
+	us := ua.(*array.String)
+	xs := fixed[int64](xa)
+	loc := tsLoc(c, n.t)
+	buf, out := newFixed[int64](c.mem, rows)
+	lastRaw, unit := "", ""
+	for i := 0; i < rows; i++ {
+		out[i] = 0
+		if !ok(valid, i) {
+			continue
+		}
+		if raw := us.Value(i); unit == "" || raw != lastRaw {
+			u, err := parseUnit(raw, n.x.typ())
+			if err == nil && (u == "epoch" || u == "dow" || u == "isodow" || u == "doy" || u == "isoyear") {
+				err = errUnitUnsupported(raw, n.x.typ())
+			}
+			if err != nil {
+				buf.Release()
+				return nil, err
+			}
+			lastRaw, unit = raw, u
+		}
+		if isInfTS(xs[i]) {
+			out[i] = xs[i]
+			continue
+		}
+		out[i] = truncTS(xs[i], unit, loc)
+	}
+	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+}
+
+func truncTS(us int64, unit string, loc *time.Location) int64 {
+	switch unit {
+	case "microseconds":
+		return us
+	case "milliseconds":
+		return floorDiv(us, 1000) * 1000
+	case "second":
+		return floorDiv(us, usPerSec) * usPerSec
+	}
+	t := time.UnixMicro(us).In(loc)
+	y, m, d := t.Date()
+	hh, mi, _ := t.Clock()
+	switch unit {
+	case "minute":
+		t = time.Date(y, m, d, hh, mi, 0, 0, loc)
+	case "hour":
+		t = time.Date(y, m, d, hh, 0, 0, 0, loc)
+	case "day":
+		t = time.Date(y, m, d, 0, 0, 0, 0, loc)
+	case "week":
+		wd := (int(t.Weekday()) + 6) % 7 // days since Monday
+		t = time.Date(y, m, d-wd, 0, 0, 0, 0, loc)
+	case "month":
+		t = time.Date(y, m, 1, 0, 0, 0, 0, loc)
+	case "quarter":
+		t = time.Date(y, ((m-1)/3)*3+1, 1, 0, 0, 0, 0, loc)
+	case "year":
+		t = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	case "decade":
+		t = time.Date(int(floorDiv(int64(y), 10)*10), 1, 1, 0, 0, 0, 0, loc)
+	case "century":
+		if y > 0 {
+			y = ((y+99)/100)*100 - 99
+		} else {
+			y = -((99-(y-1))/100)*100 + 1
+		}
+		t = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	case "millennium":
+		if y > 0 {
+			y = ((y+999)/1000)*1000 - 999
+		} else {
+			y = -((999-(y-1))/1000)*1000 + 1
+		}
+		t = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	}
+	return t.UnixMicro()
+}
+
+// datePartNode is date_part/extract. It computes in float64 (date_part's
+// double precision) and converts to NUMERIC when the planner typed the call
+// as extract's numeric.
+type datePartNode struct {
+	unit, x node
+	t       sqltypes.Type
+}
+
+func (n *datePartNode) typ() sqltypes.Type { return n.t }
+
+func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	ua, xa, err := eval2(c, b, n.unit, n.x)
+	if err != nil {
+		return nil, err
+	}
+	defer ua.Release()
+	defer xa.Release()
+	rows := xa.Len()
+	valid := validity(rows, ua, xa)
+	us := ua.(*array.String)
+	xt := n.x.typ()
+	loc := tsLoc(c, xt)
+	out := make([]float64, rows)
+	lastRaw, unit := "", ""
+	for i := 0; i < rows; i++ {
+		if !ok(valid, i) {
+			continue
+		}
+		if raw := us.Value(i); unit == "" || raw != lastRaw {
+			u, err := parseUnit(raw, xt)
+			if err != nil {
+				return nil, err
+			}
+			lastRaw, unit = raw, u
+		}
+		var v float64
+		var isNull bool
+		switch xt.Kind {
+		case sqltypes.Interval:
+			v, err = intervalPart(fixed[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
+		case sqltypes.Date:
+			d := int64(fixed[int32](xa)[i])
+			ts := d * usPerDay
+			switch d {
+			case sqltypes.DateInfinity:
+				ts = sqltypes.TimestampInfinity
+			case sqltypes.DateNegInfinity:
+				ts = sqltypes.TimestampNegInfinity
+			}
+			v, isNull, err = tsPart(ts, unit, time.UTC, xt)
+		default:
+			v, isNull, err = tsPart(fixed[int64](xa)[i], unit, loc, xt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if isNull {
+			if valid == nil {
+				valid = make([]bool, rows)
+				for k := range valid {
+					valid[k] = true
+				}
+			}
+			valid[i] = false
+			continue
+		}
+		out[i] = v
+	}
+	if n.t.Kind == sqltypes.Float8 {
+		return writeFloats(c, n.t, out, valid)
+	}
+	bld := array.NewBuilder(c.mem, n.t.Arrow())
+	defer bld.Release()
+	for i, v := range out {
+		if !ok(valid, i) {
+			bld.AppendNull()
+			continue
+		}
+		if err := sqltypes.DecodeText(bld, n.t, strconv.FormatFloat(v, 'f', -1, 64), nil); err != nil {
+			return nil, err
+		}
+	}
+	return bld.NewArray(), nil
+}
+
+func tsPart(us int64, unit string, loc *time.Location, t sqltypes.Type) (float64, bool, error) {
+	if isInfTS(us) {
+		sign := 1.0
+		if us == sqltypes.TimestampNegInfinity {
+			sign = -1
+		}
+		switch unit {
+		case "epoch", "year", "decade", "century", "millennium", "isoyear":
+			return math.Inf(int(sign)), false, nil
+		}
+		return 0, true, nil
+	}
+	tm := time.UnixMicro(us).In(loc)
+	y, m, d := tm.Date()
+	hh, mi, ss := tm.Clock()
+	frac := float64(tm.Nanosecond()/1000) / 1e6
+	switch unit {
+	case "microseconds":
+		return float64(ss)*1e6 + float64(tm.Nanosecond()/1000), false, nil
+	case "milliseconds":
+		return float64(ss)*1e3 + float64(tm.Nanosecond()/1000)/1e3, false, nil
+	case "second":
+		return float64(ss) + frac, false, nil
+	case "minute":
+		return float64(mi), false, nil
+	case "hour":
+		return float64(hh), false, nil
+	case "day":
+		return float64(d), false, nil
+	case "month":
+		return float64(m), false, nil
+	case "quarter":
+		return float64((int(m)-1)/3 + 1), false, nil
+	case "year":
+		return float64(y), false, nil
+	case "decade":
+		return float64(floorDiv(int64(y), 10)), false, nil
+	case "century":
+		if y > 0 {
+			return float64((y + 99) / 100), false, nil
+		}
+		return float64(-((99 - (y - 1)) / 100)), false, nil
+	case "millennium":
+		if y > 0 {
+			return float64((y + 999) / 1000), false, nil
+		}
+		return float64(-((999 - (y - 1)) / 1000)), false, nil
+	case "dow":
+		return float64(tm.Weekday()), false, nil
+	case "isodow":
+		wd := int(tm.Weekday())
+		if wd == 0 {
+			wd = 7
+		}
+		return float64(wd), false, nil
+	case "doy":
+		return float64(tm.YearDay()), false, nil
+	case "week":
+		_, w := tm.ISOWeek()
+		return float64(w), false, nil
+	case "isoyear":
+		iy, _ := tm.ISOWeek()
+		return float64(iy), false, nil
+	case "epoch":
+		return float64(us) / 1e6, false, nil
+	}
+	return 0, false, errUnitUnsupported(unit, t)
+}
+
+func intervalPart(v arrow.MonthDayNanoInterval, unit string, t sqltypes.Type) (float64, error) {
+	micros := v.Nanoseconds / 1000
+	switch unit {
+	case "microseconds":
+		return float64(micros % (60 * usPerSec)), nil
+	case "milliseconds":
+		return float64(micros%(60*usPerSec)) / 1e3, nil
+	case "second":
+		return float64(micros%(60*usPerSec)) / 1e6, nil
+	case "minute":
+		return float64(micros / (60 * usPerSec) % 60), nil
+	case "hour":
+		return float64(micros / (3600 * usPerSec)), nil
+	case "day":
+		return float64(v.Days), nil
+	case "month":
+		return float64(v.Months % 12), nil
+	case "quarter":
+		return float64((v.Months%12)/3 + 1), nil
+	case "year":
+		return float64(v.Months / 12), nil
+	case "decade":
+		return float64(v.Months / 120), nil
+	case "century":
+		return float64(v.Months / 1200), nil
+	case "millennium":
+		return float64(v.Months / 12000), nil
+	case "epoch":
+		// Postgres: a year is 365.25 days, a month 30 days.
+		secs := float64(micros)/1e6 + float64(v.Days)*86400 +
+			float64(v.Months/12)*365.25*86400 + float64(v.Months%12)*30*86400
+		return secs, nil
+	}
+	return 0, errUnitUnsupported(unit, t)
+}
+
+type toTimestampNode struct{ x node }
+
+func (n *toTimestampNode) typ() sqltypes.Type { return sqltypes.TimestampTZType }
+
+func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	xa, err := n.x.eval(c, b)
+	if err != nil {
+		return nil, err
+	}
+	defer xa.Release()
+	rows := xa.Len()
+	valid := validity(rows, xa)
+	xs := fixed[float64](xa)
+	buf, out := newFixed[int64](c.mem, rows)
+	for i, x := range xs {
+		out[i] = 0
+		if !ok(valid, i) {
+			continue
+		}
+		switch {
+		case math.IsNaN(x):
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp cannot be NaN")
+		case math.IsInf(x, 1):
+			out[i] = sqltypes.TimestampInfinity
+			continue
+		case math.IsInf(x, -1):
+			out[i] = sqltypes.TimestampNegInfinity
+			continue
+		}
+		v := math.RoundToEven(x * 1e6)
+		if v < minTimestampUs || v >= 9223372036854775807 {
+			buf.Release()
+			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		out[i] = int64(v)
+	}
+	return finishFixedMem(c.mem, sqltypes.TimestampTZType.Arrow(), rows, buf, valid), nil
+}
+
+// timeBucketNode is TimescaleDB's time_bucket(width, ts): the start of the
+// width-sized bucket holding ts, buckets aligned to 2000-01-03 (a Monday)
+// for day/time widths and to 2000-01-01 for month widths, computed in UTC.
+type timeBucketNode struct {
+	width, x node
+	t        sqltypes.Type
+}
+
+func (n *timeBucketNode) typ() sqltypes.Type { return n.t }
+
+const (
+	bucketOrigin = int64(946857600) * usPerSec // 2000-01-03 00:00:00 UTC
+	monthOrigin  = 2000*12 + 0                 // 2000-01 in months since year 0
+)
+
+func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	wa, xa, err := eval2(c, b, n.width, n.x)
+	if err != nil {
+		return nil, err
+	}
+	defer wa.Release()
+	defer xa.Release()
+	rows := xa.Len()
+	valid := validity(rows, wa, xa)
+	ws := fixed[arrow.MonthDayNanoInterval](wa)
+	isDate := n.t.Kind == sqltypes.Date
+	var ts []int64
+	if isDate {
+		ts = make([]int64, rows)
+		for i, d := range fixed[int32](xa) {
+			switch d {
+			case sqltypes.DateInfinity:
+				ts[i] = sqltypes.TimestampInfinity
+			case sqltypes.DateNegInfinity:
+				ts[i] = sqltypes.TimestampNegInfinity
+			default:
+				ts[i] = int64(d) * usPerDay
+			}
+		}
+	} else {
+		ts = fixed[int64](xa)
+	}
+	res := make([]int64, rows)
+	for i := 0; i < rows; i++ {
+		if !ok(valid, i) {
+			continue
+		}
+		w := ws[i]
+		if isInfTS(ts[i]) {
+			res[i] = ts[i]
+			continue
+		}
+		if w.Months != 0 {
+			if w.Days != 0 || w.Nanoseconds != 0 {
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "month intervals cannot have day or time component")
+			}
+			if w.Months < 0 {
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
+			}
+			tm := time.UnixMicro(ts[i]).UTC()
+			months := int64(tm.Year())*12 + int64(tm.Month()-1)
+			bm := monthOrigin + floorDiv(months-monthOrigin, int64(w.Months))*int64(w.Months)
+			res[i] = time.Date(int(floorDiv(bm, 12)), time.Month(bm-floorDiv(bm, 12)*12+1), 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+			continue
+		}
+		width := int64(w.Days)*usPerDay + w.Nanoseconds/1000
+		if width <= 0 {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
+		}
+		if isDate && width%usPerDay != 0 {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "interval must not have sub-day precision for a date")
+		}
+		res[i] = bucketOrigin + floorDiv(ts[i]-bucketOrigin, width)*width
+	}
+	if isDate {
+		buf, out := newFixed[int32](c.mem, rows)
+		for i, v := range res {
+			switch {
+			case v == sqltypes.TimestampInfinity:
+				out[i] = sqltypes.DateInfinity
+			case v == sqltypes.TimestampNegInfinity:
+				out[i] = sqltypes.DateNegInfinity
+			default:
+				out[i] = int32(floorDiv(v, usPerDay))
+			}
+		}
+		return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	}
+	buf, out := newFixed[int64](c.mem, rows)
+	copy(out, res)
+	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+}

@@ -1,0 +1,373 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// JoinType is the kind of an equi-join.
+type JoinType uint8
+
+const (
+	InnerJoin JoinType = iota
+	LeftJoin
+)
+
+func (j JoinType) String() string {
+	if j == LeftJoin {
+		return "LEFT"
+	}
+	return "INNER"
+}
+
+// HashJoinOptions tune a HashJoin.
+type HashJoinOptions struct {
+	// LeftRows and RightRows are the inputs' estimated sizes (< 0 or 0 =
+	// unknown). When both are known the smaller side is built; otherwise
+	// the right side is.
+	LeftRows, RightRows int64
+	// MemoryLimit bounds the build side's bytes (0 = unlimited); beyond it
+	// the join fails with 53200.
+	MemoryLimit int64
+}
+
+// HashJoin is an equi-join: left.LeftKeys[i] = right.RightKeys[i] for all
+// i (SQL '=': a NULL key matches nothing), then the optional Residual
+// predicate over the joined row (NULL = no match). Output: the left
+// columns, then the right columns (NULL for LEFT rows without a match).
+//
+// Building the right side (the default) streams the left input and keeps
+// its order: each left batch yields one output batch with every left row's
+// matches in build order. Building the left side (chosen when it is known
+// to be smaller) streams the right input; for LEFT joins the unmatched
+// left rows come last.
+type HashJoin struct {
+	left, right Operator
+	mem         memory.Allocator
+	typ         JoinType
+	leftKeys    []int
+	rightKeys   []int
+	keyTypes    []sqltypes.Type
+	residual    *eval.Evaluator
+	schema      *arrow.Schema
+	buildLeft   bool
+	budget      memBudget
+
+	built   bool
+	build   arrow.RecordBatch // the whole build side
+	table   map[string]int32  // key → index into groups
+	groups  [][]int32         // build rows per key, in input order
+	matched []bool            // build-left LEFT join: build rows that matched
+	tail    bool              // unmatched build rows emitted
+}
+
+var _ Operator = (*HashJoin)(nil)
+
+// NewHashJoin returns left JOIN right ON the key columns (and residual,
+// which may be nil and refers to the joined row: left columns first).
+func NewHashJoin(left, right Operator, mem memory.Allocator, typ JoinType, leftKeys, rightKeys []int, residual expr.Expr, env eval.Env, opts HashJoinOptions) (*HashJoin, error) {
+	if len(leftKeys) != len(rightKeys) || len(leftKeys) == 0 {
+		return nil, sqlerr.New(sqlerr.InternalError, "hash join needs the same positive number of left and right keys (got %d and %d)", len(leftKeys), len(rightKeys))
+	}
+	ls, rs := left.Schema(), right.Schema()
+	j := &HashJoin{left: left, right: right, mem: mem, typ: typ, leftKeys: leftKeys, rightKeys: rightKeys,
+		budget: memBudget{op: "hash join", limit: opts.MemoryLimit}}
+	for i := range leftKeys {
+		lt, err := columnType(ls, leftKeys[i])
+		if err != nil {
+			return nil, err
+		}
+		rt, err := columnType(rs, rightKeys[i])
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.TypeEqual(lt.Arrow(), rt.Arrow()) {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s = %s", lt, rt).
+				WithHint("Join keys %q and %q must have the same type; cast one of them.", ls.Field(leftKeys[i]).Name, rs.Field(rightKeys[i]).Name)
+		}
+		j.keyTypes = append(j.keyTypes, lt)
+	}
+	fields := append([]arrow.Field{}, ls.Fields()...)
+	for _, f := range rs.Fields() {
+		f.Nullable = true
+		fields = append(fields, f)
+	}
+	j.schema = arrow.NewSchema(fields, nil)
+	if residual != nil {
+		env.Mem = mem
+		ev, err := eval.Compile(residual, j.schema, env)
+		if err != nil {
+			return nil, err
+		}
+		if ev.Type().Kind != sqltypes.Bool {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "argument of JOIN/ON must be type boolean, not type %s", ev.Type())
+		}
+		j.residual = ev
+	}
+	j.buildLeft = opts.LeftRows > 0 && opts.RightRows > 0 && opts.LeftRows < opts.RightRows
+	return j, nil
+}
+
+func (j *HashJoin) Schema() *arrow.Schema { return j.schema }
+
+func (j *HashJoin) Open(ctx context.Context) error {
+	if err := j.left.Open(ctx); err != nil {
+		return err
+	}
+	return j.right.Open(ctx)
+}
+
+func (j *HashJoin) Close() error {
+	if j.build != nil {
+		j.build.Release()
+		j.build = nil
+	}
+	lerr := j.left.Close()
+	rerr := j.right.Close()
+	if lerr != nil {
+		return lerr
+	}
+	return rerr
+}
+
+func (j *HashJoin) buildSide() (Operator, []int) {
+	if j.buildLeft {
+		return j.left, j.leftKeys
+	}
+	return j.right, j.rightKeys
+}
+
+func (j *HashJoin) buildTable(ctx context.Context) error {
+	j.built = true
+	op, keys := j.buildSide()
+	parts, err := drainAll(ctx, op, &j.budget)
+	if err != nil {
+		return err
+	}
+	all, err := concatBatches(j.mem, op.Schema(), parts)
+	releaseBatches(parts)
+	if err != nil {
+		return err
+	}
+	j.build = all
+	enc := j.encoder(all, keys)
+	j.table = map[string]int32{}
+	var buf []byte
+	var tableBytes int64
+	for i := 0; i < int(all.NumRows()); i++ {
+		if enc.anyNull(i) {
+			continue
+		}
+		buf = enc.encode(buf[:0], i)
+		g, found := j.table[string(buf)]
+		if !found {
+			g = int32(len(j.groups))
+			j.table[string(buf)] = g
+			j.groups = append(j.groups, nil)
+			tableBytes += int64(len(buf)) + 80
+		}
+		j.groups[g] = append(j.groups[g], int32(i))
+		tableBytes += 4
+	}
+	if j.buildLeft && j.typ == LeftJoin {
+		j.matched = make([]bool, all.NumRows())
+	}
+	return j.budget.grow(tableBytes)
+}
+
+func (j *HashJoin) encoder(b arrow.RecordBatch, keys []int) *keyEncoder {
+	enc := &keyEncoder{types: j.keyTypes}
+	for _, k := range keys {
+		enc.cols = append(enc.cols, b.Column(k))
+	}
+	return enc
+}
+
+// joined builds the output rows (left[li[k]], right[ri[k]]); an index < 0
+// makes that side NULL.
+func (j *HashJoin) joined(left, right arrow.RecordBatch, li, ri []int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, j.schema.NumFields())
+	for _, side := range []struct {
+		b   arrow.RecordBatch
+		idx []int
+	}{{left, li}, {right, ri}} {
+		for c := 0; c < int(side.b.NumCols()); c++ {
+			a, err := eval.Take(j.mem, side.b.Column(c), side.idx)
+			if err != nil {
+				releaseArrays(cols)
+				return nil, err
+			}
+			cols = append(cols, a)
+		}
+	}
+	out := array.NewRecordBatch(j.schema, cols, int64(len(li)))
+	releaseArrays(cols)
+	return out, nil
+}
+
+// keepResidual evaluates the residual over b and reports which rows pass.
+func (j *HashJoin) keepResidual(ctx context.Context, b arrow.RecordBatch) ([]bool, error) {
+	keep := make([]bool, b.NumRows())
+	if j.residual == nil {
+		for i := range keep {
+			keep[i] = true
+		}
+		return keep, nil
+	}
+	m, err := j.residual.Eval(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Release()
+	ba := m.(*array.Boolean)
+	for i := range keep {
+		keep[i] = ba.IsValid(i) && ba.Value(i)
+	}
+	return keep, nil
+}
+
+func (j *HashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !j.built {
+		if err := j.buildTable(ctx); err != nil {
+			return nil, err
+		}
+	}
+	probe, probeKeys := j.left, j.leftKeys
+	if j.buildLeft {
+		probe, probeKeys = j.right, j.rightKeys
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pb, err := probe.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return j.unmatchedBuild()
+		}
+		if err != nil {
+			return nil, err
+		}
+		out, err := j.probeBatch(ctx, pb, probeKeys)
+		pb.Release()
+		if err != nil {
+			return nil, err
+		}
+		if out.NumRows() > 0 {
+			return out, nil
+		}
+		out.Release()
+	}
+}
+
+func (j *HashJoin) probeBatch(ctx context.Context, pb arrow.RecordBatch, probeKeys []int) (arrow.RecordBatch, error) {
+	enc := j.encoder(pb, probeKeys)
+	var pi, bi []int
+	var buf []byte
+	for i := 0; i < int(pb.NumRows()); i++ {
+		if enc.anyNull(i) {
+			continue
+		}
+		buf = enc.encode(buf[:0], i)
+		if g, found := j.table[string(buf)]; found {
+			for _, r := range j.groups[g] {
+				pi = append(pi, i)
+				bi = append(bi, int(r))
+			}
+		}
+	}
+	li, ri, lb, rb := pi, bi, pb, j.build
+	if j.buildLeft {
+		li, ri, lb, rb = bi, pi, j.build, pb
+	}
+	cand, err := j.joined(lb, rb, li, ri)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := j.keepResidual(ctx, cand)
+	if err != nil {
+		cand.Release()
+		return nil, err
+	}
+	if j.buildLeft || j.typ == InnerJoin {
+		if j.matched != nil {
+			for k, ok := range keep {
+				if ok {
+					j.matched[li[k]] = true
+				}
+			}
+		}
+		out, err := eval.FilterBatch(j.mem, cand, keep)
+		cand.Release()
+		return out, err
+	}
+	// LEFT join probing the left side: every left row appears, with its
+	// surviving matches or once with NULLs, in left order.
+	var take []int // rows of cand, or -(left row+1) for an unmatched one
+	k := 0
+	for i := 0; i < int(pb.NumRows()); i++ {
+		any := false
+		for ; k < len(pi) && pi[k] == i; k++ {
+			if keep[k] {
+				take = append(take, k)
+				any = true
+			}
+		}
+		if !any {
+			take = append(take, -(i + 1))
+		}
+	}
+	cand.Release()
+	fl, fr := make([]int, len(take)), make([]int, len(take))
+	for n, t := range take {
+		if t >= 0 {
+			fl[n], fr[n] = li[t], ri[t]
+		} else {
+			fl[n], fr[n] = -t-1, -1
+		}
+	}
+	return j.joined(pb, j.build, fl, fr)
+}
+
+// unmatchedBuild emits, once, the build-left LEFT join's left rows that
+// matched nothing.
+func (j *HashJoin) unmatchedBuild() (arrow.RecordBatch, error) {
+	if j.matched == nil || j.tail {
+		return nil, io.EOF
+	}
+	j.tail = true
+	var li, ri []int
+	for i, m := range j.matched {
+		if !m {
+			li = append(li, i)
+			ri = append(ri, -1)
+		}
+	}
+	if len(li) == 0 {
+		return nil, io.EOF
+	}
+	cols := emptyCols(j.mem, j.right.Schema())
+	empty := array.NewRecordBatch(j.right.Schema(), cols, 0)
+	releaseArrays(cols)
+	defer empty.Release()
+	return j.joined(j.build, empty, li, ri)
+}
+
+func emptyCols(mem memory.Allocator, s *arrow.Schema) []arrow.Array {
+	cols := make([]arrow.Array, s.NumFields())
+	for i, f := range s.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+	}
+	return cols
+}

@@ -1,0 +1,46 @@
+package exec
+
+// # Operators
+//
+// Besides the sources (Batches, FromReader) and the ASOF join (package
+// exec/asof), exec provides the relational operators a query plan is
+// lowered to. Each has a plain constructor taking its child operator(s),
+// an allocator and column indexes, sql/expr expressions or a small options
+// struct; expressions are evaluated by package exec/eval with PostgreSQL 15
+// semantics (eval.Env carries now() and the session time zone).
+//
+//   - NewFilter: rows where a boolean expression is TRUE (NULL = FALSE);
+//     fully passing batches are forwarded as is.
+//   - NewProject: one column per expression; column references pass the
+//     input arrays through without copying.
+//   - NewLimit: LIMIT/OFFSET by slicing; stops pulling its child once the
+//     count is reached.
+//   - NewSort: stable multi-key sort, ASC/DESC, NULLS FIRST/LAST with
+//     Postgres' defaults (NULLS LAST for ASC, FIRST for DESC).
+//   - NewTopN: ORDER BY ... LIMIT n keeping only the best n rows; same
+//     order as Sort followed by Limit.
+//   - NewValues: a VALUES list of constant expressions.
+//   - NewUnionAll: children one after the other.
+//   - NewHashAggregate / NewStreamAggregate: GROUP BY with count(*),
+//     count, count(DISTINCT), sum, avg, min, max, stddev/variance
+//     (sample and population), first/last (input order), bool_and/bool_or;
+//     result types as Postgres' (AggResultType). HAVING is a Filter on
+//     top. StreamAggregate needs input clustered by the group keys and
+//     emits groups as they complete.
+//   - NewHashJoin: INNER or LEFT equi-join with an optional residual
+//     predicate; builds the smaller side when both sizes are known, else
+//     the right side (and then keeps the left order).
+//   - NewCrossJoin: Cartesian product with a small, materialized right side.
+//   - NewDistinct: first occurrence of each distinct row.
+//   - NewWindow: row_number, rank, dense_rank, lag, lead over PARTITION BY
+//     / ORDER BY, for input sorted by those keys.
+//
+// Materializing operators (Sort, TopN, HashAggregate, HashJoin's build
+// side, CrossJoin's right side, Distinct's seen set, Window) take a memory
+// limit in bytes (0 = unlimited) and fail with SQLSTATE 53200 naming the
+// operator and the limit when the data they hold exceeds it. The bytes
+// counted are the rows' own bytes (values, offsets, validity) plus an
+// estimate of hash-table entries; transient copies while sorting or
+// concatenating are not counted. Every operator checks its context once
+// per batch: a cancelled context makes Next return ctx.Err(), which
+// sqlerr.Code maps to 57014.

@@ -1,0 +1,390 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// NullsOrder says where NULLs sort.
+type NullsOrder uint8
+
+const (
+	// NullsDefault is Postgres' default: NULLS LAST for ASC, NULLS FIRST
+	// for DESC (NULL is larger than every value).
+	NullsDefault NullsOrder = iota
+	NullsFirst
+	NullsLast
+)
+
+// SortKey is one ORDER BY key over an input column.
+type SortKey struct {
+	Col   int
+	Desc  bool
+	Nulls NullsOrder
+}
+
+func (k SortKey) nullsFirst() bool {
+	switch k.Nulls {
+	case NullsFirst:
+		return true
+	case NullsLast:
+		return false
+	}
+	return k.Desc
+}
+
+// SortOptions are the knobs shared by Sort and TopN.
+type SortOptions struct {
+	// MemoryLimit bounds the bytes of input held (0 = unlimited); beyond
+	// it the operator fails with 53200.
+	MemoryLimit int64
+	// BatchSize is the number of rows per output batch (0 = DefaultBatchSize).
+	BatchSize int
+}
+
+func checkKeys(schema *arrow.Schema, keys []SortKey) ([]sqltypes.Type, error) {
+	ts := make([]sqltypes.Type, len(keys))
+	for i, k := range keys {
+		t, err := columnType(schema, k.Col)
+		if err != nil {
+			return nil, err
+		}
+		ts[i] = t
+	}
+	return ts, nil
+}
+
+// rowComparator compares rows i and j of b by keys.
+func rowComparator(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) (func(i, j int) int, error) {
+	return rowComparator2(b, b, keys, types)
+}
+
+// rowComparator2 compares row i of l with row j of r (same schema) by keys.
+func rowComparator2(l, r arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) (func(i, j int) int, error) {
+	type keyCmp struct {
+		lcol, rcol arrow.Array
+		cmp        func(i, j int) int
+		desc       bool
+		nullsFirst bool
+	}
+	kcs := make([]keyCmp, len(keys))
+	for n, k := range keys {
+		la, ra := l.Column(k.Col), r.Column(k.Col)
+		cmp, err := eval.Comparator(types[n], la, ra)
+		if err != nil {
+			return nil, err
+		}
+		if sa, ok := la.(*array.String); ok && l == r {
+			cmp = prefixed(sa, cmp)
+		}
+		kcs[n] = keyCmp{lcol: la, rcol: ra, cmp: cmp, desc: k.Desc, nullsFirst: k.nullsFirst()}
+	}
+	return func(i, j int) int {
+		for _, k := range kcs {
+			if k.lcol.NullN() > 0 || k.rcol.NullN() > 0 {
+				ni, nj := k.lcol.IsNull(i), k.rcol.IsNull(j)
+				switch {
+				case ni && nj:
+					continue
+				case ni:
+					if k.nullsFirst {
+						return -1
+					}
+					return 1
+				case nj:
+					if k.nullsFirst {
+						return 1
+					}
+					return -1
+				}
+			}
+			c := k.cmp(i, j)
+			if c != 0 {
+				if k.desc {
+					return -c
+				}
+				return c
+			}
+		}
+		return 0
+	}, nil
+}
+
+// prefixed speeds up string comparison: each value's first 8 bytes, big
+// endian, decide most comparisons with one integer compare; only equal
+// prefixes fall back to the full comparison.
+func prefixed(sa *array.String, full func(i, j int) int) func(i, j int) int {
+	pre := make([]uint64, sa.Len())
+	short := make([]int8, sa.Len()) // length if at most 8, else -1
+	for i := range pre {
+		if sa.IsNull(i) {
+			continue
+		}
+		v := sa.Value(i)
+		var p uint64
+		for k := 0; k < 8; k++ {
+			p <<= 8
+			if k < len(v) {
+				p |= uint64(v[k])
+			}
+		}
+		pre[i] = p
+		short[i] = -1
+		if len(v) <= 8 {
+			short[i] = int8(len(v))
+		}
+	}
+	return func(i, j int) int {
+		switch pi, pj := pre[i], pre[j]; {
+		case pi < pj:
+			return -1
+		case pi > pj:
+			return 1
+		}
+		if li, lj := short[i], short[j]; li >= 0 && lj >= 0 {
+			// Both values fit in their prefixes (zero padded): the
+			// shorter one is smaller.
+			return int(li) - int(lj)
+		}
+		return full(i, j)
+	}
+}
+
+// sortedOrder returns the stable sorted order of b's rows.
+func sortedOrder(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) ([]int, error) {
+	cmp, err := rowComparator(b, keys, types)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, b.NumRows())
+	for i := range idx {
+		idx[i] = i
+	}
+	// pdqsort with the row number as the last key is stable and
+	// O(n log n); SortStableFunc's in-place merge is O(n log² n).
+	slices.SortFunc(idx, func(i, j int) int {
+		if c := cmp(i, j); c != 0 {
+			return c
+		}
+		return i - j
+	})
+	return idx, nil
+}
+
+// Sort materializes its input and emits it ordered by keys. The sort is
+// stable: rows with equal keys keep their input order.
+type Sort struct {
+	child  Operator
+	mem    memory.Allocator
+	keys   []SortKey
+	types  []sqltypes.Type
+	opts   SortOptions
+	budget memBudget
+
+	sorted arrow.RecordBatch
+	order  []int
+	pos    int
+	loaded bool
+}
+
+var _ Operator = (*Sort)(nil)
+
+// NewSort returns a sort of child by keys.
+func NewSort(child Operator, mem memory.Allocator, keys []SortKey, opts SortOptions) (*Sort, error) {
+	types, err := checkKeys(child.Schema(), keys)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	return &Sort{child: child, mem: mem, keys: keys, types: types, opts: opts,
+		budget: memBudget{op: "sort", limit: opts.MemoryLimit}}, nil
+}
+
+func (s *Sort) Schema() *arrow.Schema          { return s.child.Schema() }
+func (s *Sort) Open(ctx context.Context) error { return s.child.Open(ctx) }
+
+func (s *Sort) Close() error {
+	if s.sorted != nil {
+		s.sorted.Release()
+		s.sorted = nil
+	}
+	return s.child.Close()
+}
+
+func (s *Sort) load(ctx context.Context) error {
+	s.loaded = true
+	parts, err := drainAll(ctx, s.child, &s.budget)
+	if err != nil {
+		return err
+	}
+	all, err := concatBatches(s.mem, s.Schema(), parts)
+	releaseBatches(parts)
+	if err != nil {
+		return err
+	}
+	s.sorted = all
+	s.order, err = sortedOrder(all, s.keys, s.types)
+	return err
+}
+
+func (s *Sort) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !s.loaded {
+		if err := s.load(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.pos >= len(s.order) {
+		return nil, io.EOF
+	}
+	end := min(len(s.order), s.pos+s.opts.BatchSize)
+	out, err := eval.TakeBatch(s.mem, s.sorted, s.order[s.pos:end])
+	s.pos = end
+	return out, err
+}
+
+// TopN is ORDER BY keys LIMIT n without sorting the whole input: it keeps
+// the best n rows seen so far (stable, like Sort followed by Limit).
+type TopN struct {
+	child  Operator
+	mem    memory.Allocator
+	keys   []SortKey
+	types  []sqltypes.Type
+	n      int64
+	opts   SortOptions
+	budget memBudget
+
+	top  arrow.RecordBatch
+	pos  int64
+	done bool
+}
+
+var _ Operator = (*TopN)(nil)
+
+// NewTopN returns the first n rows of child in keys order (n >= 0; put an
+// OFFSET's rows into n and a Limit on top).
+func NewTopN(child Operator, mem memory.Allocator, keys []SortKey, n int64, opts SortOptions) (*TopN, error) {
+	types, err := checkKeys(child.Schema(), keys)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	return &TopN{child: child, mem: mem, keys: keys, types: types, n: max(n, 0), opts: opts,
+		budget: memBudget{op: "top-N sort", limit: opts.MemoryLimit}}, nil
+}
+
+func (t *TopN) Schema() *arrow.Schema          { return t.child.Schema() }
+func (t *TopN) Open(ctx context.Context) error { return t.child.Open(ctx) }
+
+func (t *TopN) Close() error {
+	if t.top != nil {
+		t.top.Release()
+		t.top = nil
+	}
+	return t.child.Close()
+}
+
+// absorb merges b into the current top rows. The current rows come first
+// in the concatenation, so the stable sort keeps earlier input first.
+func (t *TopN) absorb(b arrow.RecordBatch) error {
+	if t.top != nil && t.top.NumRows() == t.n {
+		// Only rows strictly better than the current worst can enter
+		// (an equal row comes later in the input, so it loses the tie).
+		cmp, err := rowComparator2(b, t.top, t.keys, t.types)
+		if err != nil {
+			return err
+		}
+		worst := int(t.n - 1)
+		var cand []int
+		for i := 0; i < int(b.NumRows()); i++ {
+			if cmp(i, worst) < 0 {
+				cand = append(cand, i)
+			}
+		}
+		if len(cand) == 0 {
+			return nil
+		}
+		if len(cand) < int(b.NumRows()) {
+			sub, err := eval.TakeBatch(t.mem, b, cand)
+			if err != nil {
+				return err
+			}
+			defer sub.Release()
+			b = sub
+		}
+	}
+	parts := []arrow.RecordBatch{b}
+	if t.top != nil {
+		parts = []arrow.RecordBatch{t.top, b}
+	}
+	all, err := concatBatches(t.mem, t.Schema(), parts)
+	if err != nil {
+		return err
+	}
+	defer all.Release()
+	order, err := sortedOrder(all, t.keys, t.types)
+	if err != nil {
+		return err
+	}
+	if int64(len(order)) > t.n {
+		order = order[:t.n]
+	}
+	next, err := eval.TakeBatch(t.mem, all, order)
+	if err != nil {
+		return err
+	}
+	if t.top != nil {
+		t.top.Release()
+	}
+	t.top = next
+	t.budget.used = 0
+	return t.budget.grow(batchBytes(next))
+}
+
+func (t *TopN) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !t.done {
+		if t.n > 0 {
+			for {
+				b, err := t.child.Next(ctx)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return nil, err
+				}
+				if b.NumRows() > 0 {
+					err = t.absorb(b)
+				}
+				b.Release()
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+		t.done = true
+	}
+	if t.top == nil || t.pos >= t.top.NumRows() {
+		return nil, io.EOF
+	}
+	end := min(t.top.NumRows(), t.pos+int64(t.opts.BatchSize))
+	out := t.top.NewSlice(t.pos, end)
+	t.pos = end
+	return out, nil
+}
