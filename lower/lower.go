@@ -11,6 +11,7 @@ import (
 	"github.com/asofsql/asofsql/exec/asof"
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -320,7 +321,7 @@ func (b *builder) window(n *planner.Window) (exec.Operator, error) {
 	})
 }
 
-func sortKeys(lex []planner.SortKey) []exec.SortKey {
+func sortKeys(lex ordering.Lex) []exec.SortKey {
 	keys := make([]exec.SortKey, len(lex))
 	for i, k := range lex {
 		nulls := exec.NullsLast
