@@ -413,7 +413,17 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 	switch x := e.(type) {
 	case *expr.Param:
 		if et.Kind == sqltypes.Unknown {
-			return b.param(x.N, t), nil
+			p := b.param(x.N, t)
+			if p.T == t {
+				return p, nil
+			}
+			// Another use already fixed the parameter's type (this
+			// expression was bound before it): cast as for any value.
+			if !allowed(p.T, t) {
+				return nil, sqlerr.New("42P08", "inconsistent types deduced for parameter $%d", x.N).WithPosition(b.pos(at)).
+					WithDetail("%s versus %s", p.T, t)
+			}
+			return &expr.Cast{X: p, T: t}, nil
 		}
 	case *expr.Literal:
 		if x.Value == nil {
@@ -438,6 +448,9 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 			return retype(e, t), nil
 		}
 		return &expr.Cast{X: e, T: t}, nil
+	}
+	if strings.HasPrefix(what, "argument of ") {
+		return nil, errDatatype(b.pos(at), "%s must be type %s, not type %s", what, t, et)
 	}
 	return nil, errDatatype(b.pos(at), "%s is of type %s but expression is of type %s", what, t, et).
 		WithHint("You will need to rewrite or cast the expression.")
@@ -472,6 +485,11 @@ func withPos(err error, pos int) error {
 }
 
 func (b *binder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	if v, ok := x.V.(*test_driver.ValueExpr); ok && x.Op == opcode.Minus && v.Datum.Kind() == test_driver.KindUint64 && v.Datum.GetUint64() == 1<<63 {
+		// Postgres folds the sign into the literal, so
+		// -9223372036854775808 is the smallest bigint, not a numeric.
+		return &expr.Literal{Value: int64(math.MinInt64), T: sqltypes.Int8Type}, nil
+	}
 	e, err := b.bindExpr(x.V, c)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,10 @@ func numericSame(lo, hi int) funcSig {
 		t := args[0].Type()
 		if t.Kind == sqltypes.Unknown {
 			t = sqltypes.Float8Type
-			args[0], _ = b.coerce(args[0], t, at[0], "argument")
+			var err error
+			if args[0], err = b.coerce(args[0], t, at[0], "argument"); err != nil {
+				return nil, t, err
+			}
 		}
 		if categoryOf(t) != catNumeric {
 			return nil, t, funcError(b, n, args)
@@ -74,7 +77,9 @@ func common(lo, hi int) funcSig {
 			return nil, t, err
 		}
 		for i := range args {
-			args[i], _ = b.coerce(args[i], t, at[i], "argument")
+			if args[i], err = b.coerce(args[i], t, at[i], "argument"); err != nil {
+				return nil, t, err
+			}
 		}
 		return args, t, nil
 	}}
@@ -91,7 +96,9 @@ func temporalSecond(res sqltypes.Type) funcSig {
 		t := args[1].Type()
 		if t.Kind == sqltypes.Unknown {
 			t = sqltypes.TimestampTZType
-			args[1], _ = b.coerce(args[1], t, at[1], "argument")
+			if args[1], err = b.coerce(args[1], t, at[1], "argument"); err != nil {
+				return nil, res, err
+			}
 		}
 		if categoryOf(t) != catDateTime && t.Kind != sqltypes.Interval {
 			return nil, res, funcError(b, n, args)

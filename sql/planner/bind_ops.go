@@ -109,10 +109,14 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		}
 		return mk(l, r, ct)
 	case lt.Kind == sqltypes.Date && rt.IsInteger() && (op == expr.Add || op == expr.Sub):
-		r, _ = b.coerce(r, sqltypes.Int4Type, rat, "operand")
+		if r, err = b.coerce(r, sqltypes.Int4Type, rat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.DateType)
 	case lt.IsInteger() && rt.Kind == sqltypes.Date && op == expr.Add:
-		l, _ = b.coerce(l, sqltypes.Int4Type, lat, "operand")
+		if l, err = b.coerce(l, sqltypes.Int4Type, lat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.DateType)
 	case lt.Kind == sqltypes.Date && rt.Kind == sqltypes.Date && op == expr.Sub:
 		return mk(l, r, sqltypes.Int4Type)
@@ -130,29 +134,46 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 			r = &expr.Cast{X: r, T: t}
 		}
 		return mk(l, r, t)
-	case cl == catDateTime && cr == catDateTime && op == expr.Sub && lt.Kind != sqltypes.Date && rt.Kind != sqltypes.Date:
+	case cl == catDateTime && cr == catDateTime && op == expr.Sub:
+		// date - date is handled above; otherwise the date side is
+		// promoted and the difference is an interval.
 		ct, _ := commonType(lt, rt)
-		l, _ = b.coerce(l, ct, lat, "operand")
-		r, _ = b.coerce(r, ct, rat, "operand")
+		if l, err = b.coerce(l, ct, lat, "operand"); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, ct, rat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.IntervalType)
 	case lt.Kind == sqltypes.Interval && rt.Kind == sqltypes.Interval && (op == expr.Add || op == expr.Sub):
 		return mk(l, r, sqltypes.IntervalType)
 	case lt.Kind == sqltypes.Interval && cr == catNumeric && (op == expr.Mul || op == expr.Div):
-		r, _ = b.coerce(r, sqltypes.Float8Type, rat, "operand")
+		if r, err = b.coerce(r, sqltypes.Float8Type, rat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.IntervalType)
 	case cl == catNumeric && rt.Kind == sqltypes.Interval && op == expr.Mul:
-		l, _ = b.coerce(l, sqltypes.Float8Type, lat, "operand")
+		if l, err = b.coerce(l, sqltypes.Float8Type, lat, "operand"); err != nil {
+			return nil, err
+		}
 		return mk(l, r, sqltypes.IntervalType)
 	}
 	return nil, opError(b, at, op, lt, rt)
 }
 
 // unknownPartner is the type an unknown-typed operand of an arithmetic
-// operator takes next to an operand of type other.
+// operator takes next to an operand of type other. Postgres first tries
+// the other operand's own type, which exists for subtraction of
+// dates/timestamps (so now() - '1 day' is read as a timestamp and fails,
+// as in Postgres); addition has no such operator and takes an interval
+// (days for a date).
 func unknownPartner(op expr.BinaryOp, other sqltypes.Type, left bool) sqltypes.Type {
 	switch categoryOf(other) {
 	case catDateTime:
-		if other.Kind == sqltypes.Date && !left {
+		switch {
+		case op == expr.Sub:
+			return other
+		case other.Kind == sqltypes.Date:
 			return sqltypes.Int4Type
 		}
 		return sqltypes.IntervalType
@@ -312,10 +333,14 @@ func (b *binder) bindCase(x *ast.CaseExpr, c *exprCtx) (expr.Expr, error) {
 		return nil, err
 	}
 	for i := range out.Whens {
-		out.Whens[i].Result, _ = b.coerce(out.Whens[i].Result, t, resultAt[i], "CASE result")
+		if out.Whens[i].Result, err = b.coerce(out.Whens[i].Result, t, resultAt[i], "CASE result"); err != nil {
+			return nil, err
+		}
 	}
 	if x.ElseClause != nil {
-		out.Else, _ = b.coerce(results[len(results)-1], t, x.ElseClause, "CASE result")
+		if out.Else, err = b.coerce(results[len(results)-1], t, x.ElseClause, "CASE result"); err != nil {
+			return nil, err
+		}
 	}
 	out.T = t
 	return out, nil
@@ -324,11 +349,21 @@ func (b *binder) bindCase(x *ast.CaseExpr, c *exprCtx) (expr.Expr, error) {
 // unify finds the common type of a set of values (CASE, COALESCE,
 // UNION): 42804 "X types a and b cannot be matched" when there is none.
 func (b *binder) unify(es []expr.Expr, at []ast.ExprNode, what string) (sqltypes.Type, error) {
+	// Unknown-typed inputs take the type of the known ones (all unknown:
+	// text), as Postgres resolves UNION/CASE/COALESCE.
 	t := sqltypes.UnknownType
 	for i, e := range es {
-		ct, ok := commonType(t, e.Type())
+		et := e.Type()
+		if et.Kind == sqltypes.Unknown {
+			continue
+		}
+		if t.Kind == sqltypes.Unknown {
+			t = et
+			continue
+		}
+		ct, ok := commonType(t, et)
 		if !ok {
-			return t, errDatatype(b.pos(at[i]), "%s types %s and %s cannot be matched", what, t, e.Type())
+			return t, errDatatype(b.pos(at[i]), "%s types %s and %s cannot be matched", what, t, et)
 		}
 		t = ct
 	}

@@ -55,6 +55,9 @@ func TestBindErrors(t *testing.T) {
 		{"window frame", `SELECT sum(x) OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM ticks`, sqlerr.FeatureNotSupported, 8, `frame`},
 		{"window on expression", `SELECT rank() OVER (ORDER BY t + 1) FROM ticks`, sqlerr.FeatureNotSupported, 30, `ORDER BY on an expression`},
 		{"unknown window function", `SELECT ntile(4) OVER (ORDER BY t) FROM ticks`, sqlerr.UndefinedFunction, 8, `function ntile(integer) does not exist`},
+		{"bad unknown function argument", `SELECT abs('abc')`, sqlerr.InvalidTextRepresentation, 0, `double precision`},
+		{"bad unknown timestamp argument", `SELECT date_trunc('day', 'garbage')`, sqlerr.InvalidDatetimeFormat, 0, `garbage`},
+		{"bad unknown in coalesce", `SELECT coalesce(qty, 'x') FROM trades`, sqlerr.InvalidTextRepresentation, 0, `integer`},
 		{"duplicate cte", `WITH a AS (SELECT 1), a AS (SELECT 2) SELECT 1`, "42712", 0, `"a" specified more than once`},
 	}
 	for _, tt := range tests {

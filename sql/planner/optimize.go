@@ -22,7 +22,7 @@ func optimize(n Node) (Node, error) {
 	return n, nil
 }
 
-// withChildren rebuilds the child links of n after rewriting them.
+// mapChildren replaces each child c of n by f(c), in place.
 func mapChildren(n Node, f func(Node) Node) Node {
 	switch x := n.(type) {
 	case *Filter:

@@ -136,9 +136,6 @@ type AsofJoin struct {
 	leftDesc inputDesc
 }
 
-// SortKey is one ORDER BY key over an input column.
-type SortKey = ordering.Key
-
 // Sort is an explicit ORDER BY: a stable sort by Keys.
 type Sort struct {
 	Input Node
@@ -152,8 +149,9 @@ type Limit struct {
 	Count, Offset expr.Expr
 }
 
-// AggCall is one aggregate function call: count, sum, avg, min, max,
-// bool_and, bool_or, first/last are not offered. Star is count(*).
+// AggCall is one aggregate function call (count, sum, avg, min, max,
+// bool_and, bool_or) with its Postgres result type T. Star is count(*);
+// Distinct aggregates distinct argument values.
 type AggCall struct {
 	Func     string
 	Args     []expr.Expr

@@ -49,7 +49,9 @@ func checkGeneric(n Node) error {
 	req := n.RequiredOrdering()
 	for i, c := range n.Children() {
 		if i < len(req) && req[i] != nil && !c.Ordering().Satisfies(req[i]) {
-			return sqlerr.New(sqlerr.FeatureNotSupported, "input %d of %T is not ordered as required", i+1, n)
+			// No node but AsofJoin requires an order today; reaching this
+			// is a planner bug, reported rather than run unordered.
+			return sqlerr.New(sqlerr.InternalError, "input %d of %s is not ordered as required", i+1, describe(n))
 		}
 	}
 	return nil
@@ -78,8 +80,12 @@ func unordered(in Node, d inputDesc, side string, col int, r *AsofRight) error {
 	case "subquery":
 		hint = fmt.Sprintf("End the subquery %s with ORDER BY %s, or read from a table declared with ORDER BY (%s).", d.name, c.Name, c.Name)
 	default:
-		hint = fmt.Sprintf("A join's output keeps its left input's order, so it is not ordered by %s. Join on the left input's own ordered column, or order the input in a subquery: (SELECT ... ORDER BY %s); a table declared ORDER BY (%s) orders only its own scan.",
-			qual, c.Name, c.Name)
+		use := ""
+		if len(props.Lex) > 0 && !props.Lex[0].Desc {
+			use = fmt.Sprintf("join on the column it is ordered by (%s), or ", qualName(cols[props.Lex[0].Col]))
+		}
+		hint = fmt.Sprintf("A join's output keeps its left input's order, so it is not ordered by %s: %sorder the input in a subquery, (SELECT ... ORDER BY %s).",
+			qual, use, c.Name)
 	}
 	return sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN %s input %s is not ordered by %s", side, d, qual).
 		WithDetail("%s", detail).WithHint("%s", hint).WithPosition(r.Pos)
