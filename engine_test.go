@@ -16,6 +16,10 @@ const setup = `
 CREATE TABLE trades (ts BIGINT, sym TEXT, qty INTEGER) ORDER BY (ts);
 CREATE TABLE quotes (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts);
 CREATE TABLE loose (ts BIGINT, sym TEXT, bid DOUBLE PRECISION);
+CREATE TABLE ktrades (ts BIGINT, sym TEXT, qty INTEGER) ORDER BY (sym, ts);
+CREATE TABLE kquotes (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (sym, ts);
+INSERT INTO ktrades VALUES (10, 'a', 100), (13, 'b', 200), (25, 'a', 300), (1, 'a', 50);
+INSERT INTO kquotes VALUES (12, 'b', 2.5), (5, 'a', 1.0), (9, 'a', 1.5), (20, 'a', 2.0);
 INSERT INTO quotes VALUES (12, 'b', 2.5), (5, 'a', 1.0), (9, 'a', 1.5), (20, 'a', 2.0);
 INSERT INTO trades VALUES (10, 'a', 100), (13, 'b', 200), (25, 'a', 300), (1, 'a', 50);
 INSERT INTO loose VALUES (5, 'a', 1.0);
@@ -81,6 +85,10 @@ func TestEngineQueries(t *testing.T) {
 		{name: "ordered by a subquery", sql: `SELECT t.ts, l.bid FROM trades t ASOF JOIN (SELECT * FROM loose ORDER BY ts) l ON ts BETWEEN -10 AND 0 USING (sym)`,
 			want: []string{"10 | 1"}},
 		{name: "unknown table", sql: `SELECT * FROM nosuch`, code: sqlerr.UndefinedTable},
+		// Both inputs ordered by (sym, ts): the join runs key-major and the
+		// output keeps the left order (by sym, then ts).
+		{name: "keys-first ordering", sql: `SELECT * FROM ktrades ASOF LEFT JOIN kquotes ON ts BETWEEN -10 AND 0 USING (sym)`,
+			want: []string{"a | 1 | 50 | NULL", "a | 10 | 100 | 1.5", "a | 25 | 300 | 2", "b | 13 | 200 | 2.5"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
