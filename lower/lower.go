@@ -29,6 +29,9 @@ type Env struct {
 	// MemoryLimit bounds each materializing operator (sort, hash build,
 	// aggregate) in bytes; 0 means unlimited.
 	MemoryLimit int64
+	// Analysis, when set, counts rows, batches and time per plan node
+	// (EXPLAIN ANALYZE).
+	Analysis *Analysis
 }
 
 // Query builds the operator tree for a query plan's root. The operator's
@@ -56,6 +59,14 @@ type builder struct {
 
 // node builds n's operator; on error it has closed whatever it built.
 func (b *builder) node(n planner.Node) (exec.Operator, error) {
+	op, err := b.build(n)
+	if err != nil || b.env.Analysis == nil {
+		return op, err
+	}
+	return b.env.Analysis.wrap(n, op), nil
+}
+
+func (b *builder) build(n planner.Node) (exec.Operator, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
 		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range}
