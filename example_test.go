@@ -2,7 +2,9 @@ package asofsql_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/asofsql/asofsql"
 )
@@ -42,4 +44,59 @@ func Example() {
 	// a 10 100 1.5
 	// b 13 200 2.5
 	// a 25 300 2
+}
+
+// The same ASOF query through database/sql: each trade with the last quote
+// at or before it, on a shared in-memory database.
+func Example_databaseSQL() {
+	ctx := context.Background()
+	db, err := sql.Open("asofsql", ":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `
+		CREATE TABLE trades (ts TIMESTAMP, sym TEXT, qty INTEGER) ORDER BY (ts);
+		CREATE TABLE quotes (ts TIMESTAMP, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts)`); err != nil {
+		panic(err)
+	}
+	t0 := time.Date(2024, 1, 2, 9, 30, 0, 0, time.UTC)
+	for _, q := range []struct {
+		at  time.Duration
+		sym string
+		bid float64
+	}{{0, "a", 1.0}, {4 * time.Second, "a", 1.5}, {7 * time.Second, "b", 2.5}} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO quotes VALUES (?, ?, ?)`, t0.Add(q.at), q.sym, q.bid); err != nil {
+			panic(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO trades VALUES ($1, 'a', 100), ($2, 'b', 200), ($3, 'b', 300)`,
+		t0.Add(5*time.Second), t0.Add(8*time.Second), t0.Add(20*time.Second)); err != nil {
+		panic(err)
+	}
+	rows, err := db.QueryContext(ctx, `
+		SELECT t.ts, t.sym, t.qty, q.bid
+		FROM trades t ASOF LEFT JOIN quotes q
+		  ON ts BETWEEN INTERVAL '-10 seconds' AND INTERVAL '0 seconds' USING (sym)`)
+	if err != nil {
+		panic(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ts time.Time
+		var sym string
+		var qty int
+		var bid sql.NullFloat64
+		if err := rows.Scan(&ts, &sym, &qty, &bid); err != nil {
+			panic(err)
+		}
+		fmt.Println(ts.Format(time.TimeOnly), sym, qty, bid.Float64, bid.Valid)
+	}
+	if err := rows.Err(); err != nil {
+		panic(err)
+	}
+	// Output:
+	// 09:30:05 a 100 1.5 true
+	// 09:30:08 b 200 2.5 true
+	// 09:30:20 b 300 0 false
 }
