@@ -21,6 +21,7 @@ type DB struct {
 type options struct {
 	mem         memory.Allocator
 	memoryLimit int64
+	fileDir     string
 }
 
 // Option configures Open.

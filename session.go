@@ -312,10 +312,10 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 
 // run plans and starts one statement. shape, when set, is the prepared
 // statement whose described shape the new plan must keep; wantRows
-// refuses statements without rows before they run; input feeds COPY FROM
-// STDIN.
+// refuses statements without rows before they run; input is the data
+// stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *parser.Statement, declared []sqltypes.Type, args []any,
-	shape *Stmt, wantRows bool, input io.Reader) (*Cursor, error) {
+	shape *Stmt, wantRows bool, input *copyStream) (*Cursor, error) {
 	if err := s.checkFailed(st); err != nil {
 		return nil, err
 	}
@@ -364,7 +364,7 @@ func checkShape(st *Stmt, p planner.Plan) error {
 // dispatch executes a plan. A returned rows cursor owns snap and cancel
 // (released when it finishes); otherwise dispatch has released them.
 func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, p planner.Plan, args []any,
-	input io.Reader, cancel context.CancelFunc) (*Cursor, error) {
+	input *copyStream, cancel context.CancelFunc) (*Cursor, error) {
 	// Statements without rows are finished here: their snapshot and
 	// timer go at once (deferred calls are harmless for rows cursors,
 	// which release through their own cleanup only once).
