@@ -85,6 +85,18 @@ func TestEngineQueries(t *testing.T) {
 		{name: "ordered by a subquery", sql: `SELECT t.ts, l.bid FROM trades t ASOF JOIN (SELECT * FROM loose ORDER BY ts) l ON ts BETWEEN -10 AND 0 USING (sym)`,
 			want: []string{"10 | 1"}},
 		{name: "unknown table", sql: `SELECT * FROM nosuch`, code: sqlerr.UndefinedTable},
+		{name: "unknown column", sql: `SELECT nosuch FROM trades`, code: sqlerr.UndefinedColumn},
+		{name: "ambiguous column", sql: `SELECT ts FROM trades t ASOF JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts`, code: sqlerr.AmbiguousColumn},
+		{name: "bound of the wrong type", sql: `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN INTERVAL '-1 second' AND 0 USING (sym)`, code: sqlerr.DatatypeMismatch},
+		{name: "lo above hi", sql: `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN 5 AND 1 USING (sym)`, code: sqlerr.InvalidParameterValue},
+		{name: "unknown function", sql: `SELECT nosuch(ts) FROM trades`, code: sqlerr.UndefinedFunction},
+		{name: "division by zero", sql: `SELECT qty / 0 FROM trades`, code: sqlerr.DivisionByZero},
+		{name: "left-referencing extra condition", sql: `SELECT * FROM trades t ASOF JOIN quotes q ON ts BETWEEN -5 AND 0 AND q.bid > t.qty USING (sym)`, code: sqlerr.FeatureNotSupported},
+		{name: "right-only condition filters eligible rows", sql: `SELECT t.ts, q.ts FROM trades t ASOF JOIN quotes q ON ts BETWEEN -10 AND 0 AND q.bid < 1.2 USING (sym)`,
+			want: []string{"10 | 5"}},
+		{name: "nearest with PREFER LATER", sql: `SELECT t.ts, q.ts FROM trades t ASOF JOIN quotes q ON ts BETWEEN -5 AND 5 USING (sym) PREFER LATER`,
+			want: []string{"1 | 5", "10 | 9", "13 | 12", "25 | 20"}},
+		{name: "timestamp parameter with a $n text value", sql: `SELECT count(*) FROM trades WHERE ts > $1::bigint`, args: []any{"12"}, want: []string{"2"}},
 		// Both inputs ordered by (sym, ts): the join runs key-major and the
 		// output keeps the left order (by sym, then ts).
 		{name: "keys-first ordering", sql: `SELECT * FROM ktrades ASOF LEFT JOIN kquotes ON ts BETWEEN -10 AND 0 USING (sym)`,
