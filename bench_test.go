@@ -152,4 +152,3 @@ func replay(schema *arrow.Schema, batches []arrow.RecordBatch) exec.Operator {
 	}
 	return exec.NewBatches(schema, append([]arrow.RecordBatch(nil), batches...))
 }
-

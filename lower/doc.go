@@ -13,6 +13,9 @@
 //   - Lower takes ownership of nothing: the returned operator owns the
 //     scans it opened; closing it releases them. The snapshot must outlive
 //     the operator.
+//   - With Env.Analysis set, every plan node's operator is wrapped in a
+//     counting operator (rows, batches, time including children) for
+//     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.
 //
 // Example:
 //
