@@ -61,6 +61,19 @@ func (db *DB) Session() *Session {
 	return s
 }
 
+// Sync ends a unit of client work (the wire protocol's Sync): an error
+// sent to the client since the previous Sync fails an open block, as an
+// error raised by the engine does. Outside a block every statement has
+// already committed on its own, so there is no implicit transaction to
+// end (a difference from Postgres, which runs a multi-statement simple
+// query as one transaction).
+func (s *Session) Sync(ctx context.Context, failed bool) error {
+	if failed && s.tx != nil {
+		s.failed = true
+	}
+	return nil
+}
+
 // Close ends the session, rolling back an open transaction block.
 func (s *Session) Close() error {
 	if s.tx != nil {
@@ -140,6 +153,26 @@ func (st *Stmt) Text() string { return st.st.Text }
 // or strings in Postgres text syntax). The Cursor streams its rows.
 func (st *Stmt) Execute(ctx context.Context, args ...any) (*Cursor, error) {
 	return st.s.run(ctx, st.st, st.declared, args, st, false, nil)
+}
+
+// ExecuteBatch runs the statement with its arguments given as one row of
+// an Arrow batch, one column per parameter (how the wire server decodes
+// Bind messages); nil means no arguments.
+func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cursor, error) {
+	var args []any
+	if params != nil {
+		if params.NumRows() != 1 {
+			return nil, sqlerr.New(sqlerr.ProtocolViolation, "parameters must be one row, got %d", params.NumRows())
+		}
+		for i, col := range params.Columns() {
+			t, err := sqltypes.FromField(params.Schema().Field(i))
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, sqltypes.GoValue(col, 0, t))
+		}
+	}
+	return st.Execute(ctx, args...)
 }
 
 // Prepare parses and analyses one statement; paramTypes are types the

@@ -2,10 +2,14 @@ package asofsql_test
 
 import (
 	"context"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -240,4 +244,105 @@ func TestSessionStatementTimeout(t *testing.T) {
 	}
 	require.Equal(t, sqlerr.QueryCanceled, sqlerr.Code(err))
 	require.Equal(t, "canceling statement due to user request", sqlerr.From(err).Message)
+}
+
+func TestSessionPrepareAndBatch(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+
+	st, err := s.Prepare(ctx, `SELECT t.ts, q.bid FROM trades t ASOF JOIN quotes q ON ts BETWEEN -10 AND 0 USING (sym) WHERE t.qty > $1 AND t.sym = $2`, nil)
+	require.NoError(t, err)
+	require.Equal(t, []sqltypes.Type{sqltypes.Int4Type, sqltypes.TextType}, st.ParamTypes())
+	require.Equal(t, []asofsql.Column{{Name: "ts", Type: sqltypes.Int8Type}, {Name: "bid", Type: sqltypes.Float8Type}}, st.Columns())
+	for _, c := range []struct {
+		args []any
+		want int64
+	}{{[]any{60, "a"}, 2}, {[]any{"150", "b"}, 1}, {[]any{0, "zz"}, 0}} {
+		cur, err := st.Execute(ctx, c.args...)
+		require.NoError(t, err)
+		require.NoError(t, drain(cur))
+		require.Equal(t, c.want, cur.Rows())
+		require.Equal(t, "SELECT "+strconv.FormatInt(c.want, 10), cur.Tag())
+		require.NoError(t, cur.Close())
+	}
+	_, err = st.Execute(ctx, 1)
+	require.Equal(t, sqlerr.ProtocolViolation, sqlerr.Code(err))
+	// Arguments as a one-row Arrow batch typed as ParamTypes (the wire
+	// server's form).
+	rb := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
+		sqltypes.Int4Type.Field("p1", true), sqltypes.TextType.Field("p2", true)}, nil))
+	rb.Field(0).(*array.Int32Builder).Append(60)
+	rb.Field(1).(*array.StringBuilder).Append("a")
+	params := rb.NewRecordBatch()
+	rb.Release()
+	cur, err := st.ExecuteBatch(ctx, params)
+	params.Release()
+	require.NoError(t, err)
+	require.NoError(t, drain(cur))
+	require.Equal(t, int64(2), cur.Rows())
+	require.NoError(t, cur.Close())
+
+	// Declared parameter types win over inference; statements without
+	// rows describe no columns.
+	ins, err := s.Prepare(ctx, `INSERT INTO loose VALUES ($1, $2, $3)`, []sqltypes.Type{sqltypes.Int8Type})
+	require.NoError(t, err)
+	require.Equal(t, []sqltypes.Type{sqltypes.Int8Type, sqltypes.TextType, sqltypes.Float8Type}, ins.ParamTypes())
+	require.Nil(t, ins.Columns())
+	empty, err := s.Prepare(ctx, ` -- nothing`, nil)
+	require.NoError(t, err)
+	require.Nil(t, empty)
+
+	// A plan whose shape changed since Prepare is refused, as Postgres.
+	sel, err := s.Prepare(ctx, `SELECT * FROM loose`, nil)
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, `DROP TABLE loose; CREATE TABLE loose (x TEXT)`)
+	require.NoError(t, err)
+	_, err = sel.Execute(ctx)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	require.Equal(t, "cached plan must not change result type", err.Error())
+
+	// A batch analyses each statement when reached, so later ones see
+	// earlier ones' effects.
+	b, err := s.Batch(`CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
+	require.NoError(t, err)
+	var tags []string
+	for {
+		st, err := b.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		var cur *asofsql.Cursor
+		if len(st.ParamTypes()) > 0 {
+			cur, err = st.Execute(ctx, 7)
+		} else {
+			cur, err = st.Execute(ctx)
+		}
+		require.NoError(t, err)
+		require.NoError(t, drain(cur))
+		tags = append(tags, cur.Tag())
+		require.NoError(t, cur.Close())
+	}
+	require.Equal(t, []string{"CREATE TABLE", "INSERT 0 1", "SELECT 1"}, tags)
+	_, err = s.Batch(`SELECT 1; SELEC 2`)
+	require.Equal(t, sqlerr.SyntaxError, sqlerr.Code(err))
+
+	// Sync after a client-side error fails an open block.
+	_, err = s.Exec(ctx, `BEGIN`)
+	require.NoError(t, err)
+	require.NoError(t, s.Sync(ctx, true))
+	require.Equal(t, byte('E'), s.TxStatus())
+	_, err = s.Exec(ctx, `ROLLBACK`)
+	require.NoError(t, err)
+}
+
+// drain reads a cursor to its end.
+func drain(c *asofsql.Cursor) error {
+	for c.Next() {
+	}
+	return c.Err()
 }
