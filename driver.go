@@ -55,8 +55,12 @@ func (d Driver) Open(dsn string) (driver.Conn, error) {
 
 // OpenConnector opens the database named by dsn once for all the
 // connections of a sql.DB; sql.DB.Close closes it.
-func (Driver) OpenConnector(dsn string) (driver.Connector, error) {
-	db, err := Open(dsn)
+func (Driver) OpenConnector(dsn string) (driver.Connector, error) { return NewConnector(dsn) }
+
+// NewConnector opens the database named by dsn with opts (an allocator, a
+// COPY file directory, ...) for sql.OpenDB; closing the sql.DB closes it.
+func NewConnector(dsn string, opts ...Option) (driver.Connector, error) {
+	db, err := Open(dsn, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/stretchr/testify/require"
@@ -131,10 +132,28 @@ func TestDatabaseSQL(t *testing.T) {
 }
 
 func TestDriverOpenByName(t *testing.T) {
+	// The registered name opens a database.
+	sdb, err := sql.Open("asofsql", ":memory:")
+	require.NoError(t, err)
+	var one int
+	require.NoError(t, sdb.QueryRow(`SELECT 1`).Scan(&one))
+	require.Equal(t, 1, one)
+	require.NoError(t, sdb.Close())
+	_, err = sql.Open("asofsql", "")
+	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
+	_, err = asofsql.Driver{}.Open("")
+	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
+	dc, err := asofsql.Driver{}.Open(":memory:") // a connection owning its database
+	require.NoError(t, err)
+	require.NoError(t, dc.Close())
+
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
 	for _, dsn := range []string{":memory:", "file:" + dir} {
-		sdb, err := sql.Open("asofsql", dsn)
+		conn, err := asofsql.NewConnector(dsn, asofsql.WithAllocator(mem))
 		require.NoError(t, err)
+		sdb := sql.OpenDB(conn)
 		sdb.SetMaxOpenConns(3)
 		ctx := context.Background()
 		_, err = sdb.ExecContext(ctx, `CREATE TABLE t (x INT); INSERT INTO t VALUES (1), (2)`)
@@ -160,8 +179,9 @@ func TestDriverOpenByName(t *testing.T) {
 		require.NoError(t, sdb.Close())
 	}
 	// The directory holds the data after Close.
-	sdb, err := sql.Open("asofsql", "file:"+dir)
+	conn, err := asofsql.NewConnector("file:"+dir, asofsql.WithAllocator(mem))
 	require.NoError(t, err)
+	sdb = sql.OpenDB(conn)
 	defer sdb.Close()
 	var n int
 	require.NoError(t, sdb.QueryRow(`SELECT count(*) FROM t`).Scan(&n))

@@ -372,9 +372,10 @@ func (s *Session) run(parent context.Context, st *parser.Statement, declared []s
 		c, err = s.dispatch(ctx, parent, snap, p, args, input, cancel)
 	}
 	if err != nil {
+		err = cancelErr(parent, ctx, err) // before cancel() changes ctx.Err
 		snap.Release()
 		cancel()
-		return nil, s.fail(cancelErr(parent, ctx, err))
+		return nil, s.fail(err)
 	}
 	return c, nil
 }
