@@ -17,8 +17,9 @@
 //     last committed when it starts (READ COMMITTED; REPEATABLE READ and
 //     SERIALIZABLE are refused with 0A000). A block's writes commit
 //     atomically at COMMIT and are invisible until then, to the block's
-//     own statements too (no read-your-writes; a table created in a block
-//     is usable after COMMIT). A failed statement leaves nothing behind;
+//     own statements too (no read-your-writes). A table created in a
+//     block can be written in it (INSERT, COPY FROM) but reading it before
+//     COMMIT is 0A000. A failed statement leaves nothing behind;
 //     inside a block it fails the block (25P02 until ROLLBACK; COMMIT
 //     then answers ROLLBACK). ROLLBACK also undoes SETs made in the block.
 //     SET LOCAL is refused (0A000).

@@ -29,8 +29,11 @@ import (
 // (CREATE TABLE, DROP TABLE, INSERT, COPY FROM) accumulate in one
 // catalog.Tx and become visible to everyone, atomically, at COMMIT; until
 // then they are NOT visible to the block's own later statements either
-// (the catalog offers no read-your-writes view), so a table created in a
-// block can be written only after COMMIT. A failed statement leaves
+// (the catalog offers no read-your-writes view). Statements in a block
+// are planned against the committed tables plus those the block created
+// minus those it dropped, so a table created in the block can be filled
+// (INSERT, COPY FROM) in it; reading it before COMMIT is refused (0A000)
+// rather than answered from the committed state. A failed statement leaves
 // nothing behind and puts the block in the failed state: every statement
 // but COMMIT/ROLLBACK is 25P02 until the block ends, and COMMIT then rolls
 // back (tag "ROLLBACK"), as in Postgres. Outside a block each statement
@@ -44,6 +47,10 @@ type Session struct {
 	readOnly bool
 	failed   bool
 	saved    *savedSettings // settings at BEGIN, restored by ROLLBACK
+	// created and dropped are the tables the open block created or
+	// dropped (see blockCatalog).
+	created map[string]*catalog.TableInfo
+	dropped map[string]bool
 }
 
 type savedSettings struct {
@@ -195,7 +202,7 @@ func (s *Session) prepare(st *parser.Statement, declared []sqltypes.Type) (*Stmt
 		return nil, err
 	}
 	defer snap.Release()
-	p, err := planner.Build(snap, st, s.planOptions(declared))
+	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -358,7 +365,7 @@ func (s *Session) run(parent context.Context, st *parser.Statement, declared []s
 		cancel()
 		return nil, err
 	}
-	p, err := planner.Build(snap, st, s.planOptions(declared))
+	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
 	if err == nil && shape != nil {
 		err = checkShape(shape, p)
 	}
@@ -366,6 +373,9 @@ func (s *Session) run(parent context.Context, st *parser.Statement, declared []s
 		if _, _, rows := shapeOf(p); !rows {
 			err = sqlerr.New(sqlerr.FeatureNotSupported, "Query runs statements that return rows; use Exec for %s", tagOf(p))
 		}
+	}
+	if err == nil {
+		err = s.readsBlockTables(p)
 	}
 	var c *Cursor
 	if err == nil {
@@ -378,6 +388,28 @@ func (s *Session) run(parent context.Context, st *parser.Statement, declared []s
 		return nil, s.fail(err)
 	}
 	return c, nil
+}
+
+// readsBlockTables applies readsBlockTable to every query a plan runs.
+func (s *Session) readsBlockTables(p planner.Plan) error {
+	switch p := p.(type) {
+	case *planner.Query:
+		return s.readsBlockTable(p.Root)
+	case *planner.Insert:
+		return s.readsBlockTable(p.Input)
+	case *planner.Explain:
+		if p.Analyze {
+			return s.readsBlockTables(p.Stmt)
+		}
+	case *planner.Copy:
+		if p.Query != nil {
+			return s.readsBlockTable(p.Query.Root)
+		}
+		if !p.Stmt.From && s.created[p.Table.Name] == p.Table {
+			return errBlockTable(p.Table.Name)
+		}
+	}
+	return nil
 }
 
 func checkShape(st *Stmt, p planner.Plan) error {
@@ -454,6 +486,9 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		if err := s.write(ctx, func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
 			return nil, err
 		}
+		if _, err := s.planCatalog(snap).Table(p.Def.Name); err != nil { // IF NOT EXISTS on an existing table keeps it
+			s.noteCreated(p.Def)
+		}
 		return done("CREATE TABLE")
 	case *planner.DropTable:
 		err := s.write(ctx, func(tx *catalog.Tx) error {
@@ -461,6 +496,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 				if err := tx.DropTable(ctx, name, p.IfExists); err != nil {
 					return err
 				}
+				s.noteDropped(name)
 			}
 			return nil
 		})
@@ -645,4 +681,5 @@ func (s *Session) endBlock(rollback bool) {
 		}
 	}
 	s.tx, s.saved, s.failed, s.readOnly = nil, nil, false, false
+	s.created, s.dropped = nil, nil
 }

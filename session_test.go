@@ -1,6 +1,7 @@
 package asofsql_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strconv"
@@ -345,4 +346,68 @@ func drain(c *asofsql.Cursor) error {
 	for c.Next() {
 	}
 	return c.Err()
+}
+
+func TestSessionBlockDDL(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+	run := func(sql string) error { _, err := s.Exec(ctx, sql); return err }
+
+	// Create, fill and commit in one block.
+	require.NoError(t, run(`BEGIN`))
+	require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
+	require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
+	var out bytes.Buffer
+	_, err := s.CopyFrom(ctx, `COPY nt FROM STDIN WITH (FORMAT csv)`, strings.NewReader("3,c\n"))
+	require.NoError(t, err)
+	// Its rows cannot be read before COMMIT: refused, not answered wrongly.
+	for _, q := range []string{`SELECT * FROM nt`, `INSERT INTO nt SELECT * FROM nt`, `EXPLAIN ANALYZE SELECT * FROM nt`} {
+		err := run(q)
+		require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err), q)
+		require.Contains(t, err.Error(), "cannot be read before COMMIT")
+		require.NoError(t, run(`ROLLBACK`))
+		require.NoError(t, run(`BEGIN`))
+		require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
+		require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
+	}
+	_, err = s.CopyTo(ctx, `COPY nt TO STDOUT`, &out)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	require.NoError(t, run(`ROLLBACK`))
+	require.NoError(t, run(`BEGIN`))
+	require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
+	require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
+	// NOT NULL is enforced on the block's table too.
+	err = run(`INSERT INTO nt VALUES (NULL, 'x')`)
+	require.Equal(t, sqlerr.NotNullViolation, sqlerr.Code(err))
+	require.NoError(t, run(`ROLLBACK`))
+	_, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err), "rolled back")
+
+	require.NoError(t, run(`BEGIN; CREATE TABLE nt (ts BIGINT, sym TEXT) ORDER BY (ts); INSERT INTO nt VALUES (2, 'a'), (1, 'b'); COMMIT`))
+	rows, err := sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 | b", "2 | a"}, rows)
+
+	// A table dropped in the block is gone for the rest of it; re-created
+	// with another shape, it is planned with the new one.
+	require.NoError(t, run(`BEGIN; DROP TABLE nt`))
+	_, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err))
+	require.NoError(t, run(`ROLLBACK; BEGIN; DROP TABLE nt; CREATE TABLE nt (x TEXT); INSERT INTO nt VALUES ('new')`))
+	_, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err), "the committed nt must not be read as the new one")
+	require.NoError(t, run(`ROLLBACK; BEGIN; DROP TABLE nt; CREATE TABLE nt (x TEXT); INSERT INTO nt VALUES ('new'); COMMIT`))
+	rows, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"new"}, rows)
+	// CREATE TABLE IF NOT EXISTS on a committed table keeps it readable.
+	require.NoError(t, run(`BEGIN; CREATE TABLE IF NOT EXISTS nt (y INT)`))
+	rows, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"new"}, rows)
+	require.NoError(t, run(`COMMIT`))
 }
