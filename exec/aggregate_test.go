@@ -202,3 +202,10 @@ func exectestInputs(t *testing.T, inputs func(memory.Allocator) []arrow.RecordBa
 	t.Helper()
 	exectest.Run(t, exectest.Case{Inputs: inputs, Build: build, Check: check})
 }
+
+func TestStreamAggregateMemoryLimit(t *testing.T) {
+	// One group whose DISTINCT set grows past the limit.
+	runOp(t, func(mem memory.Allocator, in []exec.Operator) (exec.Operator, error) {
+		return exec.NewStreamAggregate(in[0], mem, nil, nil, []exec.AggSpec{agg("count", true, idCol)}, eval.Env{}, exec.AggOptions{MemoryLimit: 200})
+	}, wantCode("53200", "stream aggregate exceeded the memory limit of 200 bytes"))
+}

@@ -68,6 +68,10 @@ type HashJoin struct {
 	groups  [][]int32         // build rows per key, in input order
 	matched []bool            // build-left LEFT join: build rows that matched
 	tail    bool              // unmatched build rows emitted
+
+	cur     arrow.RecordBatch // probe batch being joined
+	curGids []int32           // its rows' key groups (-1: none)
+	curPos  int               // next row of cur to join
 }
 
 var _ Operator = (*HashJoin)(nil)
@@ -127,6 +131,10 @@ func (j *HashJoin) Open(ctx context.Context) error {
 }
 
 func (j *HashJoin) Close() error {
+	if j.cur != nil {
+		j.cur.Release()
+		j.cur = nil
+	}
 	if j.build != nil {
 		j.build.Release()
 		j.build = nil
@@ -252,15 +260,34 @@ func (j *HashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pb, err := probe.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return j.unmatchedBuild()
+		if j.cur == nil {
+			pb, err := probe.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				return j.unmatchedBuild()
+			}
+			if err != nil {
+				return nil, err
+			}
+			j.startProbe(pb, probeKeys)
 		}
-		if err != nil {
-			return nil, err
+		// Cut the probe batch where its matches reach maxPairs, so that a
+		// key with many build rows cannot blow up one output batch.
+		n := int(j.cur.NumRows())
+		start, end, pairs := j.curPos, j.curPos, 0
+		for end < n && (end == start || pairs < maxPairs) {
+			if g := j.curGids[end]; g >= 0 {
+				pairs += len(j.groups[g])
+			}
+			end++
 		}
-		out, err := j.probeBatch(ctx, pb, probeKeys)
-		pb.Release()
+		sub := j.cur.NewSlice(int64(start), int64(end))
+		out, err := j.probeRows(ctx, sub, j.curGids[start:end])
+		sub.Release()
+		j.curPos = end
+		if end >= n {
+			j.cur.Release()
+			j.cur, j.curGids = nil, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -271,20 +298,38 @@ func (j *HashJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	}
 }
 
-func (j *HashJoin) probeBatch(ctx context.Context, pb arrow.RecordBatch, probeKeys []int) (arrow.RecordBatch, error) {
+// maxPairs bounds the candidate pairs joined at once.
+const maxPairs = 64 << 10
+
+// startProbe takes pb as the current probe batch and looks up each row's
+// key group (-1: NULL key or no match).
+func (j *HashJoin) startProbe(pb arrow.RecordBatch, probeKeys []int) {
 	enc := j.encoder(pb, probeKeys)
-	var pi, bi []int
+	gids := make([]int32, pb.NumRows())
 	var buf []byte
-	for i := 0; i < int(pb.NumRows()); i++ {
+	for i := range gids {
+		gids[i] = -1
 		if enc.anyNull(i) {
 			continue
 		}
 		buf = enc.encode(buf[:0], i)
 		if g, found := j.table[string(buf)]; found {
-			for _, r := range j.groups[g] {
-				pi = append(pi, i)
-				bi = append(bi, int(r))
-			}
+			gids[i] = g
+		}
+	}
+	j.cur, j.curGids, j.curPos = pb, gids, 0
+}
+
+// probeRows joins the probe rows pb (whose key groups are gids).
+func (j *HashJoin) probeRows(ctx context.Context, pb arrow.RecordBatch, gids []int32) (arrow.RecordBatch, error) {
+	var pi, bi []int
+	for i, g := range gids {
+		if g < 0 {
+			continue
+		}
+		for _, r := range j.groups[g] {
+			pi = append(pi, i)
+			bi = append(bi, int(r))
 		}
 	}
 	li, ri, lb, rb := pi, bi, pb, j.build

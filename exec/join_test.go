@@ -1,6 +1,8 @@
 package exec_test
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -189,4 +191,23 @@ func init() {
 			return exec.NewCrossJoin(in, right, mem, exec.CrossJoinOptions{BatchSize: 2})
 		}},
 	)
+}
+
+// TestHashJoinFanOutIsChunked checks that a probe batch whose rows match
+// many build rows is joined in pieces rather than in one huge batch.
+func TestHashJoinFanOutIsChunked(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ones := func(n int) []string { return ints(n, func(int) string { return "1" }) }
+	l := mkTable(t, mem, tcol{"k", sqltypes.Int4Type, ones(10)})
+	r := mkTable(t, mem, tcol{"k", sqltypes.Int4Type, ones(10000)}, tcol{"i", sqltypes.Int4Type, ints(10000, func(i int) string { return fmt.Sprint(i) })})
+	j, err := exec.NewHashJoin(exec.NewBatches(l.Schema(), []arrow.RecordBatch{l}), exec.NewBatches(r.Schema(), []arrow.RecordBatch{r}),
+		mem, exec.InnerJoin, []int{0}, []int{0}, nil, eval.Env{}, exec.HashJoinOptions{})
+	require.NoError(t, err)
+	var sizes []int64
+	require.NoError(t, exec.Drain(context.Background(), j, func(b arrow.RecordBatch) error {
+		sizes = append(sizes, b.NumRows())
+		return nil
+	}))
+	require.Equal(t, []int64{70000, 30000}, sizes, "64K pairs per piece, whole probe rows")
 }

@@ -36,7 +36,8 @@ package exec
 //     / ORDER BY, for input sorted by those keys.
 //
 // Materializing operators (Sort, TopN, HashAggregate, HashJoin's build
-// side, CrossJoin's right side, Distinct's seen set, Window) take a memory
+// side, CrossJoin's right side, Distinct's seen set, Window; and
+// StreamAggregate for its open group's DISTINCT sets) take a memory
 // limit in bytes (0 = unlimited) and fail with SQLSTATE 53200 naming the
 // operator and the limit when the data they hold exceeds it. The bytes
 // counted are the rows' own bytes (values, offsets, validity) plus an

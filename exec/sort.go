@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -160,6 +161,11 @@ func prefixed(sa *array.String, full func(i, j int) int) func(i, j int) int {
 
 // sortedOrder returns the stable sorted order of b's rows.
 func sortedOrder(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) ([]int, error) {
+	if len(keys) > 0 {
+		if norm, exact, ok := normalizedKeys(b.Column(keys[0].Col), types[0], keys[0].Desc); ok {
+			return sortNormalized(b, keys, types, norm, exact)
+		}
+	}
 	cmp, err := rowComparator(b, keys, types)
 	if err != nil {
 		return nil, err
@@ -176,6 +182,182 @@ func sortedOrder(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type) ([]
 		}
 		return i - j
 	})
+	return idx, nil
+}
+
+// sortEntry is one row in a normalized-key sort: the first one or two
+// keys as unsigned integers whose order is the keys' order (descending
+// already inverted), kept next to the row number so that most comparisons
+// touch one contiguous slice instead of the columns.
+type sortEntry struct {
+	k0, k1 uint64
+	row    int32
+	n0, n1 bool
+}
+
+// normalizedKeys maps column a to order-preserving uint64s. exact says
+// equal keys always mean equal values; for strings (exact false) equal
+// keys mean equal values only when the length byte says the string fit
+// (see strKeyExact). ok is false for types without a normalization.
+func normalizedKeys(a arrow.Array, t sqltypes.Type, desc bool) (keys []uint64, exact, ok bool) {
+	n := a.Len()
+	keys = make([]uint64, n)
+	const sign = uint64(1) << 63
+	switch t.Kind {
+	case sqltypes.Int2:
+		for i, v := range eval.FixedValues[int16](a) {
+			keys[i] = uint64(int64(v)) ^ sign
+		}
+	case sqltypes.Int4, sqltypes.Date:
+		for i, v := range eval.FixedValues[int32](a) {
+			keys[i] = uint64(int64(v)) ^ sign
+		}
+	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
+		for i, v := range eval.FixedValues[int64](a) {
+			keys[i] = uint64(v) ^ sign
+		}
+	case sqltypes.Float8, sqltypes.Float4:
+		var fs []float64
+		if t.Kind == sqltypes.Float8 {
+			fs = eval.FixedValues[float64](a)
+		} else {
+			fs = readFloatCol(a, t)
+		}
+		for i, f := range fs {
+			switch {
+			case f != f:
+				keys[i] = math.MaxUint64 // NaN: above everything, all equal
+			case f == 0:
+				keys[i] = sign // -0 = 0
+			default:
+				bits := math.Float64bits(f)
+				if bits&sign != 0 {
+					keys[i] = ^bits
+				} else {
+					keys[i] = bits | sign
+				}
+			}
+		}
+	case sqltypes.Text, sqltypes.Varchar, sqltypes.Unknown:
+		// The first 7 bytes, then the length capped at 8: strings of at
+		// most 7 bytes are encoded exactly, and a string that is a prefix
+		// of another sorts first, as bytewise order wants.
+		sa := a.(*array.String)
+		for i := range keys {
+			if sa.IsNull(i) {
+				continue
+			}
+			v := sa.Value(i)
+			var p uint64
+			for k := 0; k < 7; k++ {
+				p <<= 8
+				if k < len(v) {
+					p |= uint64(v[k])
+				}
+			}
+			keys[i] = p<<8 | uint64(min(len(v), 8))
+		}
+		if desc {
+			for i := range keys {
+				keys[i] = ^keys[i]
+			}
+		}
+		return keys, false, true
+	default:
+		return nil, false, false
+	}
+	if desc {
+		for i := range keys {
+			keys[i] = ^keys[i]
+		}
+	}
+	return keys, true, true
+}
+
+// strKeyExact reports whether a normalized string key encodes its whole
+// value (length byte below 8).
+func strKeyExact(k uint64, desc bool) bool {
+	if desc {
+		k = ^k
+	}
+	return k&0xff < 8
+}
+
+func sortNormalized(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type, norm0 []uint64, exact0 bool) ([]int, error) {
+	norms := [][]uint64{norm0}
+	exact := []bool{exact0}
+	if len(keys) > 1 {
+		if norm1, exact1, ok := normalizedKeys(b.Column(keys[1].Col), types[1], keys[1].Desc); ok {
+			norms = append(norms, norm1)
+			exact = append(exact, exact1)
+		}
+	}
+	m := len(norms)
+	entries := make([]sortEntry, len(norm0))
+	c0 := b.Column(keys[0].Col)
+	for i := range entries {
+		entries[i] = sortEntry{k0: norm0[i], row: int32(i), n0: c0.IsNull(i)}
+	}
+	if m > 1 {
+		c1 := b.Column(keys[1].Col)
+		for i := range entries {
+			entries[i].k1, entries[i].n1 = norms[1][i], c1.IsNull(i)
+		}
+	}
+	// tieFrom[l] compares keys[l:] on the columns: for ties past the
+	// normalized keys, or from a key whose normalized form was only a
+	// prefix of the value.
+	tieFrom := make([]func(i, j int) int, m+1)
+	for l := range tieFrom {
+		cmp, err := rowComparator(b, keys[l:], types[l:])
+		if err != nil {
+			return nil, err
+		}
+		tieFrom[l] = cmp
+	}
+	level := func(l int, xk, yk uint64, xn, yn bool, x, y sortEntry) (int, bool) {
+		if xn != yn {
+			if xn == keys[l].nullsFirst() {
+				return -1, true
+			}
+			return 1, true
+		}
+		if xn {
+			return 0, false
+		}
+		if xk != yk {
+			if xk < yk {
+				return -1, true
+			}
+			return 1, true
+		}
+		if !exact[l] && !strKeyExact(xk, keys[l].Desc) {
+			return tieFrom[l](int(x.row), int(y.row)), true
+		}
+		return 0, false
+	}
+	slices.SortFunc(entries, func(x, y sortEntry) int {
+		if c, done := level(0, x.k0, y.k0, x.n0, y.n0, x, y); done && c != 0 {
+			return c
+		} else if !done {
+			if m > 1 {
+				if c, done := level(1, x.k1, y.k1, x.n1, y.n1, x, y); done && c != 0 {
+					return c
+				} else if !done {
+					if c := tieFrom[2](int(x.row), int(y.row)); c != 0 {
+						return c
+					}
+				}
+			} else if c := tieFrom[1](int(x.row), int(y.row)); c != 0 {
+				return c
+			}
+		}
+		return int(x.row) - int(y.row)
+	})
+	idx := make([]int, len(entries))
+	for i, e := range entries {
+		idx[i] = int(e.row)
+	}
 	return idx, nil
 }
 

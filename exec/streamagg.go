@@ -73,7 +73,12 @@ func (s *StreamAggregate) consume(ctx context.Context, b arrow.RecordBatch) erro
 	if err := s.core.addKeys(keys, newRows); err != nil {
 		return err
 	}
-	return s.core.accumulate(ctx, b, gids)
+	if err := s.core.accumulate(ctx, b, gids); err != nil {
+		return err
+	}
+	// Only the open group's state outlives the batch, but DISTINCT sets
+	// inside one huge group still grow: hold them to the limit too.
+	return s.core.budget.set(s.core.stateBytes(0))
 }
 
 // flush emits groups [0, n) and renumbers the rest (at most the open
@@ -102,6 +107,12 @@ func (s *StreamAggregate) flush(n int) (arrow.RecordBatch, error) {
 	s.core.keyBytes = 0
 	for _, a := range s.core.accs {
 		a.keep(s.core.ngroups - 1)
+		if d, ok := a.(*distinctAcc); ok {
+			d.bytes = 0
+			for k := range d.seen[0] {
+				d.bytes += int64(len(k)) + 48
+			}
+		}
 	}
 	s.core.ngroups = 1
 	return out, nil

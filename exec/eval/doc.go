@@ -36,10 +36,15 @@
 // searched and simple CASE; casts between all sqltypes (numeric ones
 // directly, the rest through Postgres' text I/O, which is how Postgres
 // defines them); timestamp(tz) ± interval (months clamp to the month's end,
-// days on the wall clock), timestamp − timestamp, interval ± interval, date
-// ± integer, date − date; and the functions listed in Functions.
+// days on the wall clock), date ± interval (a timestamp), timestamp −
+// timestamp, interval ± interval, interval × / ÷ double precision (with
+// Postgres' cascading of fractional months and days), date ± integer,
+// date − date; and the functions listed in Functions.
 // BETWEEN is expected as two comparisons joined by AND (the planner's
-// rewrite).
+// rewrite). Math functions take double precision; abs, round (also
+// round(x, n)), floor, ceil and sqrt also take numeric (exact, rounded half
+// away from zero); ln, exp and power of numeric are not implemented (42883:
+// the planner must cast to double precision).
 //
 // Why typed loops rather than arrow-go compute kernels: the arithmetic
 // kernels wrap on overflow (their _checked variants fail with Arrow's own

@@ -280,7 +280,7 @@ func (c *compiler) compileIn(e *expr.In) (node, error) {
 		return nil, err
 	}
 	for _, l := range list {
-		if l.typ().Kind != x.typ().Kind {
+		if !sameClass(l.typ(), x.typ()) {
 			return nil, unsupported("IN", x.typ(), l.typ())
 		}
 	}
@@ -353,7 +353,7 @@ func (c *compiler) compileCase(e *expr.Case) (node, error) {
 			return nil, err
 		}
 		if operand != nil {
-			if cond.typ().Kind != operand.typ().Kind {
+			if !sameClass(cond.typ(), operand.typ()) {
 				return nil, unsupported("CASE operand =", operand.typ(), cond.typ())
 			}
 			cond = &cmpNode{op: expr.Eq, l: operand, r: cond}

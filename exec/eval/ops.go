@@ -74,12 +74,20 @@ func (c *compiler) compileBinary(e *expr.Binary) (node, error) {
 		return &numArithNode{op: e.Op, l: l, r: r, t: e.T}, nil
 	case (lk == sqltypes.Timestamp || lk == sqltypes.TimestampTZ) && rk == sqltypes.Interval && tk == lk && (e.Op == expr.Add || e.Op == expr.Sub):
 		return &tsIntervalNode{ts: l, iv: r, sub: e.Op == expr.Sub, t: e.T, env: c.env}, nil
+	case lk == sqltypes.Date && rk == sqltypes.Interval && tk == sqltypes.Timestamp && (e.Op == expr.Add || e.Op == expr.Sub):
+		return &tsIntervalNode{ts: &dateTSNode{d: l}, iv: r, sub: e.Op == expr.Sub, t: e.T, env: c.env}, nil
+	case lk == sqltypes.Interval && rk == sqltypes.Date && tk == sqltypes.Timestamp && e.Op == expr.Add:
+		return &tsIntervalNode{ts: &dateTSNode{d: r}, iv: l, t: e.T, env: c.env}, nil
 	case lk == sqltypes.Interval && (rk == sqltypes.Timestamp || rk == sqltypes.TimestampTZ) && tk == rk && e.Op == expr.Add:
 		return &tsIntervalNode{ts: r, iv: l, t: e.T, env: c.env}, nil
 	case (lk == sqltypes.Timestamp || lk == sqltypes.TimestampTZ) && lk == rk && tk == sqltypes.Interval && e.Op == expr.Sub:
 		return &tsDiffNode{l: l, r: r}, nil
 	case lk == sqltypes.Interval && rk == sqltypes.Interval && tk == sqltypes.Interval && (e.Op == expr.Add || e.Op == expr.Sub):
 		return &ivArithNode{l: l, r: r, sub: e.Op == expr.Sub}, nil
+	case lk == sqltypes.Interval && rk == sqltypes.Float8 && tk == sqltypes.Interval && (e.Op == expr.Mul || e.Op == expr.Div):
+		return &ivScaleNode{iv: l, f: r, div: e.Op == expr.Div}, nil
+	case lk == sqltypes.Float8 && rk == sqltypes.Interval && tk == sqltypes.Interval && e.Op == expr.Mul:
+		return &ivScaleNode{iv: r, f: l}, nil
 	case lk == sqltypes.Date && rk == sqltypes.Int4 && tk == sqltypes.Date && (e.Op == expr.Add || e.Op == expr.Sub):
 		return &dateIntNode{d: l, n: r, sub: e.Op == expr.Sub}, nil
 	case lk == sqltypes.Int4 && rk == sqltypes.Date && tk == sqltypes.Date && e.Op == expr.Add:
@@ -171,6 +179,33 @@ func floorDiv(a, b int64) int64 {
 
 func daysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// dateTSNode widens a date to the timestamp of its midnight (date +
+// interval is a timestamp in Postgres).
+type dateTSNode struct{ d node }
+
+func (n *dateTSNode) typ() sqltypes.Type { return sqltypes.TimestampType }
+
+func (n *dateTSNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	da, err := n.d.eval(c, b)
+	if err != nil {
+		return nil, err
+	}
+	defer da.Release()
+	rows := da.Len()
+	buf, out := newFixed[int64](c.mem, rows)
+	for i, d := range fixed[int32](da) {
+		switch d {
+		case sqltypes.DateInfinity:
+			out[i] = sqltypes.TimestampInfinity
+		case sqltypes.DateNegInfinity:
+			out[i] = sqltypes.TimestampNegInfinity
+		default:
+			out[i] = int64(d) * usPerDay
+		}
+	}
+	return finishFixedMem(c.mem, sqltypes.TimestampType.Arrow(), rows, buf, validity(rows, da)), nil
 }
 
 type tsIntervalNode struct {
@@ -292,6 +327,72 @@ func (n *ivArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 		}
 		out[i] = arrow.MonthDayNanoInterval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
+	}
+	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
+}
+
+// ivScaleNode is interval * double and interval / double, a port of
+// Postgres 15's interval_mul/interval_div: whole months and days scale
+// in place, their fractions cascade down (a month is 30 days, a day 24
+// hours) but never up.
+type ivScaleNode struct {
+	iv, f node
+	div   bool
+}
+
+func (n *ivScaleNode) typ() sqltypes.Type { return sqltypes.IntervalType }
+
+func (n *ivScaleNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	ia, fa, err := eval2(c, b, n.iv, n.f)
+	if err != nil {
+		return nil, err
+	}
+	defer ia.Release()
+	defer fa.Release()
+	rows := ia.Len()
+	valid := validity(rows, ia, fa)
+	iv, fs := fixed[arrow.MonthDayNanoInterval](ia), fixed[float64](fa)
+	buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+	fail := func(err error) (arrow.Array, error) { buf.Release(); return nil, err }
+	rangeErr := func() (arrow.Array, error) {
+		return fail(sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range"))
+	}
+	tsround := func(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
+	const daysPerMonth, secsPerDay = 30.0, 86400.0
+	for i := 0; i < rows; i++ {
+		out[i] = arrow.MonthDayNanoInterval{}
+		if !ok(valid, i) {
+			continue
+		}
+		v, f := iv[i], fs[i]
+		scale := func(x float64) float64 { return x * f }
+		if n.div {
+			if f == 0 {
+				return fail(errDivZero())
+			}
+			scale = func(x float64) float64 { return x / f }
+		}
+		md := scale(float64(v.Months))
+		if md != md || md > math.MaxInt32 || md < math.MinInt32 {
+			return rangeErr()
+		}
+		dd := scale(float64(v.Days))
+		if dd != dd || dd > math.MaxInt32 || dd < math.MinInt32 {
+			return rangeErr()
+		}
+		months, days := int32(md), int32(dd)
+		monthRemDays := tsround((md - float64(months)) * daysPerMonth)
+		secRem := tsround((dd - float64(days) + monthRemDays - float64(int32(monthRemDays))) * secsPerDay)
+		if math.Abs(secRem) >= secsPerDay {
+			days += int32(secRem / secsPerDay)
+			secRem -= float64(int32(secRem/secsPerDay)) * secsPerDay
+		}
+		days += int32(monthRemDays)
+		t := math.RoundToEven(scale(float64(v.Nanoseconds/1000)) + secRem*1e6)
+		if t != t || t >= 9.2233720368547758e18/1000 || t < -9.2233720368547758e18/1000 {
+			return rangeErr()
+		}
+		out[i] = arrow.MonthDayNanoInterval{Months: months, Days: days, Nanoseconds: int64(t) * 1000}
 	}
 	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
 }
