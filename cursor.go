@@ -189,18 +189,17 @@ func (c *Cursor) drain() error {
 	return c.err
 }
 
-// cancelErr maps a cancellation of ctx (the statement's context, which
-// carries statement_timeout) to 57014 with Postgres' wording: a timeout
-// of the statement itself, or a cancellation by the caller.
+// cancelErr gives a cancellation Postgres' wording (57014): a timeout of
+// the statement itself (ctx carries statement_timeout), or a cancellation
+// by the caller. Other errors pass unchanged, even if the timer has
+// fired since.
 func cancelErr(parent, ctx context.Context, err error) error {
-	if err == nil || (ctx.Err() == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)) {
+	if err == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		sqlerr.Code(err) == sqlerr.QueryCanceled) {
 		return err
 	}
 	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return sqlerr.Wrap(err, sqlerr.QueryCanceled, "canceling statement due to statement timeout")
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return sqlerr.From(err)
-	}
-	return err
+	return sqlerr.From(err)
 }
