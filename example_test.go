@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // The prevailing quote at each trade, within 10 time units before it.
@@ -99,4 +100,46 @@ func Example_databaseSQL() {
 	// 09:30:05 a 100 1.5 true
 	// 09:30:08 b 200 2.5 true
 	// 09:30:20 b 300 0 false
+}
+
+// A session keeps settings and a transaction block; EXPLAIN is a query.
+func ExampleDB_Session() {
+	ctx := context.Background()
+	db, err := asofsql.Open(":memory:")
+	if err != nil {
+		panic(err)
+	}
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	if _, err := s.Exec(ctx, `
+		SET TimeZone = 'America/New_York';
+		SET statement_timeout = '30s';
+		BEGIN;
+		CREATE TABLE quotes (ts TIMESTAMPTZ, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts);
+		INSERT INTO quotes VALUES ('2024-01-02 09:30:00', 'a', 1.5);
+		COMMIT`); err != nil {
+		panic(err)
+	}
+	for _, q := range []string{`SHOW TimeZone`, `SELECT ts FROM quotes`, `EXPLAIN SELECT bid FROM quotes WHERE sym = 'a'`} {
+		c, err := s.Query(ctx, q)
+		if err != nil {
+			panic(err)
+		}
+		for c.Next() {
+			b := c.RecordBatch()
+			for i := 0; i < int(b.NumRows()); i++ {
+				fmt.Println(string(sqltypes.EncodeText(nil, b.Column(0), i, c.Columns()[0].Type, s.ValueOptions())))
+			}
+		}
+		if err := c.Close(); err != nil {
+			panic(err)
+		}
+	}
+	// Output:
+	// America/New_York
+	// 2024-01-02 09:30:00-05
+	// Project quotes.bid
+	//   Filter (quotes.sym = 'a')
+	//     Scan quotes (sym, bid)
 }
