@@ -39,14 +39,13 @@ func inputOrder(rows []drow) []drow {
 }
 
 type dspec struct {
-	left          bool // ASOF LEFT JOIN
-	lo, hi        int64
-	loInf, hiInf  bool
-	keyed         bool
-	later         bool // PREFER LATER
-	filter        bool // right-only condition: r.id % 3 <> 0
-	compat        string
-	prefer, using string
+	left         bool // ASOF LEFT JOIN
+	lo, hi       int64
+	loInf, hiInf bool
+	keyed        bool
+	later        bool   // PREFER LATER
+	filter       bool   // right-only condition: r.id % 3 <> 0
+	compat       string // "" range form, else the inequality of the compatibility form
 }
 
 // sql renders the join clause of right table alias a against the left.
