@@ -163,3 +163,44 @@ func TestCopyFiles(t *testing.T) {
 	_, err = db.Exec(ctx, `COPY c FROM 'missing.csv'`)
 	require.Equal(t, sqlerr.IOError, sqlerr.Code(err))
 }
+
+func TestCopyPrepared(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+	cases := []struct {
+		sql  string
+		info asofsql.CopyInfo
+		ok   bool
+	}{
+		{`COPY trades FROM STDIN`, asofsql.CopyInfo{From: true, Columns: 3}, true},
+		{`COPY trades (ts, sym) FROM STDIN WITH (FORMAT binary)`, asofsql.CopyInfo{From: true, Binary: true, Columns: 2}, true},
+		{`COPY (SELECT ts FROM trades) TO STDOUT WITH (FORMAT csv)`, asofsql.CopyInfo{Columns: 1}, true},
+		{`COPY trades TO STDOUT`, asofsql.CopyInfo{Columns: 3}, true},
+		{`SELECT 1`, asofsql.CopyInfo{}, false},
+	}
+	for _, c := range cases {
+		st, err := s.Prepare(ctx, c.sql, nil)
+		require.NoError(t, err, c.sql)
+		info, ok := st.Copy()
+		require.Equal(t, c.ok, ok, c.sql)
+		require.Equal(t, c.info, info, c.sql)
+	}
+	in, err := s.Prepare(ctx, `COPY trades (ts, sym) FROM STDIN WITH (FORMAT csv)`, nil)
+	require.NoError(t, err)
+	cur, err := in.ExecuteCopy(ctx, strings.NewReader("100,z\n101,z\n"), nil)
+	require.NoError(t, err)
+	require.Equal(t, "COPY 2", cur.Tag())
+	require.NoError(t, cur.Close())
+	out, err := s.Prepare(ctx, `COPY (SELECT ts, qty FROM trades WHERE sym = $1) TO STDOUT`, nil)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	cur, err = out.ExecuteCopy(ctx, nil, &buf, "z")
+	require.NoError(t, err)
+	require.Equal(t, "COPY 2", cur.Tag())
+	require.NoError(t, cur.Close())
+	require.Equal(t, "100\t\\N\n101\t\\N\n", buf.String())
+}

@@ -144,6 +144,35 @@ type Stmt struct {
 	params   []sqltypes.Type
 	cols     []Column
 	rows     bool
+	copy     *CopyInfo // COPY ... FROM STDIN / TO STDOUT
+}
+
+// CopyInfo describes the client data stream of COPY ... FROM STDIN or
+// COPY ... TO STDOUT (what the wire protocol's CopyInResponse and
+// CopyOutResponse announce).
+type CopyInfo struct {
+	// From is true for FROM STDIN, false for TO STDOUT.
+	From bool
+	// Binary is the binary format; text and CSV are text.
+	Binary bool
+	// Columns is the number of columns in each row of the stream.
+	Columns int
+}
+
+// Copy reports whether the statement is COPY ... FROM STDIN or TO STDOUT,
+// and its stream; run it with ExecuteCopy.
+func (st *Stmt) Copy() (CopyInfo, bool) {
+	if st.copy == nil {
+		return CopyInfo{}, false
+	}
+	return *st.copy, true
+}
+
+// ExecuteCopy runs a COPY ... FROM STDIN reading the data from r, or a
+// COPY ... TO STDOUT writing it to w. The Cursor has no rows; its Tag is
+// "COPY n".
+func (st *Stmt) ExecuteCopy(ctx context.Context, r io.Reader, w io.Writer, args ...any) (*Cursor, error) {
+	return st.s.run(ctx, st.st, st.declared, args, st, false, &copyStream{r: r, w: w})
 }
 
 // ParamTypes are the types of $1..$n (sqltypes.Unknown where nothing
@@ -208,6 +237,13 @@ func (s *Session) prepare(st *parser.Statement, declared []sqltypes.Type) (*Stmt
 	}
 	out := &Stmt{s: s, st: st, declared: declared}
 	out.params, out.cols, out.rows = shapeOf(p)
+	if c, ok := p.(*planner.Copy); ok && c.Stmt.Path == "" {
+		info := &CopyInfo{From: c.Stmt.From, Binary: c.Stmt.Format == parser.CopyBinary, Columns: len(c.Columns)}
+		if c.Query != nil {
+			info.Columns = len(c.Query.Root.Schema())
+		}
+		out.copy = info
+	}
 	return out, nil
 }
 
