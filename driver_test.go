@@ -3,6 +3,7 @@ package asofsql_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 	"time"
 
@@ -186,4 +187,46 @@ func TestDriverOpenByName(t *testing.T) {
 	var n int
 	require.NoError(t, sdb.QueryRow(`SELECT count(*) FROM t`).Scan(&n))
 	require.Equal(t, 2, n)
+}
+
+// Connections of one sql.DB run concurrently on one engine (run with
+// -race): writers append, readers see only whole statements.
+func TestDatabaseSQLConcurrent(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	sdb := asofsql.OpenDB(db)
+	defer sdb.Close()
+	sdb.SetMaxOpenConns(4)
+	ctx := context.Background()
+	errs := make(chan error, 8)
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			for i := 0; i < 20; i++ {
+				if w%2 == 0 {
+					if _, err := sdb.ExecContext(ctx, `INSERT INTO trades VALUES (?, 'c', 1), (?, 'c', 1)`, 100+i, 100+i); err != nil {
+						errs <- err
+						return
+					}
+					continue
+				}
+				var n int64
+				if err := sdb.QueryRowContext(ctx, `SELECT count(*) FROM trades t ASOF LEFT JOIN quotes q ON ts BETWEEN -10 AND 0 USING (sym) WHERE sym = ?`, "c").Scan(&n); err != nil {
+					errs <- err
+					return
+				}
+				if n%2 != 0 {
+					errs <- fmt.Errorf("saw half a statement: %d rows", n)
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		require.NoError(t, <-errs)
+	}
+	var n int64
+	require.NoError(t, sdb.QueryRowContext(ctx, `SELECT count(*) FROM trades WHERE sym = 'c'`).Scan(&n))
+	require.Equal(t, int64(80), n)
 }
