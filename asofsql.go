@@ -1,0 +1,133 @@
+package asofsql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sql/planner"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// DB is an open database.
+type DB struct {
+	cat  *catalog.Catalog
+	opts options
+}
+
+type options struct {
+	mem         memory.Allocator
+	memoryLimit int64
+	fileDir     string
+}
+
+// Option configures Open.
+type Option func(*options)
+
+// WithAllocator makes every Arrow buffer come from mem (tests pass a
+// memory.CheckedAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
+
+// WithMemoryLimit bounds each materializing operator (sort, hash build,
+// aggregate) of a query, in bytes; beyond it the query fails with 53200.
+func WithMemoryLimit(bytes int64) Option { return func(o *options) { o.memoryLimit = bytes } }
+
+// Open opens the database at dsn: ":memory:" for a private in-memory
+// database, or a directory path (optionally prefixed "file:"), created if
+// missing.
+func Open(dsn string, opts ...Option) (*DB, error) {
+	o := options{mem: memory.DefaultAllocator}
+	for _, f := range opts {
+		f(&o)
+	}
+	dir := strings.TrimPrefix(dsn, "file:")
+	if dir == "" {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "empty data source name: use %q or a directory", catalog.Memory)
+	}
+	cat, err := catalog.Open(context.Background(), dir, catalog.Options{Allocator: o.mem})
+	if err != nil {
+		return nil, err
+	}
+	return &DB{cat: cat, opts: o}, nil
+}
+
+// Close releases the database; results still being read fail afterwards.
+func (db *DB) Close() error { return db.cat.Close() }
+
+// Result is what Exec reports of the last statement it ran.
+type Result struct {
+	// Tag is the Postgres command tag: "CREATE TABLE", "INSERT 0 3",
+	// "SELECT 2", ...
+	Tag string
+	// RowsAffected counts the rows inserted or returned.
+	RowsAffected int64
+}
+
+// Query runs one row-returning statement (SELECT, EXPLAIN, SHOW) in a
+// fresh session and streams its result. The reader is a *Cursor.
+func (db *DB) Query(ctx context.Context, sql string, args ...any) (array.RecordReader, error) {
+	c, err := db.Session().Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Exec runs every statement in sql in order in a fresh session, each
+// committing on its own unless the string holds BEGIN ... COMMIT, and
+// stops at the first error. It reports the last statement's result.
+func (db *DB) Exec(ctx context.Context, sql string, args ...any) (Result, error) {
+	s := db.Session()
+	defer s.Close() // rolls back a block the string left open
+	return s.Exec(ctx, sql, args...)
+}
+
+// Explain plans one statement and returns its EXPLAIN text: one node a
+// line, each with its ordering.
+func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
+	st, err := parser.ParseOne(sql)
+	if err != nil {
+		return "", err
+	}
+	if st == nil {
+		return "", sqlerr.New(sqlerr.SyntaxError, "empty query")
+	}
+	snap, err := db.cat.Snapshot()
+	if err != nil {
+		return "", err
+	}
+	defer snap.Release()
+	p, err := planner.Build(snap, st, nil)
+	if err != nil {
+		return "", err
+	}
+	if e, ok := p.(*planner.Explain); ok {
+		p = e.Stmt
+	}
+	return planner.ExplainText(p), nil
+}
+
+func tagOf(p planner.Plan) string {
+	switch p.(type) {
+	case *planner.CreateTable:
+		return "CREATE TABLE"
+	case *planner.DropTable:
+		return "DROP TABLE"
+	case *planner.Insert:
+		return "INSERT"
+	case *planner.Copy:
+		return "COPY"
+	case *planner.Set:
+		return "SET"
+	case *planner.Show:
+		return "SHOW"
+	case *planner.Transaction:
+		return "a transaction statement"
+	case *planner.Explain:
+		return "EXPLAIN"
+	}
+	return "SELECT"
+}

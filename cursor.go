@@ -1,0 +1,205 @@
+package asofsql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// Column describes one result column.
+type Column struct {
+	Name string
+	Type sqltypes.Type
+}
+
+// Cursor is an executed statement's result. It is an array.RecordReader
+// that streams the rows (no columns and no rows for statements that return
+// none) and, once read to the end, gives the Postgres command tag. Release
+// it when done: it holds the query's operators, its catalog snapshot and
+// its statement_timeout timer until then.
+type Cursor struct {
+	refs   atomic.Int64
+	schema *arrow.Schema
+	op     exec.Operator // nil: nothing to stream
+	ctx    context.Context
+	parent context.Context
+	verb   string // SELECT counts rows in its tag; other verbs are the tag
+	// affected is the row count of INSERT and COPY.
+	affected int64
+	rows     int64
+	cur      arrow.RecordBatch
+	err      error
+	done     bool
+	cleanup  []func()
+}
+
+var _ array.RecordReader = (*Cursor)(nil)
+
+var emptySchema = arrow.NewSchema(nil, nil)
+
+// doneCursor is the result of a statement without rows.
+func doneCursor(tag string) *Cursor {
+	c := &Cursor{schema: emptySchema, verb: tag, done: true}
+	c.refs.Store(1)
+	return c
+}
+
+func doneCursorN(tag string, n int64) *Cursor {
+	c := doneCursor(tag)
+	c.affected = n
+	return c
+}
+
+// rowsCursor streams op (already opened); cleanup runs at the final
+// Release, after op is closed.
+func rowsCursor(ctx, parent context.Context, op exec.Operator, verb string, cleanup ...func()) *Cursor {
+	c := &Cursor{schema: op.Schema(), op: op, ctx: ctx, parent: parent, verb: verb, cleanup: cleanup}
+	c.refs.Store(1)
+	return c
+}
+
+// textCursor returns rows of text columns named cols (SHOW, EXPLAIN).
+func textCursor(mem memory.Allocator, verb string, cols []string, rows [][]string) *Cursor {
+	fields := make([]arrow.Field, len(cols))
+	for i, n := range cols {
+		fields[i] = sqltypes.TextType.Field(n, true)
+	}
+	schema := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for _, r := range rows {
+		for i, v := range r {
+			b.Field(i).(*array.StringBuilder).Append(v)
+		}
+	}
+	batch := b.NewRecordBatch()
+	ctx := context.Background()
+	return rowsCursor(ctx, ctx, exec.NewBatches(schema, []arrow.RecordBatch{batch}), verb)
+}
+
+// Columns describes the result columns (none for a statement without
+// rows).
+func (c *Cursor) Columns() []Column { return columnsOf(c.schema) }
+
+func columnsOf(s *arrow.Schema) []Column {
+	cols := make([]Column, s.NumFields())
+	for i, f := range s.Fields() {
+		t, err := sqltypes.FromField(f)
+		if err != nil {
+			t = sqltypes.TextType
+		}
+		cols[i] = Column{Name: f.Name, Type: t}
+	}
+	return cols
+}
+
+// Tag is the Postgres command tag: "SELECT n" counts the rows read so far.
+func (c *Cursor) Tag() string {
+	if c.verb == "SELECT" {
+		return fmt.Sprintf("SELECT %d", c.rows)
+	}
+	return c.verb
+}
+
+// Rows is the number of rows read so far.
+func (c *Cursor) Rows() int64 { return c.rows }
+
+func (c *Cursor) Retain()               { c.refs.Add(1) }
+func (c *Cursor) Schema() *arrow.Schema { return c.schema }
+func (c *Cursor) Err() error            { return c.err }
+
+// RecordBatch is the current batch, valid until the next call of Next.
+func (c *Cursor) RecordBatch() arrow.RecordBatch { return c.cur }
+
+// Record is the deprecated spelling of RecordBatch, kept for the interface.
+func (c *Cursor) Record() arrow.RecordBatch { return c.cur }
+
+// Next advances to the next batch; false at the end or on error (Err).
+func (c *Cursor) Next() bool {
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+	if c.done {
+		return false
+	}
+	b, err := c.op.Next(c.ctx)
+	if err != nil {
+		c.done = true
+		if !errors.Is(err, io.EOF) {
+			c.err = cancelErr(c.parent, c.ctx, err)
+		}
+		c.finish()
+		return false
+	}
+	c.rows += b.NumRows()
+	c.cur = b
+	return true
+}
+
+// finish releases everything but the current batch, as soon as the
+// result is exhausted, so a caller that forgets Release after reading to
+// the end does not pin the snapshot.
+func (c *Cursor) finish() {
+	if c.op != nil {
+		if err := c.op.Close(); err != nil && c.err == nil {
+			c.err = err
+		}
+		c.op = nil
+	}
+	for _, f := range c.cleanup {
+		f()
+	}
+	c.cleanup = nil
+}
+
+// Release drops a reference; the last one closes the result.
+func (c *Cursor) Release() {
+	if c.refs.Add(-1) != 0 {
+		return
+	}
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+	c.done = true
+	c.finish()
+}
+
+// Close releases the cursor (the last reference) and reports a late error.
+func (c *Cursor) Close() error {
+	c.Release()
+	return c.err
+}
+
+// drain reads c to the end and releases it.
+func (c *Cursor) drain() error {
+	defer c.Release()
+	for c.Next() {
+	}
+	return c.err
+}
+
+// cancelErr gives a cancellation Postgres' wording (57014): a timeout of
+// the statement itself (ctx carries statement_timeout), or a cancellation
+// by the caller. Other errors pass unchanged, even if the timer has
+// fired since.
+func cancelErr(parent, ctx context.Context, err error) error {
+	if err == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		sqlerr.Code(err) == sqlerr.QueryCanceled) {
+		return err
+	}
+	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return sqlerr.Wrap(err, sqlerr.QueryCanceled, "canceling statement due to statement timeout")
+	}
+	return sqlerr.From(err)
+}

@@ -1,0 +1,69 @@
+// Package asofsql is the embedded form of the asofsql engine: open a
+// database (in memory or in a directory), run SQL with the ASOF JOIN
+// clause, and read results as streaming Arrow record batches, or use it
+// through database/sql as the driver "asofsql".
+//
+// Contract:
+//   - Open(":memory:") or Open(dir) (also "file:dir"); Close flushes and
+//     releases everything. A DB is safe for concurrent use. Options:
+//     WithAllocator, WithMemoryLimit, WithFileDir.
+//   - A Session (db.Session()) is one connection's state, used by one
+//     goroutine at a time: settings changed by SET and read by SHOW
+//     (TimeZone, application_name, search_path, statement_timeout,
+//     extra_float_digits, DateStyle ISO only, client_encoding UTF8 only,
+//     SHOW ALL; unknown names are 42704), and a BEGIN/COMMIT/ROLLBACK
+//     block. DB.Query and DB.Exec run in a fresh session each.
+//   - Isolation, honestly: each statement plans and reads the catalog as
+//     last committed when it starts (READ COMMITTED; REPEATABLE READ and
+//     SERIALIZABLE are refused with 0A000). A block's writes commit
+//     atomically at COMMIT and are invisible until then, to the block's
+//     own statements too (no read-your-writes). A table created in a
+//     block can be written in it (INSERT, COPY FROM) but reading it before
+//     COMMIT is 0A000. A failed statement leaves nothing behind;
+//     inside a block it fails the block (25P02 until ROLLBACK; COMMIT
+//     then answers ROLLBACK). ROLLBACK also undoes SETs made in the block.
+//     SET LOCAL is refused (0A000).
+//   - statement_timeout cancels a statement (including the reading of its
+//     rows) with 57014 "canceling statement due to statement timeout"; a
+//     cancelled ctx gives 57014 "... due to user request".
+//   - Query runs one statement that returns rows (SELECT, EXPLAIN [ANALYZE],
+//     SHOW) and returns a *Cursor, an array.RecordReader that pulls batches
+//     from the engine as the caller reads; Release it when done (it holds
+//     a consistent snapshot until then). Column names and SQL types (field
+//     metadata, see sqltypes.FromField) are the query's. EXPLAIN returns
+//     the plan one line a row in a "QUERY PLAN" column; EXPLAIN ANALYZE runs
+//     the query and adds actual rows, batches and time per node.
+//   - Exec runs one or more statements and reports the last one's command
+//     tag ("INSERT 0 3", "SELECT 2", "COPY 5", ...).
+//   - Session.Prepare analyses a statement without running it: parameter
+//     types and result columns are known before Execute (what the
+//     Postgres wire protocol's Describe needs); Session.Batch yields the
+//     statements of a string one at a time.
+//   - Arguments bind $1..$n: natural Go values or strings in Postgres text
+//     syntax. The database/sql driver also accepts ? placeholders.
+//   - COPY t FROM 'file' / TO 'file' works only inside the directory given
+//     with WithFileDir (42501 otherwise, and for paths leaving it through
+//     ".." or symbolic links). COPY ... FROM STDIN and TO STDOUT go through
+//     Session.CopyFrom (an io.Reader) and Session.CopyTo (an io.Writer).
+//   - Errors are *sqlerr.Error values (SQLSTATE, message, detail, hint,
+//     position), possibly wrapped: use sqlerr.As or sqlerr.Code.
+//
+// Example:
+//
+//	db, err := asofsql.Open(":memory:")
+//	if err != nil { ... }
+//	defer db.Close()
+//	_, err = db.Exec(ctx, `CREATE TABLE quotes (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts)`)
+//	rdr, err := db.Query(ctx, `SELECT * FROM trades ASOF LEFT JOIN quotes
+//	                             ON ts BETWEEN -10 AND 0 USING (sym)`)
+//	if err != nil { ... }
+//	defer rdr.Release()
+//	for rdr.Next() { use(rdr.RecordBatch()) }
+//	err = rdr.Err()
+//
+// or, through database/sql:
+//
+//	sdb, err := sql.Open("asofsql", "file:./data")
+//	rows, err := sdb.QueryContext(ctx, `SELECT t.ts, q.bid FROM trades t
+//	    ASOF LEFT JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts WHERE t.qty > ?`, 100)
+package asofsql

@@ -1,0 +1,148 @@
+package lower
+
+import (
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// Bind converts statement arguments (natural Go values, or strings in
+// Postgres text syntax) to literals of the parameter types the planner
+// inferred. A parameter the planner could not type takes the Go value's
+// natural type (int → bigint, float64 → double precision, string → text,
+// bool, []byte → bytea, time.Time → timestamptz). The count must match.
+func Bind(types []sqltypes.Type, args []any, o *sqltypes.Options) ([]*expr.Literal, error) {
+	if len(args) != len(types) {
+		return nil, sqlerr.New(sqlerr.ProtocolViolation,
+			"bind message supplies %d parameters, but prepared statement requires %d", len(args), len(types))
+	}
+	out := make([]*expr.Literal, len(args))
+	mem := memory.DefaultAllocator
+	for i, v := range args {
+		t := types[i]
+		if t.Kind == sqltypes.Unknown {
+			t = natural(v)
+		}
+		if v == nil {
+			out[i] = &expr.Literal{T: t}
+			continue
+		}
+		b := array.NewBuilder(mem, t.Arrow())
+		err := sqltypes.AppendGo(b, t, v, o)
+		if err != nil {
+			b.Release()
+			return nil, sqlerr.Wrap(err, sqlerr.Code(err), "parameter $%d: %s", i+1, err.Error())
+		}
+		a := b.NewArray()
+		b.Release()
+		out[i] = &expr.Literal{Value: physical(a), T: t}
+		a.Release()
+	}
+	return out, nil
+}
+
+func natural(v any) sqltypes.Type {
+	switch v.(type) {
+	case int, int8, int16, int32, int64, uint8, uint16, uint32:
+		return sqltypes.Int8Type
+	case float32, float64:
+		return sqltypes.Float8Type
+	case bool:
+		return sqltypes.BoolType
+	case []byte:
+		return sqltypes.ByteaType
+	case time.Time:
+		return sqltypes.TimestampTZType
+	}
+	return sqltypes.TextType
+}
+
+// physical returns a[0] as the expr.Literal representation of its type.
+func physical(a arrow.Array) any {
+	if a.IsNull(0) {
+		return nil
+	}
+	switch a := a.(type) {
+	case *array.Boolean:
+		return a.Value(0)
+	case *array.Int16:
+		return int64(a.Value(0))
+	case *array.Int32:
+		return int64(a.Value(0))
+	case *array.Int64:
+		return a.Value(0)
+	case *array.Float32:
+		return float64(a.Value(0))
+	case *array.Float64:
+		return a.Value(0)
+	case *array.Decimal128:
+		return a.Value(0)
+	case *array.String:
+		return a.Value(0)
+	case *array.Binary:
+		return append([]byte(nil), a.Value(0)...)
+	case *array.Date32:
+		return int32(a.Value(0))
+	case *array.Timestamp:
+		return int64(a.Value(0))
+	case *array.MonthDayNanoInterval:
+		return a.Value(0)
+	}
+	return nil
+}
+
+func (b *builder) param(p *expr.Param) *expr.Literal {
+	if p.N-1 < len(b.env.Params) {
+		return b.env.Params[p.N-1]
+	}
+	return &expr.Literal{T: p.T}
+}
+
+func (b *builder) bindAll(es []expr.Expr) []expr.Expr {
+	out := make([]expr.Expr, len(es))
+	for i, e := range es {
+		out[i] = b.bind(e)
+	}
+	return out
+}
+
+// bind returns e with every parameter replaced by its literal (cast to the
+// parameter's planned type when the literal's differs). Unchanged subtrees
+// are shared, not copied.
+func (b *builder) bind(e expr.Expr) expr.Expr {
+	if len(b.env.Params) == 0 || e == nil {
+		return e
+	}
+	switch n := e.(type) {
+	case *expr.Param:
+		lit := b.param(n)
+		if lit.T != n.T && n.T.Kind != sqltypes.Unknown {
+			return &expr.Cast{X: lit, T: n.T}
+		}
+		return lit
+	case *expr.Cast:
+		return &expr.Cast{X: b.bind(n.X), T: n.T}
+	case *expr.Unary:
+		return &expr.Unary{Op: n.Op, X: b.bind(n.X), T: n.T}
+	case *expr.Binary:
+		return &expr.Binary{Op: n.Op, L: b.bind(n.L), R: b.bind(n.R), T: n.T}
+	case *expr.IsNull:
+		return &expr.IsNull{X: b.bind(n.X), Not: n.Not}
+	case *expr.In:
+		return &expr.In{X: b.bind(n.X), List: b.bindAll(n.List), Not: n.Not}
+	case *expr.Case:
+		c := &expr.Case{Operand: b.bind(n.Operand), Else: b.bind(n.Else), T: n.T}
+		for _, w := range n.Whens {
+			c.Whens = append(c.Whens, expr.When{Cond: b.bind(w.Cond), Result: b.bind(w.Result)})
+		}
+		return c
+	case *expr.Func:
+		return &expr.Func{Name: n.Name, Args: b.bindAll(n.Args), T: n.T}
+	}
+	return e
+}

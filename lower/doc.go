@@ -1,0 +1,27 @@
+// Package lower is the one place where plans become operators: it walks a
+// planner.Node tree (plain data) and builds the exec operator tree that runs
+// it, reading tables from a catalog snapshot.
+//
+// Contract:
+//   - Imports flow one way: planner → (nothing of exec); lower → planner,
+//     exec, exec/asof, catalog. Every other package stays unaware of both
+//     sides.
+//   - Statement parameters ($n) are substituted into every expression as
+//     typed literals before operators are built (Bind).
+//   - The root operator's schema carries the plan's column names and SQL
+//     types (sqltypes field metadata), so consumers need nothing else.
+//   - Lower takes ownership of nothing: the returned operator owns the
+//     scans it opened; closing it releases them. The snapshot must outlive
+//     the operator.
+//   - With Env.Analysis set, every plan node's operator is wrapped in a
+//     counting operator (rows, batches, time including children) for
+//     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.
+//
+// Example:
+//
+//	snap := cat.Snapshot()
+//	defer snap.Release()
+//	op, err := lower.Query(ctx, snap, q.Root, lower.Env{Mem: mem, Params: args})
+//	if err != nil { ... }
+//	err = exec.Drain(ctx, op, func(b arrow.RecordBatch) error { ... })
+package lower

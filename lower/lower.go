@@ -1,0 +1,417 @@
+package lower
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/asof"
+	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sql/planner"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// Env is what building operators needs besides the plan.
+type Env struct {
+	// Mem allocates every operator's output; nil means the default.
+	Mem memory.Allocator
+	// Params are the bound values of $1..$n as typed literals (see Bind).
+	Params []*expr.Literal
+	// Eval carries the statement time and session settings for
+	// expression evaluation.
+	Eval eval.Env
+	// MemoryLimit bounds each materializing operator (sort, hash build,
+	// aggregate) in bytes; 0 means unlimited.
+	MemoryLimit int64
+	// Analysis, when set, counts rows, batches and time per plan node
+	// (EXPLAIN ANALYZE).
+	Analysis *Analysis
+}
+
+// Query builds the operator tree for a query plan's root. The operator's
+// schema has the plan's column names and SQL types.
+func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env Env) (exec.Operator, error) {
+	if env.Mem == nil {
+		env.Mem = memory.DefaultAllocator
+	}
+	if env.Eval.Mem == nil {
+		env.Eval.Mem = env.Mem
+	}
+	b := &builder{ctx: ctx, snap: snap, env: env}
+	op, err := b.node(root)
+	if err != nil {
+		return nil, err
+	}
+	return rename(op, root.Schema())
+}
+
+type builder struct {
+	ctx  context.Context
+	snap *catalog.Snapshot
+	env  Env
+}
+
+// node builds n's operator; on error it has closed whatever it built.
+func (b *builder) node(n planner.Node) (exec.Operator, error) {
+	op, err := b.build(n)
+	if err != nil || b.env.Analysis == nil {
+		return op, err
+	}
+	return b.env.Analysis.wrap(n, op), nil
+}
+
+func (b *builder) build(n planner.Node) (exec.Operator, error) {
+	switch n := n.(type) {
+	case *planner.Scan:
+		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range}
+		rdr, err := b.snap.Scan(b.ctx, n.Table.Name, opts)
+		if err != nil {
+			return nil, err
+		}
+		return exec.FromReader(rdr), nil
+	case *planner.Filter:
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewFilter(child, b.env.Mem, b.bind(n.Cond), b.env.Eval)
+		})
+	case *planner.Project:
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewProject(child, b.env.Mem, b.bindAll(n.Exprs), names(n.Cols), b.env.Eval)
+		})
+	case *planner.AsofJoin:
+		return b.asofJoin(n)
+	case *planner.Sort:
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewSort(child, b.env.Mem, sortKeys(n.Keys), exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
+		})
+	case *planner.Limit:
+		count, err := b.int64Of(n.Count, -1, "LIMIT")
+		if err != nil {
+			return nil, err
+		}
+		offset, err := b.int64Of(n.Offset, 0, "OFFSET")
+		if err != nil {
+			return nil, err
+		}
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewLimit(child, count, offset)
+		})
+	case *planner.Aggregate:
+		cols := n.Schema()
+		specs := make([]exec.AggSpec, len(n.Aggs))
+		for i, a := range n.Aggs {
+			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Type: a.T,
+				Name: cols[len(n.GroupBy)+i].Name}
+			if a.Star {
+				specs[i].Args = nil
+			}
+		}
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewHashAggregate(child, b.env.Mem, b.bindAll(n.GroupBy), names(cols[:len(n.GroupBy)]), specs,
+				b.env.Eval, exec.AggOptions{MemoryLimit: b.env.MemoryLimit})
+		})
+	case *planner.Join:
+		return b.join(n)
+	case *planner.Values:
+		rows := make([][]expr.Expr, len(n.Rows))
+		for i, r := range n.Rows {
+			rows[i] = b.bindAll(r)
+		}
+		return exec.NewValues(b.env.Mem, rows, names(n.Cols), b.env.Eval)
+	case *planner.UnionAll:
+		var children []exec.Operator
+		for _, in := range n.Inputs {
+			op, err := b.node(in)
+			if err != nil {
+				closeAll(children)
+				return nil, err
+			}
+			children = append(children, op)
+		}
+		op, err := exec.NewUnionAll(children...)
+		if err != nil {
+			closeAll(children)
+		}
+		return op, err
+	case *planner.Distinct:
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewDistinct(child, b.env.Mem, b.env.MemoryLimit)
+		})
+	case *planner.Window:
+		return b.window(n)
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "plan node %T cannot be executed yet", n)
+}
+
+// unary builds child, then the operator over it, closing child if that
+// fails.
+func (b *builder) unary(in planner.Node, build func(exec.Operator) (exec.Operator, error)) (exec.Operator, error) {
+	child, err := b.node(in)
+	if err != nil {
+		return nil, err
+	}
+	op, err := build(child)
+	if err != nil {
+		child.Close()
+		return nil, err
+	}
+	return op, nil
+}
+
+func closeAll(ops []exec.Operator) {
+	for _, o := range ops {
+		if o != nil {
+			o.Close()
+		}
+	}
+}
+
+func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
+	left, err := b.node(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	rights := make([]asof.Right, len(n.Rights))
+	built := []exec.Operator{left}
+	for i, r := range n.Rights {
+		in, err := b.node(r.Input)
+		if err != nil {
+			closeAll(built)
+			return nil, err
+		}
+		built = append(built, in)
+		lo, err := b.bound(r.Lo)
+		var hi asof.Bound
+		if err == nil {
+			hi, err = b.bound(r.Hi)
+		}
+		if err != nil {
+			closeAll(built)
+			return nil, err
+		}
+		tie := asof.PreferEarlier
+		if r.Tie == parser.PreferLater {
+			tie = asof.PreferLater
+		}
+		kind := asof.Inner
+		if r.Kind == planner.AsofLeft {
+			kind = asof.Left
+		}
+		rights[i] = asof.Right{
+			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,
+			Lo: lo, Hi: hi, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
+		}
+	}
+	// asof.New owns its inputs from here on, also when it fails.
+	return asof.New(left, rights, asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName})
+}
+
+// bound converts a planner bound; a parameter bound is read in the unit the
+// planner documents (integers and floats only).
+func (b *builder) bound(pb planner.Bound) (asof.Bound, error) {
+	switch {
+	case pb.Unbounded:
+		return asof.Unbounded, nil
+	case pb.Param != nil:
+		lit := b.param(pb.Param)
+		switch v := lit.Value.(type) {
+		case int64:
+			return asof.IntBound(v), nil
+		case float64:
+			return asof.FloatBound(v), nil
+		case nil:
+			return asof.Bound{}, sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range bound $%d is NULL", pb.Param.N)
+		}
+		return asof.Bound{}, sqlerr.New(sqlerr.FeatureNotSupported,
+			"ASOF range bound $%d of type %s cannot be a parameter yet; write the bound as a constant", pb.Param.N, lit.T)
+	}
+	return asof.Bound{Int: pb.Int, Float: pb.Float}, nil
+}
+
+func (b *builder) join(n *planner.Join) (exec.Operator, error) {
+	left, err := b.node(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	right, err := b.node(n.Right)
+	if err != nil {
+		left.Close()
+		return nil, err
+	}
+	var op exec.Operator
+	switch {
+	case n.Kind == planner.JoinCross || (len(n.LeftKeys) == 0 && n.Kind == planner.JoinInner):
+		op, err = exec.NewCrossJoin(left, right, b.env.Mem, exec.CrossJoinOptions{MemoryLimit: b.env.MemoryLimit})
+		if err == nil && n.Residual != nil {
+			cross := op
+			if op, err = exec.NewFilter(cross, b.env.Mem, b.bind(n.Residual), b.env.Eval); err != nil {
+				cross.Close()
+				return nil, err
+			}
+		}
+		if err != nil && op == nil {
+			left.Close()
+			right.Close()
+		}
+		return op, err
+	case len(n.LeftKeys) == 0:
+		left.Close()
+		right.Close()
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LEFT JOIN without an equality condition is not supported yet")
+	}
+	typ := exec.InnerJoin
+	if n.Kind == planner.JoinLeft {
+		typ = exec.LeftJoin
+	}
+	var residual expr.Expr
+	if n.Residual != nil {
+		residual = b.bind(n.Residual)
+	}
+	op, err = exec.NewHashJoin(left, right, b.env.Mem, typ, n.LeftKeys, n.RightKeys, residual, b.env.Eval,
+		exec.HashJoinOptions{MemoryLimit: b.env.MemoryLimit})
+	if err != nil {
+		left.Close()
+		right.Close()
+	}
+	return op, err
+}
+
+func (b *builder) window(n *planner.Window) (exec.Operator, error) {
+	funcs := make([]exec.WindowFunc, len(n.Funcs))
+	cols := n.Schema()
+	in := len(cols) - len(n.Funcs)
+	for i, f := range n.Funcs {
+		wf := exec.WindowFunc{Func: f.Func, Name: cols[in+i].Name}
+		args := b.bindAll(f.Args)
+		if len(args) > 0 {
+			wf.Arg = args[0]
+		}
+		if f.Func == "lag" || f.Func == "lead" {
+			wf.Offset = 1
+			if len(args) > 1 {
+				off, err := b.int64Of(args[1], 1, f.Func+" offset")
+				if err != nil {
+					return nil, err
+				}
+				wf.Offset, wf.Zero = off, off == 0
+			}
+			if len(args) > 2 {
+				wf.Default = args[2]
+			}
+		}
+		funcs[i] = wf
+	}
+	// The window operator needs its input sorted by partition, then order:
+	// the plan says lowering sorts (stably), so the input order among
+	// peers is kept.
+	var keys []exec.SortKey
+	for _, c := range n.Partition {
+		keys = append(keys, exec.SortKey{Col: c, Nulls: exec.NullsLast})
+	}
+	keys = append(keys, sortKeys(n.Order)...)
+	return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+		sorted := child
+		if len(keys) > 0 {
+			s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
+			if err != nil {
+				return nil, err
+			}
+			sorted = s
+		}
+		op, err := exec.NewWindow(sorted, b.env.Mem, n.Partition, sortKeys(n.Order), funcs, b.env.Eval,
+			exec.WindowOptions{MemoryLimit: b.env.MemoryLimit})
+		if err != nil && sorted != child {
+			sorted.Close() // closes child too; the caller's second Close is a no-op
+		}
+		return op, err
+	})
+}
+
+func sortKeys(lex ordering.Lex) []exec.SortKey {
+	keys := make([]exec.SortKey, len(lex))
+	for i, k := range lex {
+		nulls := exec.NullsLast
+		if k.NullsFirst {
+			nulls = exec.NullsFirst
+		}
+		keys[i] = exec.SortKey{Col: k.Col, Desc: k.Desc, Nulls: nulls}
+	}
+	return keys
+}
+
+func names(cols []planner.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// int64Of reads a constant integer expression (a literal or parameter);
+// nil gives def.
+func (b *builder) int64Of(e expr.Expr, def int64, what string) (int64, error) {
+	if e == nil {
+		return def, nil
+	}
+	e = b.bind(e)
+	if c, ok := e.(*expr.Cast); ok {
+		e = c.X
+	}
+	lit, ok := e.(*expr.Literal)
+	if !ok {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "%s must be a constant", what)
+	}
+	switch v := lit.Value.(type) {
+	case nil:
+		return def, nil
+	case int64:
+		return v, nil
+	}
+	return 0, sqlerr.New(sqlerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", what, lit.T)
+}
+
+// renameOp relabels its child's columns with the plan's names and SQL
+// types without touching the data.
+type renameOp struct {
+	exec.Operator
+	schema *arrow.Schema
+}
+
+func rename(op exec.Operator, cols []planner.Column) (exec.Operator, error) {
+	in := op.Schema()
+	if in.NumFields() != len(cols) {
+		op.Close()
+		return nil, sqlerr.New(sqlerr.InternalError, "lowered plan has %d columns, the plan %d", in.NumFields(), len(cols))
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		f := c.Type.Field(c.Name, true)
+		if !arrow.TypeEqual(f.Type, in.Field(i).Type) {
+			op.Close()
+			return nil, sqlerr.New(sqlerr.InternalError, "column %q is %s in the plan but %s when executed",
+				c.Name, f.Type, in.Field(i).Type)
+		}
+		fields[i] = f
+	}
+	return &renameOp{Operator: op, schema: arrow.NewSchema(fields, nil)}, nil
+}
+
+func (r *renameOp) Schema() *arrow.Schema { return r.schema }
+
+func (r *renameOp) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := r.Operator.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.Release()
+	return relabel(rec, r.schema), nil
+}
+
+func relabel(rec arrow.RecordBatch, schema *arrow.Schema) arrow.RecordBatch {
+	return array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
+}

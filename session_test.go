@@ -1,0 +1,413 @@
+package asofsql_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/stretchr/testify/require"
+)
+
+// sessRows runs one statement on a session and returns its rows as text.
+func sessRows(t *testing.T, s *asofsql.Session, sql string, args ...any) ([]string, error) {
+	t.Helper()
+	c, err := s.Query(context.Background(), sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	var out []string
+	cols := c.Columns()
+	for c.Next() {
+		b := c.RecordBatch()
+		for i := 0; i < int(b.NumRows()); i++ {
+			var parts []string
+			for j, col := range b.Columns() {
+				if col.IsNull(i) {
+					parts = append(parts, "NULL")
+					continue
+				}
+				parts = append(parts, string(sqltypes.EncodeText(nil, col, i, cols[j].Type, s.ValueOptions())))
+			}
+			out = append(out, strings.Join(parts, " | "))
+		}
+	}
+	return out, c.Err()
+}
+
+func TestSessionSettings(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	steps := []struct {
+		sql  string
+		want []string // rows of a SHOW/SELECT; nil for SET
+		code string
+	}{
+		{sql: `SHOW TimeZone`, want: []string{"UTC"}},
+		{sql: `SELECT TIMESTAMPTZ '2024-01-01 12:00:00+00'`, want: []string{"2024-01-01 12:00:00+00"}},
+		{sql: `SET TIME ZONE 'Europe/Paris'`},
+		{sql: `SHOW timezone`, want: []string{"Europe/Paris"}},
+		{sql: `SELECT TIMESTAMPTZ '2024-01-01 12:00:00+00'`, want: []string{"2024-01-01 13:00:00+01"}},
+		{sql: `SELECT TIMESTAMPTZ '2024-01-01 12:00:00'`, want: []string{"2024-01-01 12:00:00+01"}},
+		{sql: `SET TimeZone = 'Mars/Olympus'`, code: sqlerr.InvalidParameterValue},
+		{sql: `SET application_name = 'tests'`},
+		{sql: `SHOW application_name`, want: []string{"tests"}},
+		{sql: `SET search_path TO public, other`},
+		{sql: `SHOW search_path`, want: []string{"public, other"}},
+		{sql: `SET extra_float_digits = 0`},
+		{sql: `SELECT 0.1::float8 + 0.2::float8`, want: []string{"0.3"}},
+		{sql: `SET extra_float_digits = 3`},
+		{sql: `SELECT 0.1::float8 + 0.2::float8`, want: []string{"0.30000000000000004"}},
+		{sql: `SET extra_float_digits = 9`, code: sqlerr.InvalidParameterValue},
+		{sql: `SET DateStyle = 'ISO, MDY'`},
+		{sql: `SET DateStyle = 'German'`, code: sqlerr.InvalidParameterValue},
+		{sql: `SHOW DateStyle`, want: []string{"ISO, MDY"}},
+		{sql: `SET statement_timeout = '1.5s'`},
+		{sql: `SHOW statement_timeout`, want: []string{"1500ms"}},
+		{sql: `SET statement_timeout = '2min'`},
+		{sql: `SHOW statement_timeout`, want: []string{"2min"}},
+		{sql: `SET statement_timeout = 'soon'`, code: sqlerr.InvalidParameterValue},
+		{sql: `SET statement_timeout TO DEFAULT`},
+		{sql: `SHOW statement_timeout`, want: []string{"0"}},
+		{sql: `SET server_version = '16'`, code: "55P02"},
+		{sql: `SET no_such_thing = 1`, code: sqlerr.UndefinedObject},
+		{sql: `SHOW no_such_thing`, code: sqlerr.UndefinedObject},
+	}
+	for _, st := range steps {
+		if st.want == nil {
+			_, err := s.Exec(ctx, st.sql)
+			if st.code != "" {
+				require.Equal(t, st.code, sqlerr.Code(err), "%s: %v", st.sql, err)
+				continue
+			}
+			require.NoError(t, err, st.sql)
+			continue
+		}
+		got, err := sessRows(t, s, st.sql)
+		if st.code != "" {
+			require.Equal(t, st.code, sqlerr.Code(err), "%s: %v", st.sql, err)
+			continue
+		}
+		require.NoError(t, err, st.sql)
+		require.Equal(t, st.want, got, st.sql)
+	}
+	all, err := sessRows(t, s, `SHOW ALL`)
+	require.NoError(t, err)
+	require.Contains(t, all, "TimeZone | Europe/Paris | Sets the time zone for displaying and interpreting time stamps.")
+	c, err := s.Query(ctx, `SHOW TIMEZONE`)
+	require.NoError(t, err)
+	require.Equal(t, "TimeZone", c.Columns()[0].Name)
+	require.NoError(t, c.Close())
+	// A new session starts from the defaults.
+	v, _ := db.Session().Setting("timezone")
+	require.Equal(t, "UTC", v)
+}
+
+func TestSessionTransactions(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s, other := db.Session(), db.Session()
+	defer s.Close()
+	defer other.Close()
+	count := func(sess *asofsql.Session) string {
+		rows, err := sessRows(t, sess, `SELECT count(*) FROM trades`)
+		require.NoError(t, err)
+		return rows[0]
+	}
+	exec := func(sql string) (string, error) {
+		res, err := s.Exec(ctx, sql)
+		return res.Tag, err
+	}
+	must := func(sql, tag string) {
+		t.Helper()
+		got, err := exec(sql)
+		require.NoError(t, err, sql)
+		require.Equal(t, tag, got, sql)
+	}
+
+	// Committed block: invisible to everyone until COMMIT.
+	require.Equal(t, byte('I'), s.TxStatus())
+	must(`BEGIN`, "BEGIN")
+	require.Equal(t, byte('T'), s.TxStatus())
+	must(`INSERT INTO trades VALUES (40, 'a', 1)`, "INSERT 0 1")
+	must(`INSERT INTO trades VALUES (41, 'a', 1), (42, 'b', 2)`, "INSERT 0 2")
+	require.Equal(t, "4", count(other))
+	require.Equal(t, "4", count(s), "the block does not read its own writes (documented)")
+	must(`COMMIT`, "COMMIT")
+	require.Equal(t, byte('I'), s.TxStatus())
+	require.Equal(t, "7", count(other))
+
+	// Rolled back block: nothing stays, SETs are undone.
+	must(`BEGIN`, "BEGIN")
+	must(`INSERT INTO trades VALUES (50, 'a', 1)`, "INSERT 0 1")
+	must(`SET TimeZone = 'Asia/Tokyo'`, "SET")
+	must(`ROLLBACK`, "ROLLBACK")
+	require.Equal(t, "7", count(other))
+	v, _ := s.Setting("TimeZone")
+	require.Equal(t, "UTC", v)
+
+	// A failed statement fails the block: 25P02 until it ends, and COMMIT
+	// rolls back.
+	must(`BEGIN`, "BEGIN")
+	must(`INSERT INTO trades VALUES (60, 'a', 1)`, "INSERT 0 1")
+	_, err := exec(`INSERT INTO trades VALUES (61, 'a', 'not a number')`)
+	require.Equal(t, sqlerr.InvalidTextRepresentation, sqlerr.Code(err), "%v", err)
+	require.Equal(t, byte('E'), s.TxStatus())
+	_, err = exec(`SELECT 1`)
+	require.Equal(t, sqlerr.InFailedSQLTransaction, sqlerr.Code(err))
+	_, err = exec(`SELECT * FROM nosuch`)
+	require.Equal(t, sqlerr.InFailedSQLTransaction, sqlerr.Code(err))
+	must(`COMMIT`, "ROLLBACK")
+	require.Equal(t, byte('I'), s.TxStatus())
+	require.Equal(t, "7", count(other))
+
+	// A planning error fails the block too.
+	must(`BEGIN`, "BEGIN")
+	_, err = exec(`SELECT * FROM nosuch`)
+	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err))
+	require.Equal(t, byte('E'), s.TxStatus())
+	must(`ROLLBACK`, "ROLLBACK")
+
+	// Outside a block, a failed statement leaves nothing and no state.
+	_, err = exec(`INSERT INTO trades VALUES (70, 'a', 1), (71, 'a', 'x')`)
+	require.Error(t, err)
+	require.Equal(t, byte('I'), s.TxStatus())
+	require.Equal(t, "7", count(other))
+	must(`COMMIT`, "COMMIT") // no block: Postgres only warns
+
+	// Read-only blocks refuse writes; unsupported isolation is refused.
+	must(`BEGIN READ ONLY`, "BEGIN")
+	_, err = exec(`INSERT INTO trades VALUES (80, 'a', 1)`)
+	require.Equal(t, "25006", sqlerr.Code(err))
+	must(`ROLLBACK`, "ROLLBACK")
+	_, err = exec(`BEGIN ISOLATION LEVEL SERIALIZABLE`)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+
+	// Close rolls back an open block.
+	s2 := db.Session()
+	_, err = s2.Exec(ctx, `BEGIN; INSERT INTO trades VALUES (90, 'a', 1)`)
+	require.NoError(t, err)
+	require.NoError(t, s2.Close())
+	require.Equal(t, "7", count(other))
+}
+
+func TestSessionStatementTimeout(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+	_, err := s.Exec(ctx, `CREATE TABLE big (x BIGINT); INSERT INTO big SELECT a.ts * 1000 + b.ts FROM trades a, trades b`)
+	require.NoError(t, err)
+	// 16 rows, then 16+16² = 272, then 272+272² = 74256: a three-way
+	// cross join of that runs for hours.
+	for i := 0; i < 2; i++ {
+		_, err = s.Exec(ctx, `INSERT INTO big SELECT a.x + b.x FROM big a, big b`)
+		require.NoError(t, err)
+	}
+	rows, err := sessRows(t, s, `SELECT count(*) FROM big`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"74256"}, rows)
+	_, err = s.Exec(ctx, `SET statement_timeout = 20`)
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = sessRows(t, s, `SELECT count(*) FROM big a, big b, big c WHERE a.x + b.x + c.x = -1`)
+	require.Error(t, err)
+	require.Equal(t, sqlerr.QueryCanceled, sqlerr.Code(err))
+	require.Equal(t, "canceling statement due to statement timeout", err.Error())
+	require.Less(t, time.Since(start), 30*time.Second) // cancelled, not run to the end
+	// The caller's own cancellation is reported as a user request.
+	_, err = s.Exec(ctx, `SET statement_timeout = 0`)
+	require.NoError(t, err)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	c, err := s.Query(cctx, `SELECT count(*) FROM big a, big b, big c WHERE a.x + b.x + c.x = -1`)
+	if err == nil {
+		for c.Next() {
+		}
+		err = c.Close()
+	}
+	require.Equal(t, sqlerr.QueryCanceled, sqlerr.Code(err))
+	require.Equal(t, "canceling statement due to user request", sqlerr.From(err).Message)
+}
+
+func TestSessionPrepareAndBatch(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+
+	st, err := s.Prepare(ctx, `SELECT t.ts, q.bid FROM trades t ASOF JOIN quotes q ON ts BETWEEN -10 AND 0 USING (sym) WHERE t.qty > $1 AND t.sym = $2`, nil)
+	require.NoError(t, err)
+	require.Equal(t, []sqltypes.Type{sqltypes.Int4Type, sqltypes.TextType}, st.ParamTypes())
+	require.Equal(t, []asofsql.Column{{Name: "ts", Type: sqltypes.Int8Type}, {Name: "bid", Type: sqltypes.Float8Type}}, st.Columns())
+	for _, c := range []struct {
+		args []any
+		want int64
+	}{{[]any{60, "a"}, 2}, {[]any{"150", "b"}, 1}, {[]any{0, "zz"}, 0}} {
+		cur, err := st.Execute(ctx, c.args...)
+		require.NoError(t, err)
+		require.NoError(t, drain(cur))
+		require.Equal(t, c.want, cur.Rows())
+		require.Equal(t, "SELECT "+strconv.FormatInt(c.want, 10), cur.Tag())
+		require.NoError(t, cur.Close())
+	}
+	_, err = st.Execute(ctx, 1)
+	require.Equal(t, sqlerr.ProtocolViolation, sqlerr.Code(err))
+	// Arguments as a one-row Arrow batch typed as ParamTypes (the wire
+	// server's form).
+	rb := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
+		sqltypes.Int4Type.Field("p1", true), sqltypes.TextType.Field("p2", true)}, nil))
+	rb.Field(0).(*array.Int32Builder).Append(60)
+	rb.Field(1).(*array.StringBuilder).Append("a")
+	params := rb.NewRecordBatch()
+	rb.Release()
+	cur, err := st.ExecuteBatch(ctx, params)
+	params.Release()
+	require.NoError(t, err)
+	require.NoError(t, drain(cur))
+	require.Equal(t, int64(2), cur.Rows())
+	require.NoError(t, cur.Close())
+
+	// Declared parameter types win over inference; statements without
+	// rows describe no columns.
+	ins, err := s.Prepare(ctx, `INSERT INTO loose VALUES ($1, $2, $3)`, []sqltypes.Type{sqltypes.Int8Type})
+	require.NoError(t, err)
+	require.Equal(t, []sqltypes.Type{sqltypes.Int8Type, sqltypes.TextType, sqltypes.Float8Type}, ins.ParamTypes())
+	require.Nil(t, ins.Columns())
+	empty, err := s.Prepare(ctx, ` -- nothing`, nil)
+	require.NoError(t, err)
+	require.Nil(t, empty)
+
+	// A plan whose shape changed since Prepare is refused, as Postgres.
+	sel, err := s.Prepare(ctx, `SELECT * FROM loose`, nil)
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, `DROP TABLE loose; CREATE TABLE loose (x TEXT)`)
+	require.NoError(t, err)
+	_, err = sel.Execute(ctx)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	require.Equal(t, "cached plan must not change result type", err.Error())
+
+	// A batch analyses each statement when reached, so later ones see
+	// earlier ones' effects.
+	b, err := s.Batch(`CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
+	require.NoError(t, err)
+	var tags []string
+	for {
+		st, err := b.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		var cur *asofsql.Cursor
+		if len(st.ParamTypes()) > 0 {
+			cur, err = st.Execute(ctx, 7)
+		} else {
+			cur, err = st.Execute(ctx)
+		}
+		require.NoError(t, err)
+		require.NoError(t, drain(cur))
+		tags = append(tags, cur.Tag())
+		require.NoError(t, cur.Close())
+	}
+	require.Equal(t, []string{"CREATE TABLE", "INSERT 0 1", "SELECT 1"}, tags)
+	_, err = s.Batch(`SELECT 1; SELEC 2`)
+	require.Equal(t, sqlerr.SyntaxError, sqlerr.Code(err))
+
+	// Sync after a client-side error fails an open block.
+	_, err = s.Exec(ctx, `BEGIN`)
+	require.NoError(t, err)
+	require.NoError(t, s.Sync(ctx, true))
+	require.Equal(t, byte('E'), s.TxStatus())
+	_, err = s.Exec(ctx, `ROLLBACK`)
+	require.NoError(t, err)
+}
+
+// drain reads a cursor to its end.
+func drain(c *asofsql.Cursor) error {
+	for c.Next() {
+	}
+	return c.Err()
+}
+
+func TestSessionBlockDDL(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+	run := func(sql string) error { _, err := s.Exec(ctx, sql); return err }
+
+	// Create, fill and commit in one block.
+	require.NoError(t, run(`BEGIN`))
+	require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
+	require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
+	var out bytes.Buffer
+	_, err := s.CopyFrom(ctx, `COPY nt FROM STDIN WITH (FORMAT csv)`, strings.NewReader("3,c\n"))
+	require.NoError(t, err)
+	// Its rows cannot be read before COMMIT: refused, not answered wrongly.
+	for _, q := range []string{`SELECT * FROM nt`, `INSERT INTO nt SELECT * FROM nt`, `EXPLAIN ANALYZE SELECT * FROM nt`} {
+		err := run(q)
+		require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err), q)
+		require.Contains(t, err.Error(), "cannot be read before COMMIT")
+		require.NoError(t, run(`ROLLBACK`))
+		require.NoError(t, run(`BEGIN`))
+		require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
+		require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
+	}
+	_, err = s.CopyTo(ctx, `COPY nt TO STDOUT`, &out)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	require.NoError(t, run(`ROLLBACK`))
+	require.NoError(t, run(`BEGIN`))
+	require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
+	require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
+	// NOT NULL is enforced on the block's table too.
+	err = run(`INSERT INTO nt VALUES (NULL, 'x')`)
+	require.Equal(t, sqlerr.NotNullViolation, sqlerr.Code(err))
+	require.NoError(t, run(`ROLLBACK`))
+	_, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err), "rolled back")
+
+	require.NoError(t, run(`BEGIN; CREATE TABLE nt (ts BIGINT, sym TEXT) ORDER BY (ts); INSERT INTO nt VALUES (2, 'a'), (1, 'b'); COMMIT`))
+	rows, err := sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 | b", "2 | a"}, rows)
+
+	// A table dropped in the block is gone for the rest of it; re-created
+	// with another shape, it is planned with the new one.
+	require.NoError(t, run(`BEGIN; DROP TABLE nt`))
+	_, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err))
+	require.NoError(t, run(`ROLLBACK; BEGIN; DROP TABLE nt; CREATE TABLE nt (x TEXT); INSERT INTO nt VALUES ('new')`))
+	_, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err), "the committed nt must not be read as the new one")
+	require.NoError(t, run(`ROLLBACK; BEGIN; DROP TABLE nt; CREATE TABLE nt (x TEXT); INSERT INTO nt VALUES ('new'); COMMIT`))
+	rows, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"new"}, rows)
+	// CREATE TABLE IF NOT EXISTS on a committed table keeps it readable.
+	require.NoError(t, run(`BEGIN; CREATE TABLE IF NOT EXISTS nt (y INT)`))
+	rows, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"new"}, rows)
+	require.NoError(t, run(`COMMIT`))
+}

@@ -1,0 +1,191 @@
+package asofsql
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// setting is one run-time parameter a session knows. set validates a new
+// value and applies it to the session, returning the value SHOW prints;
+// nil set means the parameter is reported but cannot be changed.
+type setting struct {
+	name  string // Postgres' canonical spelling (SHOW's column name)
+	def   string
+	desc  string
+	set   func(s *Session, v string) (string, error)
+	fixed bool // changing it is 55P02 even to its current value
+}
+
+var settings = func() map[string]*setting {
+	list := []*setting{
+		{name: "application_name", def: "", desc: "Sets the application name to be reported in statistics and logs.",
+			set: func(_ *Session, v string) (string, error) { return v, nil }},
+		{name: "client_encoding", def: "UTF8", desc: "Sets the client's character set encoding.",
+			set: func(_ *Session, v string) (string, error) {
+				switch strings.ToUpper(strings.ReplaceAll(v, "-", "")) {
+				case "UTF8", "UNICODE":
+					return "UTF8", nil
+				}
+				return "", sqlerr.New(sqlerr.FeatureNotSupported, "conversion between %s and UTF8 is not supported", v).
+					WithHint("asofsql speaks UTF8 only.")
+			}},
+		{name: "DateStyle", def: "ISO, MDY", desc: "Sets the display format for date and time values.",
+			set: func(_ *Session, v string) (string, error) {
+				// ISO output with MDY input order is the only style
+				// implemented; accept any spelling of it.
+				for _, part := range strings.Split(v, ",") {
+					switch strings.ToLower(strings.TrimSpace(part)) {
+					case "iso", "mdy", "us", "noneuropean", "default":
+						continue
+					}
+					return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v).
+						WithDetail("Only the ISO, MDY date style is supported.")
+				}
+				return "ISO, MDY", nil
+			}},
+		{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.",
+			set: func(s *Session, v string) (string, error) {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"extra_float_digits\": \"%s\"", v)
+				}
+				if n < -15 || n > 3 {
+					return "", sqlerr.New(sqlerr.InvalidParameterValue,
+						"%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
+				}
+				s.vopts.ExtraFloatDigits = n
+				return strconv.Itoa(n), nil
+			}},
+		{name: "IntervalStyle", def: "postgres", desc: "Sets the display format for interval values.",
+			set: func(_ *Session, v string) (string, error) {
+				if strings.EqualFold(strings.TrimSpace(v), "postgres") {
+					return "postgres", nil
+				}
+				return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"IntervalStyle\": \"%s\"", v).
+					WithDetail("Only the postgres interval style is supported.")
+			}},
+		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified.",
+			// Accepted for client compatibility: asofsql has one schema.
+			set: func(_ *Session, v string) (string, error) { return v, nil }},
+		{name: "standard_conforming_strings", def: "on", desc: "Causes '...' strings to treat backslashes literally.",
+			set: func(_ *Session, v string) (string, error) {
+				if b, ok := parseBool(v); ok && b {
+					return "on", nil
+				}
+				return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"standard_conforming_strings\": \"%s\"", v).
+					WithDetail("Only standard_conforming_strings = on is supported.")
+			}},
+		{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.",
+			set: func(s *Session, v string) (string, error) {
+				d, err := parseTimeout(v)
+				if err != nil {
+					return "", err
+				}
+				s.timeout = d
+				return formatTimeout(d), nil
+			}},
+		{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.",
+			set: func(s *Session, v string) (string, error) {
+				loc, err := sqltypes.ParseTimeZone(v)
+				if err != nil {
+					return "", err
+				}
+				s.vopts.Location = loc
+				return loc.String(), nil
+			}},
+		{name: "default_transaction_read_only", def: "off", desc: "Sets the default read-only status of new transactions.",
+			set: func(_ *Session, v string) (string, error) {
+				if b, ok := parseBool(v); ok && !b {
+					return "off", nil
+				}
+				return "", sqlerr.New(sqlerr.FeatureNotSupported, "read-only transactions are not supported")
+			}},
+		{name: "server_version", def: "15.0", desc: "Shows the server version.", fixed: true},
+		{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", fixed: true},
+		{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", fixed: true},
+		{name: "is_superuser", def: "off", desc: "Shows whether the current user is a superuser.", fixed: true},
+		{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level.", fixed: true},
+	}
+	m := map[string]*setting{}
+	for _, s := range list {
+		m[strings.ToLower(s.name)] = s
+	}
+	return m
+}()
+
+// settingNames lists the settings in SHOW ALL order (by name, as Postgres).
+func settingNames() []string {
+	names := make([]string, 0, len(settings))
+	for k := range settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lookupSetting(name string) (*setting, error) {
+	st, ok := settings[strings.ToLower(name)]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	return st, nil
+}
+
+func parseBool(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1", "t", "y":
+		return true, true
+	case "off", "false", "no", "0", "f", "n":
+		return false, true
+	}
+	return false, false
+}
+
+// parseTimeout reads statement_timeout: milliseconds, or a number with a
+// unit (us, ms, s, min, h, d) as Postgres accepts.
+func parseTimeout(v string) (time.Duration, error) {
+	bad := sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": \"%s\"", v)
+	s := strings.TrimSpace(v)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || (i == 0 && (s[i] == '-' || s[i] == '+'))) {
+		i++
+	}
+	num, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil {
+		return 0, bad
+	}
+	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, ok := unit[strings.TrimSpace(s[i:])]
+	if !ok {
+		return 0, bad.WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	if num < 0 || num*float64(u) > float64(int64(^uint32(0)>>1))*float64(time.Millisecond) {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue,
+			"%s ms is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647)", s[:i])
+	}
+	return time.Duration(num * float64(u)), nil
+}
+
+// formatTimeout prints a timeout as SHOW does: the largest exact unit.
+func formatTimeout(d time.Duration) string {
+	ms := d.Milliseconds()
+	switch {
+	case ms == 0:
+		return "0"
+	case ms%(24*3600*1000) == 0:
+		return strconv.FormatInt(ms/(24*3600*1000), 10) + "d"
+	case ms%(3600*1000) == 0:
+		return strconv.FormatInt(ms/(3600*1000), 10) + "h"
+	case ms%(60*1000) == 0:
+		return strconv.FormatInt(ms/(60*1000), 10) + "min"
+	case ms%1000 == 0:
+		return strconv.FormatInt(ms/1000, 10) + "s"
+	}
+	return strconv.FormatInt(ms, 10) + "ms"
+}
