@@ -158,14 +158,6 @@ func randSpec(rng *rand.Rand, chained bool, d dtypes) dspec {
 	s := dspec{left: rng.IntN(2) == 0, keyed: rng.IntN(3) > 0, later: rng.IntN(3) == 0, filter: rng.IntN(4) == 0}
 	if !chained && rng.IntN(3) == 0 {
 		ops := []string{">=", ">", "<=", "<"}
-		if d.t == "DOUBLE PRECISION" {
-			// Known engine bug, left out here: the planner encodes a
-			// strict float inequality as a bound of ±SmallestNonzeroFloat64
-			// (sql/planner/asof.go) and the operator adds it to left.t in
-			// float64 (exec/asof/ontime.go), where it rounds away, so
-			// l.t > r.t on DOUBLE PRECISION also matches r.t = l.t.
-			ops = []string{">=", "<="}
-		}
 		s.compat = ops[rng.IntN(len(ops))]
 		switch s.compat {
 		case ">=":

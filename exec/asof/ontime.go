@@ -233,6 +233,7 @@ type window struct {
 // windowFor computes the window of left value l for range [lo, hi].
 func windowFor(l uint64, lo, hi Bound, float bool) window {
 	var w window
+	var loSaturated, hiSaturated bool
 	if float {
 		lf := keyToFloat(l)
 		if lo.Unbounded {
@@ -252,7 +253,7 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 			case over:
 				w.empty = true
 			case under:
-				w.lo = 0
+				w.lo, loSaturated = 0, true
 			default:
 				w.lo = v
 			}
@@ -265,11 +266,26 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 			case under:
 				w.empty = true
 			case over:
-				w.hi = math.MaxUint64
+				w.hi, hiSaturated = math.MaxUint64, true
 			default:
 				w.hi = v
 			}
 		}
+	}
+	// A strict bound moves its edge one step inward on the number line;
+	// an edge that saturated at the line's end needs no step (the exact
+	// bound lies beyond every value).
+	if lo.Exclusive && !lo.Unbounded && !w.empty && !loSaturated {
+		if w.lo == math.MaxUint64 {
+			w.empty = true
+		}
+		w.lo++
+	}
+	if hi.Exclusive && !hi.Unbounded && !w.empty && !hiSaturated {
+		if w.hi == 0 {
+			w.empty = true
+		}
+		w.hi--
 	}
 	w.b = min(l, w.hi)
 	return w

@@ -53,6 +53,10 @@ type Bound struct {
 	Unbounded bool
 	Int       int64
 	Float     float64
+	// Exclusive leaves the bound's own value out (a strict inequality):
+	// the window edge moves one step on the column's number line, the
+	// next integer or the next float, so no rounding can let it in.
+	Exclusive bool
 }
 
 // IntBound returns an inclusive integer bound.
@@ -188,12 +192,12 @@ func checkRange(r Right, k timeKind) error {
 		if r.Lo.Float != r.Lo.Float || r.Hi.Float != r.Hi.Float {
 			return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range bound for %s is NaN", r.Name)
 		}
-		if r.Lo.Float > r.Hi.Float {
+		if r.Lo.Float > r.Hi.Float || (r.Lo.Float == r.Hi.Float && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 			return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %g is greater than upper bound %g", r.Lo.Float, r.Hi.Float)
 		}
 		return nil
 	}
-	if r.Lo.Int > r.Hi.Int {
+	if r.Lo.Int > r.Hi.Int || (r.Lo.Int == r.Hi.Int && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %d is greater than upper bound %d", r.Lo.Int, r.Hi.Int)
 	}
 	return nil

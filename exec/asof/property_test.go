@@ -204,6 +204,17 @@ func randomCase(seed uint64) *genCase {
 				lo = FloatBound(float64(lo.Int))
 			}
 		}
+		// Strict bounds, as the planner emits for > and < forms.
+		if !lo.Unbounded && rng.IntN(5) == 0 {
+			lo.Exclusive = true
+		}
+		if !hi.Unbounded && rng.IntN(5) == 0 {
+			hi.Exclusive = true
+		}
+		if !lo.Unbounded && !hi.Unbounded && (lo.Exclusive || hi.Exclusive) &&
+			(g.float && lo.Float == hi.Float || !g.float && lo.Int == hi.Int) {
+			lo.Exclusive, hi.Exclusive = false, false
+		}
 		keys := make([]int, g.keys)
 		for k := range keys {
 			keys[k] = 1 + k

@@ -126,10 +126,10 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 			var sign int
 			var dist *big.Float
 			if isFloat {
-				if !r.Lo.Unbounded && !(l.f+r.Lo.Float <= rv.f) {
+				if !r.Lo.Unbounded && (!(l.f+r.Lo.Float <= rv.f) || r.Lo.Exclusive && !(l.f+r.Lo.Float < rv.f)) {
 					continue
 				}
-				if !r.Hi.Unbounded && !(rv.f <= l.f+r.Hi.Float) {
+				if !r.Hi.Unbounded && (!(rv.f <= l.f+r.Hi.Float) || r.Hi.Exclusive && !(rv.f < l.f+r.Hi.Float)) {
 					continue
 				}
 				d := rv.f - l.f
@@ -142,10 +142,10 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 				dist = big.NewFloat(math.Abs(d))
 			} else {
 				delta := new(big.Int).Sub(rv.i, l.i)
-				if !r.Lo.Unbounded && delta.Cmp(big.NewInt(r.Lo.Int)) < 0 {
+				if c := delta.Cmp(big.NewInt(r.Lo.Int)); !r.Lo.Unbounded && (c < 0 || c == 0 && r.Lo.Exclusive) {
 					continue
 				}
-				if !r.Hi.Unbounded && delta.Cmp(big.NewInt(r.Hi.Int)) > 0 {
+				if c := delta.Cmp(big.NewInt(r.Hi.Int)); !r.Hi.Unbounded && (c > 0 || c == 0 && r.Hi.Exclusive) {
 					continue
 				}
 				sign = delta.Sign()

@@ -413,3 +413,19 @@ func TestVarWidthPayloads(t *testing.T) {
 	runJoinCase(t, joinCase{name: "strings and binaries", left: left, rights: []func(memory.Allocator) arrow.RecordBatch{right}, specs: []Right{sp},
 		want: []string{"0 | NULL | NULL | NULL | NULL", "1 | one | uno | eDE= | eTE=", "2 | two | NULL | eDI= | NULL", "3 | two | NULL | eDI= | NULL"}})
 }
+
+// TestStrictFloatBounds: l.t > r.t on floats must exclude r.t = l.t at any
+// magnitude (adding the smallest float to 1e300 or 10 changes nothing, so
+// strictness cannot be an offset).
+func TestStrictFloatBounds(t *testing.T) {
+	lfs := []arrow.Field{f("t", f64), f("lv", i64)}
+	rfs := []arrow.Field{f("t", f64), f("rv", i64)}
+	left := rowsOf(lfs, []any{10.0, 1}, []any{1e300, 2})
+	right := rowsOf(rfs, []any{9.5, 10}, []any{10.0, 11}, []any{1e299, 12}, []any{1e300, 13}, []any{2e300, 14})
+	back := Right{Name: "r", LeftOn: 0, On: 0, Lo: Unbounded, Hi: Bound{Exclusive: true}, Kind: Left, Payload: []int{1}}
+	runJoinCase(t, joinCase{name: "backward, exact excluded", left: left, rights: []func(memory.Allocator) arrow.RecordBatch{right}, specs: []Right{back},
+		want: []string{"10 | 1 | 10", "1e+300 | 2 | 12"}})
+	fwd := Right{Name: "r", LeftOn: 0, On: 0, Lo: Bound{Exclusive: true}, Hi: Unbounded, Kind: Left, Payload: []int{1}}
+	runJoinCase(t, joinCase{name: "forward, exact excluded", left: left, rights: []func(memory.Allocator) arrow.RecordBatch{right}, specs: []Right{fwd},
+		want: []string{"10 | 1 | 12", "1e+300 | 2 | 14"}})
+}

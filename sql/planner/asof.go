@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"strings"
 
@@ -239,12 +238,12 @@ func flip(op opcode.Op) opcode.Op {
 }
 
 // inequalityBounds turns left.t op right.t into a half-open range on Δ =
-// right.t − left.t; a strict inequality excludes Δ = 0 by one unit of
-// the on column (one ULP below zero for floats, where x − y = 0 only when
-// x = y).
+// right.t − left.t; a strict inequality excludes Δ = 0: by one unit for
+// exact types, and for floats by an exclusive bound at 0 (the operator
+// steps to the next float, which no addition in float64 can round away).
 func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *parser.AsofJoin) error {
-	unit := Bound{Int: 1, Float: math.SmallestNonzeroFloat64}
-	neg := Bound{Int: -1, Float: -math.SmallestNonzeroFloat64}
+	unit := Bound{Int: 1, Exclusive: isFloat(lt.typ)}
+	neg := Bound{Int: -1, Exclusive: isFloat(lt.typ)}
 	switch op {
 	case opcode.GE: // l.t >= r.t: Δ <= 0
 		ar.Hi = Bound{}

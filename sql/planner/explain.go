@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -220,10 +219,10 @@ func describeRight(r *AsofRight, lcols []Column) string {
 
 func formatRangeBounds(lo, hi Bound, t sqltypes.Type) string {
 	l, h := "[", "]"
-	if lo.Unbounded {
+	if lo.Unbounded || lo.Exclusive {
 		l = "("
 	}
-	if hi.Unbounded {
+	if hi.Unbounded || hi.Exclusive {
 		h = ")"
 	}
 	ls, hs := formatBound(lo, t), formatBound(hi, t)
@@ -246,9 +245,6 @@ func formatBound(b Bound, t sqltypes.Type) string {
 	case b.Unbounded:
 		return "inf"
 	case isFloat(t):
-		if b.Float == math.SmallestNonzeroFloat64 || b.Float == -math.SmallestNonzeroFloat64 {
-			return fmt.Sprintf("%g (exclusive of 0)", b.Float)
-		}
 		return fmt.Sprintf("%g", b.Float)
 	case t.Kind == sqltypes.Numeric:
 		return sqltypes.Decimal{Coef: decimal128.FromI64(b.Int), Scale: int32(numericScale(t))}.String()

@@ -75,6 +75,9 @@ type Bound struct {
 	Unbounded bool
 	Int       int64
 	Float     float64
+	// Exclusive leaves the bound's value itself out: a strict inequality
+	// on a floating-point on column, where no finite step is exact.
+	Exclusive bool
 	// Param is set when the bound is a statement parameter ($n); lowering
 	// converts the bound value to the unit above (Int/Float are unused).
 	Param *expr.Param
