@@ -43,7 +43,8 @@ type ShapeResult struct {
 	Engines []EngineResult
 }
 
-// RunShape generates the shape's data with mem, prepares every engine, and
+// RunShape generates the shape's data with mem, prepares every engine,
+// runs each engine once untimed (warm-up and peak-RSS measurement), then
 // runs the join runs times per engine, interleaving the engines (run 1 of
 // each, then run 2 of each, ...) so that load changes on a shared machine
 // hit them alike. Every run's summary must equal the first engine's first
@@ -77,22 +78,39 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 	}
 	var ref *Summary
 	refName := ""
-	for run := 1; run <= runs; run++ {
+	check := func(e Engine, run int, sum Summary) error {
+		if ref == nil {
+			ref, refName, res.Summary = &sum, e.Name(), sum
+			return nil
+		}
+		if !sum.Equal(*ref) {
+			return sqlerr.New(sqlerr.DataException, "%s: %s and %s disagree (run %d)", s.Name, refName, e.Name(), run).
+				WithDetail("%s: %s\n%s: %s", refName, *ref, e.Name(), sum)
+		}
+		return nil
+	}
+	// Run 0 warms every engine up and is the one that measures peak RSS
+	// (see Probe.MeasureRSS); it is checked but not timed.
+	for run := 0; run <= runs; run++ {
 		for i, e := range engines {
+			if run == 0 {
+				probe.MeasureRSS()
+			}
 			m, sum, err := e.Run(ctx, probe)
 			if err != nil {
 				return res, fmt.Errorf("%s: %s run %d: %w", s.Name, e.Name(), run, err)
 			}
-			if ref == nil {
-				ref, refName, res.Summary = &sum, e.Name(), sum
-			} else if !sum.Equal(*ref) {
-				return res, sqlerr.New(sqlerr.DataException, "%s: %s and %s disagree (run %d)", s.Name, refName, e.Name(), run).
-					WithDetail("%s: %s\n%s: %s", refName, *ref, e.Name(), sum)
+			if err := check(e, run, sum); err != nil {
+				return res, err
 			}
 			er := &res.Engines[i]
-			er.Times = append(er.Times, m.Elapsed)
 			er.PeakRSS = max(er.PeakRSS, m.PeakRSS)
 			er.PeakArrow = max(er.PeakArrow, m.PeakArrow)
+			if run == 0 {
+				fmt.Fprintf(log, "%s: %-14s warm-up: %v, peak RSS +%s MiB\n", s.Name, e.Name(), m.Elapsed.Round(time.Microsecond), mib(m.PeakRSS))
+				continue
+			}
+			er.Times = append(er.Times, m.Elapsed)
 			fmt.Fprintf(log, "%s: %-14s run %d: %v\n", s.Name, e.Name(), run, m.Elapsed.Round(time.Microsecond))
 		}
 	}

@@ -17,8 +17,9 @@ import (
 type Measure struct {
 	Elapsed time.Duration
 	// PeakRSS is the growth of the process's peak resident set during the
-	// run over its resident set at the start, in bytes; -1 when the kernel
-	// does not let us reset the peak (/proc/self/clear_refs).
+	// run over its resident set at the start, in bytes; -1 when the run did
+	// not measure it (see MeasureRSS) or the kernel does not let us reset
+	// the peak (/proc/self/clear_refs).
 	PeakRSS int64
 	// PeakArrow is the peak of Arrow memory the engine allocated through
 	// the probe's allocator during the run, or -1 when the engine does not
@@ -27,16 +28,18 @@ type Measure struct {
 }
 
 // Probe times one run and measures its memory. Both engines live in one
-// process, so peak RSS is measured per run: Begin collects Go garbage,
-// returns freed pages to the OS and resets the kernel's high-water mark
-// (VmHWM) to the current RSS; End reads the mark. The delta is the memory
-// the run itself made resident (including its materialised result).
+// process, so peak RSS is measured per run: for a run after MeasureRSS,
+// Begin collects Go garbage, returns freed pages to the OS and resets the
+// kernel's high-water mark (VmHWM) to the current RSS; End reads the mark.
+// The delta is the memory the run itself made resident (including its
+// materialised result).
 type Probe struct {
 	alloc    *TrackingAllocator
 	start    time.Time
 	rss0     int64
 	live0    int64
 	resetOK  bool
+	wantRSS  bool
 	tracking bool
 }
 
@@ -50,12 +53,23 @@ func (p *Probe) Allocator() memory.Allocator {
 	return p.alloc
 }
 
+// MeasureRSS makes the next Begin/End pair measure peak RSS. It is for an
+// untimed warm-up run only: it returns the Go heap's free pages to the OS,
+// and the page faults that follow would make a timed Go run pay a cost
+// that DuckDB, whose allocator keeps its pages, does not.
+func (p *Probe) MeasureRSS() { p.wantRSS = true }
+
 // Begin starts a measurement; nothing the caller does before it is timed.
+// Every run starts from a collected Go heap, so one run's garbage is not
+// the next one's work.
 func (p *Probe) Begin() {
 	runtime.GC()
-	debug.FreeOSMemory()
-	p.resetOK = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-	p.rss0 = procStatus("VmRSS")
+	p.resetOK = false
+	if p.wantRSS {
+		debug.FreeOSMemory()
+		p.resetOK = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+		p.rss0 = procStatus("VmRSS")
+	}
 	p.alloc.ResetPeak()
 	p.live0 = p.alloc.Live()
 	p.start = time.Now()
@@ -64,13 +78,15 @@ func (p *Probe) Begin() {
 // End finishes the measurement started by Begin.
 func (p *Probe) End() Measure {
 	m := Measure{Elapsed: time.Since(p.start), PeakRSS: -1, PeakArrow: -1}
-	if hwm := procStatus("VmHWM"); p.resetOK && hwm >= 0 && p.rss0 >= 0 {
-		m.PeakRSS = max(0, hwm-p.rss0)
+	if p.resetOK {
+		if hwm := procStatus("VmHWM"); hwm >= 0 && p.rss0 >= 0 {
+			m.PeakRSS = max(0, hwm-p.rss0)
+		}
 	}
 	if p.tracking {
 		m.PeakArrow = p.alloc.Peak() - p.live0
 	}
-	p.tracking = false
+	p.tracking, p.wantRSS, p.resetOK = false, false, false
 	return m
 }
 
