@@ -142,6 +142,7 @@ func TestEnginesAgreeWithReference(t *testing.T) {
 			require.Len(t, got.Engines, len(engines))
 			for _, e := range got.Engines {
 				require.Len(t, e.Times, 2, e.Engine)
+				require.Len(t, e.CPU, 2, e.Engine)
 				require.GreaterOrEqual(t, e.PeakRSS, int64(-1), e.Engine)
 			}
 			require.Greater(t, got.Engines[0].PeakArrow, int64(0), "asofsql allocates its output through the probe")
@@ -460,14 +461,14 @@ func TestMedianAndTable(t *testing.T) {
 	WriteTable(&buf, []ShapeResult{{
 		Shape: Shapes[0].Scaled(0.5),
 		Engines: []EngineResult{
-			{Engine: "asofsql", Times: []time.Duration{100 * time.Millisecond}, PeakRSS: 3 << 20, PeakArrow: 1 << 20},
-			{Engine: "DuckDB 1T", Times: []time.Duration{400 * time.Millisecond}, PeakRSS: -1, PeakArrow: -1},
+			{Engine: "asofsql", Times: []time.Duration{100 * time.Millisecond}, CPU: []time.Duration{50 * time.Millisecond}, PeakRSS: 3 << 20, PeakArrow: 1 << 20},
+			{Engine: "DuckDB 1T", Times: []time.Duration{400 * time.Millisecond}, CPU: []time.Duration{800 * time.Millisecond}, PeakRSS: -1, PeakArrow: -1},
 		},
 	}})
-	require.Equal(t, `| shape | left × right | engine | median ms | ns/left row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine |
-| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |
-| S1 | 524,288 × 524,288 | asofsql | 100.0 | 190.7 | 3.0 | 1.0 | — |
-| S1 | 524,288 × 524,288 | DuckDB 1T | 400.0 | 762.9 | n/a | n/a | 0.25 |
+	require.Equal(t, `| shape | left × right | engine | median ms | ns/left row | CPU ns/left row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine |
+| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| S1 | 524,288 × 524,288 | asofsql | 100.0 | 190.7 | 95.4 | 3.0 | 1.0 | — |
+| S1 | 524,288 × 524,288 | DuckDB 1T | 400.0 | 762.9 | 1525.9 | n/a | n/a | 0.25 |
 `, buf.String())
 	require.Equal(t, "10M", rowsString(10<<20))
 	require.Equal(t, "1,000", rowsString(1000))

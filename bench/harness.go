@@ -16,6 +16,8 @@ import (
 type EngineResult struct {
 	Engine string
 	Times  []time.Duration
+	// CPU holds each timed run's process CPU time.
+	CPU []time.Duration
 	// PeakRSS and PeakArrow are the largest over the runs (-1: unknown).
 	PeakRSS, PeakArrow int64
 }
@@ -111,7 +113,8 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 				continue
 			}
 			er.Times = append(er.Times, m.Elapsed)
-			fmt.Fprintf(log, "%s: %-14s run %d: %v\n", s.Name, e.Name(), run, m.Elapsed.Round(time.Microsecond))
+			er.CPU = append(er.CPU, m.CPU)
+			fmt.Fprintf(log, "%s: %-14s run %d: %v (CPU %v)\n", s.Name, e.Name(), run, m.Elapsed.Round(time.Microsecond), m.CPU.Round(time.Millisecond))
 		}
 	}
 	return res, nil
@@ -119,10 +122,11 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 
 // WriteTable prints the results as a Markdown table. The ratio column is
 // the first engine's (asofsql's) median over this engine's: below 1 means
-// asofsql is faster.
+// asofsql is faster. CPU ns/left row is the median of the runs' process
+// CPU time: with two threads it counts both.
 func WriteTable(w io.Writer, results []ShapeResult) {
-	fmt.Fprintln(w, "| shape | left × right | engine | median ms | ns/left row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine |")
-	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| shape | left × right | engine | median ms | ns/left row | CPU ns/left row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine |")
+	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range results {
 		if len(r.Engines) == 0 {
 			continue
@@ -138,9 +142,9 @@ func WriteTable(w io.Writer, results []ShapeResult) {
 			if i > 0 && med > 0 {
 				ratio = fmt.Sprintf("%.2f", float64(base)/float64(med))
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %.1f | %.1f | %s | %s | %s |\n",
+			fmt.Fprintf(w, "| %s | %s | %s | %.1f | %.1f | %.1f | %s | %s | %s |\n",
 				r.Shape.Name, sizes, e.Engine, float64(med)/1e6, float64(med)/float64(r.Shape.Left),
-				mib(e.PeakRSS), mib(e.PeakArrow), ratio)
+				float64(median(e.CPU))/float64(r.Shape.Left), mib(e.PeakRSS), mib(e.PeakArrow), ratio)
 		}
 	}
 }

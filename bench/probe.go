@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -16,6 +17,10 @@ import (
 // Measure is what one timed run cost.
 type Measure struct {
 	Elapsed time.Duration
+	// CPU is the user+system CPU time of the whole process during the run
+	// (every thread: DuckDB's workers, asofsql's goroutines, Go's GC). On
+	// a shared machine it moves less with load than Elapsed does.
+	CPU time.Duration
 	// PeakRSS is the growth of the process's peak resident set during the
 	// run over its resident set at the start, in bytes; -1 when the run did
 	// not measure it (see MeasureRSS) or the kernel does not let us reset
@@ -38,6 +43,7 @@ type Probe struct {
 	start    time.Time
 	rss0     int64
 	live0    int64
+	cpu0     time.Duration
 	resetOK  bool
 	wantRSS  bool
 	tracking bool
@@ -72,12 +78,14 @@ func (p *Probe) Begin() {
 	}
 	p.alloc.ResetPeak()
 	p.live0 = p.alloc.Live()
+	p.cpu0 = cpuTime()
 	p.start = time.Now()
 }
 
 // End finishes the measurement started by Begin.
 func (p *Probe) End() Measure {
 	m := Measure{Elapsed: time.Since(p.start), PeakRSS: -1, PeakArrow: -1}
+	m.CPU = cpuTime() - p.cpu0
 	if p.resetOK {
 		if hwm := procStatus("VmHWM"); hwm >= 0 && p.rss0 >= 0 {
 			m.PeakRSS = max(0, hwm-p.rss0)
@@ -88,6 +96,15 @@ func (p *Probe) End() Measure {
 	}
 	p.tracking, p.wantRSS, p.resetOK = false, false, false
 	return m
+}
+
+// cpuTime is the process's user+system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procStatus reads a "kB" field of /proc/self/status in bytes, or -1.
