@@ -46,11 +46,9 @@ type ShapeResult struct {
 }
 
 // RunShape generates the shape's data with mem, prepares every engine,
-// runs each engine once untimed (warm-up and peak-RSS measurement), then
-// runs the join runs times per engine, interleaving the engines (run 1 of
-// each, then run 2 of each, ...) so that load changes on a shared machine
-// hit them alike. Every run's summary must equal the first engine's first
-// one, else RunShape stops with a 22000 error showing both.
+// and runs each engine's join once untimed (warm-up and peak-RSS
+// measurement), then runs times. Every run's summary must equal the first
+// engine's first one, else RunShape stops with a 22000 error showing both.
 func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memory.Allocator, probe *Probe, log io.Writer) (ShapeResult, error) {
 	res := ShapeResult{Shape: s}
 	if runs < 1 {
@@ -91,10 +89,15 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 		}
 		return nil
 	}
-	// Run 0 warms every engine up and is the one that measures peak RSS
-	// (see Probe.MeasureRSS); it is checked but not timed.
-	for run := 0; run <= runs; run++ {
-		for i, e := range engines {
+	// Each engine runs its warm-up (run 0, untimed, the one that measures
+	// peak RSS, see Probe.MeasureRSS) and then its timed runs back to back.
+	// Interleaving the engines was tried: the first asofsql run after a
+	// DuckDB run cost about twice the CPU of the next one (the Go heap's
+	// pages had been returned to the OS meanwhile and were faulted in
+	// again), which measures the neighbour, not the engine.
+	for i, e := range engines {
+		er := &res.Engines[i]
+		for run := 0; run <= runs; run++ {
 			if run == 0 {
 				probe.MeasureRSS()
 			}
@@ -105,7 +108,6 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 			if err := check(e, run, sum); err != nil {
 				return res, err
 			}
-			er := &res.Engines[i]
 			er.PeakRSS = max(er.PeakRSS, m.PeakRSS)
 			er.PeakArrow = max(er.PeakArrow, m.PeakArrow)
 			if run == 0 {
