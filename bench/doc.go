@@ -8,7 +8,7 @@
 //
 //   - loads it into an in-memory DuckDB with the Appender (not timed);
 //   - runs every engine once untimed (warm-up, and the run that measures
-//     peak RSS), then -runs timed runs per engine, interleaved;
+//     peak RSS), then its -runs timed runs back to back;
 //   - times only the join producing the full result, materialised: the
 //     asofsql operator's output batches are kept until the run ends,
 //     DuckDB runs CREATE TEMP TABLE out AS SELECT ... (see JoinSQL for how
