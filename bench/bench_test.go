@@ -187,6 +187,27 @@ func TestRunShapeRejectsBadArguments(t *testing.T) {
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
 }
 
+// TestRunShapeReportsEngineErrors checks that an engine's refusal reaches
+// the caller with its SQLSTATE: the operator rejects lo > hi (22023) and
+// the DuckDB engine a range it has no spelling for (0A000).
+func TestRunShapeReportsEngineErrors(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s := Shape{Name: "bad", Left: 100, Right: 100, Card: 3, Lo: asof.IntBound(5), Hi: asof.IntBound(-5), Rights: 1}
+	_, err := RunShape(ctx, s, []Engine{&OperatorEngine{}}, 1, mem, NewProbe(mem), io.Discard)
+	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
+	require.Contains(t, err.Error(), "bad: asofsql run 0")
+
+	db, err := OpenDuckDB(ctx)
+	require.NoError(t, err)
+	defer db.Close()
+	s.Lo, s.Hi = asof.IntBound(1), asof.IntBound(5)
+	_, err = RunShape(ctx, s, []Engine{&OperatorEngine{}, &DuckDBEngine{DB: db, Threads: 1}}, 1, mem, NewProbe(mem), io.Discard)
+	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	require.Contains(t, err.Error(), "prepare DuckDB 1T")
+}
+
 func TestGenerate(t *testing.T) {
 	for _, s := range []Shape{
 		{Name: "ints", Left: 2*batchRows + 5, Right: 1000, Card: 50, Rights: 2},

@@ -104,10 +104,15 @@ func (d *DuckDB) loadInput(ctx context.Context, in Input) error {
 			return err
 		}
 		for _, b := range in.Batches {
-			ts := b.Column(0).(*array.Int64)
-			ps := b.Column(2).(*array.Float64)
+			ts, ok1 := b.Column(0).(*array.Int64)
+			ps, ok2 := b.Column(2).(*array.Float64)
 			ik, _ := b.Column(1).(*array.Int64)
 			sk, _ := b.Column(1).(*array.String)
+			if !ok1 || !ok2 || (ik == nil && sk == nil) {
+				app.Close()
+				return sqlerr.New(sqlerr.DatatypeMismatch, "input %s has columns %s, %s, %s; want int64, int64 or utf8, float64",
+					in.Name, b.Column(0).DataType(), b.Column(1).DataType(), b.Column(2).DataType())
+			}
 			for i := 0; i < int(b.NumRows()); i++ {
 				var k driver.Value
 				if ik != nil {
