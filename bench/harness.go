@@ -91,10 +91,11 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 	}
 	// Each engine runs its warm-up (run 0, untimed, the one that measures
 	// peak RSS, see Probe.MeasureRSS) and then its timed runs back to back.
-	// Interleaving the engines was tried: the first asofsql run after a
-	// DuckDB run cost about twice the CPU of the next one (the Go heap's
-	// pages had been returned to the OS meanwhile and were faulted in
-	// again), which measures the neighbour, not the engine.
+	// Interleaving the engines was tried: an engine's first run after
+	// another engine's cost 2-3x its next one, for asofsql and DuckDB
+	// alike (for asofsql, partly Go heap pages returned to the OS during
+	// DuckDB's run and faulted in again), which measures the neighbour,
+	// not the engine.
 	for i, e := range engines {
 		er := &res.Engines[i]
 		for run := 0; run <= runs; run++ {
