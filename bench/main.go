@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		var se *sqlerr.Error
+		if errors.As(err, &se) {
+			fmt.Fprintf(os.Stderr, "bench: ERROR %s: %v\n", se.Code, err)
+			if se.Detail != "" {
+				fmt.Fprintf(os.Stderr, "DETAIL: %s\n", se.Detail)
+			}
+			if se.Hint != "" {
+				fmt.Fprintf(os.Stderr, "HINT: %s\n", se.Hint)
+			}
+		} else {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	shapes  []Shape
+	scale   float64
+	runs    int
+	threads []int
+	serial  bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	shapes := fs.String("shapes", "all", "comma-separated shapes to run (S1..S6) or all")
+	scale := fs.Float64("scale", 1, "multiply every shape's row counts by this (e.g. 0.01 for a quick run)")
+	runs := fs.Int("runs", 5, "timed runs per engine and shape; the median is reported")
+	threads := fs.String("threads", "1,2", "DuckDB thread counts to run, comma-separated (empty: no DuckDB)")
+	serial := fs.Bool("serial", false, "also run asofsql with every right input on one goroutine")
+	if err := fs.Parse(args); err != nil {
+		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
+	}
+	if fs.NArg() > 0 {
+		return config{}, sqlerr.New(sqlerr.InvalidParameterValue, "unexpected argument %q", fs.Arg(0)).
+			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
+	}
+	c := config{scale: *scale, runs: *runs, serial: *serial}
+	if !(c.scale > 0 && c.scale <= 100) {
+		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
+	}
+	if c.runs < 1 {
+		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-runs must be at least 1, got %d", c.runs)
+	}
+	var err error
+	if c.shapes, err = SelectShapes(*shapes); err != nil {
+		return c, err
+	}
+	for _, f := range strings.Split(*threads, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > 1024 {
+			return c, sqlerr.New(sqlerr.InvalidParameterValue, "bad DuckDB thread count %q in -threads", f).
+				WithHint("Use positive integers, e.g. -threads 1,2.")
+		}
+		c.threads = append(c.threads, n)
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	engines := []Engine{&OperatorEngine{}}
+	if c.serial {
+		engines = append(engines, &OperatorEngine{Serial: true})
+	}
+	duckVersion := "not run"
+	if len(c.threads) > 0 {
+		db, err := OpenDuckDB(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if duckVersion, err = db.Version(ctx); err != nil {
+			return err
+		}
+		for _, n := range c.threads {
+			engines = append(engines, &DuckDBEngine{DB: db, Threads: n})
+		}
+	}
+	fmt.Fprintf(stdout, "asofsql peer benchmark, %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(stdout, "command: bench %s\n", strings.Join(args, " "))
+	fmt.Fprintf(stdout, "%s, GOMAXPROCS %d, %s; DuckDB %s; load average at start: %s\n\n",
+		runtime.Version(), runtime.GOMAXPROCS(0), cpuModel(), duckVersion, loadAvg())
+	var results []ShapeResult
+	probe := NewProbe(memory.NewGoAllocator())
+	for _, s := range c.shapes {
+		r, err := RunShape(ctx, s.Scaled(c.scale), engines, c.runs, memory.NewGoAllocator(), probe, stderr)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	fmt.Fprintf(stdout, "Median of %d runs; load average at end: %s.\n\n", c.runs, loadAvg())
+	WriteTable(stdout, results)
+	fmt.Fprintln(stdout, "\nEvery engine gave the same answer in every run:")
+	WriteChecks(stdout, results)
+	return nil
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
