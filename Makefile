@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 30s
 
-.PHONY: all build test vet fmt-check lint bench fuzz demo clean
+.PHONY: all build test vet fmt-check lint bench bench-peers fuzz demo clean
 
 all: build
 
@@ -29,6 +29,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCHFLAGS) ./exec/asof/
 
 # Each fuzz target in turn (go test -fuzz takes one package and target).
+# asofsql vs DuckDB (bench/ is its own module: DuckDB needs cgo). Full
+# sizes take several minutes; run on an idle machine. PEERFLAGS="-scale 0.1"
+# for a quick look.
+bench-peers:
+	$(MAKE) -C bench peers
+
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser/
