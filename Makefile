@@ -23,18 +23,18 @@ test: vet
 	$(GO) test -race -count=1 $(PKGS)
 
 lint: vet
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCHFLAGS) ./exec/asof/
 
-# Each fuzz target in turn (go test -fuzz takes one package and target).
 # asofsql vs DuckDB (bench/ is its own module: DuckDB needs cgo). Full
 # sizes take several minutes; run on an idle machine. PEERFLAGS="-scale 0.1"
 # for a quick look.
 bench-peers:
 	$(MAKE) -C bench peers
 
+# Each fuzz target in turn (go test -fuzz takes one package and target).
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser/

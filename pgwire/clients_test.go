@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+	"github.com/lib/pq/pqerror"
 	"github.com/stretchr/testify/require"
 
 	"github.com/asofsql/asofsql/pgwire"
@@ -51,7 +52,7 @@ func TestLibPQ(t *testing.T) {
 	_, err = db.ExecContext(ctx, "select * from nosuch")
 	var pqErr *pq.Error
 	require.True(t, errors.As(err, &pqErr), "%v", err)
-	require.Equal(t, pq.ErrorCode("42P01"), pqErr.Code)
+	require.Equal(t, pqerror.Code("42P01"), pqErr.Code)
 	require.Equal(t, "15", pqErr.Position)
 
 	// lib/pq cancels a context with a CancelRequest (then retires that
@@ -62,16 +63,16 @@ func TestLibPQ(t *testing.T) {
 	_, err = db.ExecContext(cctx, "select pg_sleep(30)")
 	require.Error(t, err)
 	if errors.As(err, &pqErr) {
-		require.Equal(t, pq.ErrorCode("57014"), pqErr.Code)
+		require.Equal(t, pqerror.Code("57014"), pqErr.Code)
 	}
 	require.Less(t, time.Since(begin), 5*time.Second)
 	require.NoError(t, db.QueryRowContext(ctx, "select 'alive'").Scan(&s))
 	require.Equal(t, "alive", s)
 
-	// COPY FROM STDIN through lib/pq's CopyIn.
+	// COPY FROM STDIN through lib/pq (a prepared COPY statement).
 	txn, err := db.BeginTx(ctx, nil)
 	require.NoError(t, err)
-	stmt, err := txn.Prepare(pq.CopyIn("t", "id", "name", "price", "created"))
+	stmt, err := txn.Prepare(`COPY t (id, name, price, created) FROM STDIN`)
 	require.NoError(t, err)
 	for k := range 5 {
 		_, err = stmt.Exec(100+k, "pq", "9.99", time.Date(2024, 5, 5, 0, 0, k, 0, time.UTC))

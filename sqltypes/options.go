@@ -30,8 +30,6 @@ func DefaultOptions() *Options {
 	return &Options{Location: time.UTC, ExtraFloatDigits: 1}
 }
 
-var defaultOptions = DefaultOptions()
-
 func (o *Options) loc() *time.Location {
 	if o == nil || o.Location == nil {
 		return time.UTC

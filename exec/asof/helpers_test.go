@@ -127,7 +127,6 @@ type joinCase struct {
 	specs   []Right
 	want    []string
 	wantErr string
-	code    string
 	opts    Options
 }
 

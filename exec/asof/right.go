@@ -49,15 +49,13 @@ type rightState struct {
 	curIDs  []int32
 	curOn   arrow.Array
 	curKeys []arrow.Array // key columns of the current batch (key-major only)
-	// curTouch views the current batch's 8-byte payload columns.
-	curTouch [][]uint64
-	curSlot  int32
-	curPos   int
-	curLen   int
-	curBase  int64 // rows of this input before the current batch
-	eof      bool
-	last     uint64 // t of the last row read; 0 (the line's bottom) before any
-	kb       keyBatch
+	curSlot int32
+	curPos  int
+	curLen  int
+	curBase int64 // rows of this input before the current batch
+	eof     bool
+	last    uint64 // t of the last row read; 0 (the line's bottom) before any
+	kb      keyBatch
 
 	// Per key id.
 	latest  []ref

@@ -230,9 +230,7 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 	right, rm := prune(j.Right, rn)
 	nl := len(left.Schema())
 	m := make([]int, len(need))
-	for i, v := range lm {
-		m[i] = v
-	}
+	copy(m, lm)
 	for i, v := range rm {
 		m[lw+i] = -1
 		if v >= 0 {

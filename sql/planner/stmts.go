@@ -86,9 +86,7 @@ func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 		opts = &Options{}
 	}
 	b := &binder{cat: cat, st: st, opts: opts}
-	for _, t := range opts.ParamTypes {
-		b.params = append(b.params, t)
-	}
+	b.params = append(b.params, opts.ParamTypes...)
 	switch n := st.Node.(type) {
 	case nil:
 	case *parser.ShowStmt:
