@@ -18,7 +18,7 @@ import (
 
 // The differential test runs random ASOF queries over random tables
 // through SQL and compares every result, row order included, with a naive
-// reference written from the spec (/work/shared/spec/asof-join.md §2): for
+// reference written from the spec (../shared/spec/asof-join.md §2): for
 // each left row, scan every right row, keep the eligible ones, pick the
 // winner by |Δ|, the tie rule and the same-t rule.
 
