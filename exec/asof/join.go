@@ -2,6 +2,8 @@ package asof
 
 import (
 	"context"
+	"errors"
+	"io"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,12 +38,15 @@ type Join struct {
 	// them; it is drained at Close.
 	pool *exec.Pool
 
-	workers []chan work
-	results []chan result
-	wg      sync.WaitGroup
-	err     error
-	opened  bool
-	closed  bool
+	workers  []chan work
+	results  []chan result
+	pending  []*inflight // dispatched, not yet assembled (oldest first)
+	spare    [][]onColumn
+	leftDone bool
+	wg       sync.WaitGroup
+	err      error
+	opened   bool
+	closed   bool
 }
 
 type work struct {
@@ -52,8 +57,34 @@ type work struct {
 
 type result struct {
 	cols []arrow.Array
-	refs []ref
-	err  error
+	// matched[i] says row i found a winner; set only for INNER inputs, in
+	// a slice of its own (the worker's refs are reused by its next batch).
+	matched []bool
+	err     error
+}
+
+// inflight is a left batch handed to the right-input goroutines, with the
+// decoded on columns they read.
+type inflight struct {
+	lb      arrow.RecordBatch
+	decoded []onColumn
+}
+
+// pipelineDepth is how many left batches the right-input goroutines may
+// have in hand at once: with more than one, a fast input goes on to the
+// next batch instead of waiting for the slowest, which keeps both cores
+// busy when there are more inputs than cores.
+const pipelineDepth = 2
+
+func matchedOf(refs []ref, kind Kind) []bool {
+	if kind != Inner {
+		return nil
+	}
+	m := make([]bool, len(refs))
+	for i, r := range refs {
+		m[i] = r.slot >= 0
+	}
+	return m
 }
 
 var _ exec.Operator = (*Join)(nil)
@@ -130,7 +161,9 @@ func (j *Join) Open(ctx context.Context) error {
 		return nil
 	}
 	for _, r := range j.rights {
-		in, out := make(chan work), make(chan result, 1)
+		// Buffered to the pipeline depth, so neither side ever blocks on a
+		// send while the other waits.
+		in, out := make(chan work, pipelineDepth), make(chan result, pipelineDepth)
 		j.workers = append(j.workers, in)
 		j.results = append(j.results, out)
 		j.wg.Add(1)
@@ -138,7 +171,7 @@ func (j *Join) Open(ctx context.Context) error {
 			defer j.wg.Done()
 			for w := range in {
 				cols, refs, err := r.process(w.ctx, w.lb, w.lt)
-				out <- result{cols: cols, refs: refs, err: err}
+				out <- result{cols: cols, matched: matchedOf(refs, r.sp.Kind), err: err}
 			}
 		}(r)
 	}
@@ -166,27 +199,65 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	lb, err := j.left.Next(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer lb.Release()
-	if err := j.decodeLeft(lb); err != nil {
-		return nil, err
-	}
-	results := make([]result, len(j.rights))
 	if j.workers == nil {
+		lb, err := j.left.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer lb.Release()
+		if err := j.decodeLeft(lb, j.decoded); err != nil {
+			return nil, err
+		}
+		results := make([]result, len(j.rights))
 		for i, r := range j.rights {
-			results[i].cols, results[i].refs, results[i].err = r.process(ctx, lb, &j.decoded[j.onOf[i]])
+			var refs []ref
+			results[i].cols, refs, results[i].err = r.process(ctx, lb, &j.decoded[j.onOf[i]])
+			results[i].matched = matchedOf(refs, r.sp.Kind)
 		}
-	} else {
-		for i := range j.rights {
-			j.workers[i] <- work{ctx: ctx, lb: lb, lt: &j.decoded[j.onOf[i]]}
-		}
-		for i := range j.rights {
-			results[i] = <-j.results[i]
-		}
+		return j.assemble(ctx, lb, results)
 	}
+	// Keep up to pipelineDepth left batches with the goroutines, then
+	// assemble the oldest.
+	for len(j.pending) < pipelineDepth && !j.leftDone {
+		lb, err := j.left.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			j.leftDone = true
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		var dec []onColumn
+		if n := len(j.spare); n > 0 {
+			dec, j.spare = j.spare[n-1], j.spare[:n-1]
+		} else {
+			dec = make([]onColumn, len(j.leftOns))
+		}
+		if err := j.decodeLeft(lb, dec); err != nil {
+			lb.Release()
+			return nil, err
+		}
+		for i := range j.rights {
+			j.workers[i] <- work{ctx: ctx, lb: lb, lt: &dec[j.onOf[i]]}
+		}
+		j.pending = append(j.pending, &inflight{lb: lb, decoded: dec})
+	}
+	if len(j.pending) == 0 {
+		return nil, io.EOF
+	}
+	f := j.pending[0]
+	j.pending = j.pending[1:]
+	results := make([]result, len(j.rights))
+	for i := range j.rights {
+		results[i] = <-j.results[i]
+	}
+	defer f.lb.Release()
+	j.spare = append(j.spare, f.decoded)
+	return j.assemble(ctx, f.lb, results)
+}
+
+// assemble builds the output batch of lb from the right inputs' results.
+func (j *Join) assemble(ctx context.Context, lb arrow.RecordBatch, results []result) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, j.schema.NumFields())
 	release := func() {
 		for _, c := range cols {
@@ -208,21 +279,20 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		release()
 		return nil, firstErr
 	}
-	n := lb.NumRows()
-	rec := array.NewRecordBatch(j.schema, cols, n)
+	rec := array.NewRecordBatch(j.schema, cols, lb.NumRows())
 	release()
 	return j.filterInner(ctx, rec, results)
 }
 
 // decodeLeft maps the left on columns and checks they never decrease.
-func (j *Join) decodeLeft(lb arrow.RecordBatch) error {
+func (j *Join) decodeLeft(lb arrow.RecordBatch, decoded []onColumn) error {
 	// arrow-go computes null counts lazily and caches them: settle them
 	// here, before the batch is shared with the right-input goroutines.
 	for _, c := range lb.Columns() {
 		c.NullN()
 	}
 	for i, c := range j.leftOns {
-		d := &j.decoded[i]
+		d := &decoded[i]
 		arr := lb.Column(c)
 		if err := decodeOn(arr, d, j.opts.LeftName); err != nil {
 			return err
@@ -254,8 +324,8 @@ func (j *Join) filterInner(ctx context.Context, rec arrow.RecordBatch, results [
 		if sp.Kind != Inner {
 			continue
 		}
-		for row, rf := range results[i].refs[:n] {
-			if rf.slot < 0 {
+		for row, ok := range results[i].matched[:n] {
+			if !ok {
 				if keep == nil {
 					keep = make([]bool, n)
 					for k := range keep {
@@ -290,6 +360,16 @@ func (j *Join) Close() error {
 		close(w)
 	}
 	j.wg.Wait()
+	// Results of batches dispatched but never assembled.
+	for _, f := range j.pending {
+		for _, out := range j.results {
+			for _, c := range (<-out).cols {
+				c.Release()
+			}
+		}
+		f.lb.Release()
+	}
+	j.pending = nil
 	for _, r := range j.rights {
 		r.close()
 	}
