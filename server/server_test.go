@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 // memory is left.
 func start(t *testing.T) string {
 	t.Helper()
+	before := runtime.NumGoroutine()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
 	require.NoError(t, err)
@@ -43,6 +45,15 @@ func start(t *testing.T) string {
 		require.ErrorIs(t, <-served, pgwire.ErrServerClosed)
 		require.NoError(t, db.Close())
 		mem.AssertSize(t, 0)
+		// Every goroutine (connections, the adapter's context links) ends.
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Fatalf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	})
 	return l.Addr().String()
 }
@@ -389,4 +400,65 @@ INSERT 0 3
 (3 rows)
 
 `, string(out))
+}
+
+// bigQuotes loads n quotes (one symbol, ts 0..n-1).
+func bigQuotes(t *testing.T, c *pgx.Conn, n int) {
+	t.Helper()
+	_, err := c.Exec(ctx(t), `CREATE TABLE big (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts)`)
+	require.NoError(t, err)
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{int64(i), "A", float64(i)}
+	}
+	got, err := c.CopyFrom(ctx(t), pgx.Identifier{"big"}, []string{"ts", "sym", "bid"}, pgx.CopyFromRows(rows))
+	require.NoError(t, err)
+	require.Equal(t, int64(n), got)
+}
+
+// TestCancelRequestStopsAStreamingQuery reads one row of a large ASOF
+// result, cancels with a CancelRequest, and expects 57014: the result is
+// far larger than the socket buffers, so the query is still running
+// (held back by the unread client) when the cancel arrives.
+func TestCancelRequestStopsAStreamingQuery(t *testing.T) {
+	addr := start(t)
+	c := dial(t, addr, pgx.QueryExecModeCacheStatement)
+	const n = 400_000
+	bigQuotes(t, c, n)
+	rs, err := c.Query(ctx(t), `SELECT b.ts, b.bid, q.bid FROM big b ASOF LEFT JOIN big q ON ts BETWEEN -1 AND -1 USING (sym)`)
+	require.NoError(t, err)
+	require.True(t, rs.Next())
+	require.NoError(t, c.PgConn().CancelRequest(ctx(t)))
+	read := 1
+	for rs.Next() {
+		read++
+	}
+	rs.Close()
+	var pe *pgconn.PgError
+	require.True(t, errors.As(rs.Err(), &pe), "%v after %d rows", rs.Err(), read)
+	require.Equal(t, "57014", pe.Code)
+	require.Less(t, read, n)
+	// The session goes on.
+	require.Equal(t, []string{"400000"}, rows(t, c, `SELECT count(*) FROM big`))
+}
+
+func TestStatementTimeout(t *testing.T) {
+	addr := start(t)
+	c := dial(t, addr, pgx.QueryExecModeCacheStatement)
+	bigQuotes(t, c, 400_000)
+	_, err := c.Exec(ctx(t), `SET statement_timeout = '1ms'`)
+	require.NoError(t, err)
+	// A slow reader: the statement outlives its timeout.
+	rs, err := c.Query(ctx(t), `SELECT b.ts, q.bid FROM big b ASOF LEFT JOIN big q ON ts BETWEEN -1 AND -1 USING (sym)`)
+	require.NoError(t, err)
+	time.Sleep(50 * time.Millisecond)
+	for rs.Next() {
+	}
+	var pe *pgconn.PgError
+	require.True(t, errors.As(rs.Err(), &pe), "%v", rs.Err())
+	require.Equal(t, "57014", pe.Code)
+	require.Contains(t, pe.Message, "statement timeout")
+	_, err = c.Exec(ctx(t), `SET statement_timeout = 0`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"400000"}, rows(t, c, `SELECT count(*) FROM big`))
 }
