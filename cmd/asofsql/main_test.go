@@ -3,7 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
+	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,6 +69,8 @@ func TestBadUsage(t *testing.T) {
 		{[]string{"serve", "--auth", "kerberos"}, "unknown authentication method"},
 		{[]string{"serve", "--tls-cert", "x.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"serve", "--memory", "--data", "d"}, "--data and --memory are exclusive"},
+		{[]string{"serve", "--max-connections", "0"}, "--max-connections must be positive"},
+		{[]string{"serve", "--require-tls"}, "--require-tls needs --tls-cert and --tls-key"},
 		{[]string{"sql", "--format", "xml", "-c", "SELECT 1"}, `--format "xml"`},
 		{[]string{"sql", "-c", "SELECT 1", "-f", "x.sql"}, "-c and -f are exclusive"},
 		{[]string{"sql", "-c", "SELECT 1", "extra"}, `unexpected argument "extra"`},
@@ -268,6 +278,12 @@ func TestServeSCRAM(t *testing.T) {
 	require.Equal(t, "28P01", pe.Code)
 }
 
+func TestServeFailsOnMissingUsersFile(t *testing.T) {
+	r := runCmd(t, "", "serve", "--memory", "--auth", "md5", "--users", filepath.Join(t.TempDir(), "none"))
+	require.Equal(t, exitFail, r.code)
+	require.Contains(t, r.stderr, "no such file")
+}
+
 func TestServeRefusesTrustOnPublicAddress(t *testing.T) {
 	r := runCmd(t, "", "serve", "--memory", "--listen", "0.0.0.0:0")
 	require.Equal(t, exitFail, r.code)
@@ -309,4 +325,44 @@ func TestDemo(t *testing.T) {
 	a2 := runCmd(t, "", "demo", "--rows", "3000", "--data", dir)
 	require.Equal(t, 0, a2.code, a2.stderr)
 	require.Equal(t, untimed(a.stdout), untimed(a2.stdout))
+}
+
+// selfSigned writes a certificate and key for 127.0.0.1.
+func selfSigned(t *testing.T) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	kder, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600))
+	return certFile, keyFile
+}
+
+func TestServeTLSWithPasswordAuth(t *testing.T) {
+	cert, key := selfSigned(t)
+	v, err := pgwire.NewVerifier("bob", "pw")
+	require.NoError(t, err)
+	users := filepath.Join(t.TempDir(), "users")
+	require.NoError(t, os.WriteFile(users, []byte("bob:"+v.MD5+"\n"), 0o600))
+	addr, _ := serve(t, "--memory", "--tls-cert", cert, "--tls-key", key, "--require-tls", "--auth", "password", "--users", users)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, "postgres://bob:pw@"+addr+"/asofsql?sslmode=require")
+	require.NoError(t, err)
+	var s string
+	require.NoError(t, c.QueryRow(ctx, "SELECT 'over tls'").Scan(&s))
+	require.Equal(t, "over tls", s)
+	require.NoError(t, c.Close(ctx))
+	// Plain text is refused.
+	_, err = pgx.Connect(ctx, "postgres://bob:pw@"+addr+"/asofsql?sslmode=disable")
+	var pe *pgconn.PgError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "28000", pe.Code)
 }

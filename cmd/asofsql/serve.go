@@ -21,7 +21,7 @@ const shutdownGrace = 10 * time.Second
 func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--data DIR | --memory] [--database asofsql]
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
-              [--file-dir DIR]
+              [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
 
 Serves the database over the PostgreSQL wire protocol until SIGINT or
 SIGTERM. Trust authentication (the default) is only allowed on a loopback
@@ -33,10 +33,13 @@ SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).`, stdout, stderr)
 	database := fs.String("database", pgwire.DefaultDatabase, "the database `name` clients connect to")
 	certFile := fs.String("tls-cert", "", "TLS certificate `file` (PEM); with --tls-key enables TLS")
 	keyFile := fs.String("tls-key", "", "TLS private key `file` (PEM)")
-	requireTLS := fs.Bool("require-tls", false, "refuse connections that do not use TLS")
+	requireTLS := fs.Bool("require-tls", false, "refuse connections that do not use TLS (needed by --auth password)")
 	authName := fs.String("auth", "trust", "authentication `method`: trust, password (needs --require-tls), md5 or scram-sha-256")
 	usersFile := fs.String("users", "", "users `file` for password authentication")
 	fileDir := fs.String("file-dir", "", "allow COPY to and from server files inside this `directory`")
+	maxConns := fs.Int("max-connections", pgwire.DefaultMaxConnections, "maximum concurrent sessions")
+	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
+	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
@@ -45,7 +48,11 @@ SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).`, stdout, stderr)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
+	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 {
+		return fail(stderr, "serve", errUsage("--max-connections must be positive, timeouts not negative"))
+	}
 	cfg.Logger = log
+	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
 	var opts []asofsql.Option
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
