@@ -14,7 +14,9 @@
 // serve logs with log/slog to stderr and stops cleanly on SIGINT or
 // SIGTERM (running statements get a few seconds to finish). sql prints
 // results as psql's aligned tables, CSV or JSON; without -c or -f it
-// reads SQL from standard input (there is no interactive line editor).
+// reads SQL from standard input, or, on a terminal, runs an interactive
+// shell (multi-line statements, line editing and history with
+// golang.org/x/term).
 // demo loads a deterministic trading day of trades and quotes with COPY
 // and runs a tour of ASOF queries.
 //

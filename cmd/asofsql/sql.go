@@ -10,6 +10,7 @@ import (
 
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/sqlerr"
+	"golang.org/x/term"
 )
 
 func sqlCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -17,7 +18,8 @@ func sqlCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 Runs SQL statements in one session, in order, stopping at the first error,
 and prints each result. Without -c or -f the statements are read from
-standard input. COPY ... FROM STDIN reads standard input; COPY ... TO
+standard input; on a terminal that is an interactive shell with line
+editing and history (\q quits). COPY ... FROM STDIN reads standard input; COPY ... TO
 STDOUT writes standard output.`, stdout, stderr)
 	var st storage
 	st.register(fs)
@@ -35,7 +37,10 @@ STDOUT writes standard output.`, stdout, stderr)
 		return fail(stderr, "sql", errUsage("-c and -f are exclusive"))
 	}
 	text := *command
+	tty, shell := stdin.(*os.File)
+	shell = shell && *command == "" && *file == "" && term.IsTerminal(int(tty.Fd()))
 	switch {
+	case shell:
 	case *file == "-" || (*command == "" && *file == ""):
 		b, err := io.ReadAll(stdin)
 		if err != nil {
@@ -62,6 +67,13 @@ STDOUT writes standard output.`, stdout, stderr)
 	s := db.Session()
 	defer s.Close()
 	r := &runner{s: s, stdin: stdin, stdout: stdout, stderr: stderr, format: *format}
+	if shell {
+		r.stdin = strings.NewReader("") // the terminal is the shell's, not COPY's
+		if err := interactive(ctx, r, tty, stdout); err != nil {
+			return fail(stderr, "sql", err)
+		}
+		return exitOK
+	}
 	if err := r.runAll(ctx, text); err != nil {
 		printSQLError(stderr, text, err)
 		return exitFail
