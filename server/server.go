@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -40,7 +42,16 @@ var _ pgwire.Engine = (*Engine)(nil)
 // parameters to it.
 func (e *Engine) Connect(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
 	s := e.db.Session()
-	for name, value := range info.Options {
+	// "options" first, so that an explicit startup parameter wins over a
+	// -c item for the same setting; the rest in name order, so that which
+	// bad parameter is reported does not depend on map order.
+	names := slices.Sorted(maps.Keys(info.Options))
+	if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, "options") }); i > 0 {
+		opt := names[i]
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, opt)
+	}
+	for _, name := range names {
+		value := info.Options[name]
 		var err error
 		if strings.EqualFold(name, "options") {
 			err = applyOptions(s, value)

@@ -279,6 +279,13 @@ func TestStartupOptions(t *testing.T) {
 	require.Equal(t, "Europe/Paris", c.PgConn().ParameterStatus("TimeZone"))
 	require.Equal(t, "tester", c.PgConn().ParameterStatus("application_name"))
 
+	// An explicit parameter wins over the same setting in options.
+	cfg.RuntimeParams["TimeZone"] = "Asia/Tokyo"
+	c2, err := pgx.ConnectConfig(ctx(t), cfg)
+	require.NoError(t, err)
+	require.Equal(t, "Asia/Tokyo", c2.PgConn().ParameterStatus("TimeZone"))
+	require.NoError(t, c2.Close(ctx(t)))
+
 	cfg.RuntimeParams["no_such_setting"] = "1"
 	_, err = pgx.ConnectConfig(ctx(t), cfg)
 	var pe *pgconn.PgError
