@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,45 +30,59 @@ func checkFormat(f string) error {
 	return errUsage(fmt.Sprintf("--format %q: want table, csv or json", f))
 }
 
-// rowSet is a result read to the end, as text (psql also reads a whole
-// result before aligning it).
-type rowSet struct {
-	cols  []asofsql.Column
-	rows  [][]*string // nil is NULL
-	limit int         // rows shown; 0 means all
-}
-
-// readRows reads c to its end, encoding values as Postgres text with
-// the session's settings (TimeZone, extra_float_digits).
-func readRows(c *asofsql.Cursor, opts *sqltypes.Options) (*rowSet, error) {
-	rs := &rowSet{cols: c.Columns()}
+// forEachRow reads c to its end and calls fn with each row's values as
+// Postgres text (nil for NULL), encoded with the session's settings
+// (TimeZone, extra_float_digits). row is reused between calls.
+func forEachRow(c *asofsql.Cursor, opts *sqltypes.Options, fn func(row []*string) error) error {
+	cols := c.Columns()
+	row := make([]*string, len(cols))
 	var buf []byte
 	for c.Next() {
 		b := c.RecordBatch()
 		for i := 0; i < int(b.NumRows()); i++ {
-			row := make([]*string, len(rs.cols))
 			for j, col := range b.Columns() {
+				row[j] = nil
 				if col.IsNull(i) {
 					continue
 				}
-				buf = sqltypes.EncodeText(buf[:0], col, i, rs.cols[j].Type, opts)
+				buf = sqltypes.EncodeText(buf[:0], col, i, cols[j].Type, opts)
 				s := string(buf)
 				row[j] = &s
 			}
-			rs.rows = append(rs.rows, row)
+			if err := fn(row); err != nil {
+				return err
+			}
 		}
 	}
-	return rs, c.Err()
+	return c.Err()
 }
 
-func (rs *rowSet) write(w io.Writer, format string) error {
+// writeResult prints a row-returning result. CSV and JSON stream batch
+// by batch; the aligned table needs every row first for its widths (as
+// psql does).
+func writeResult(w io.Writer, c *asofsql.Cursor, opts *sqltypes.Options, format string) error {
+	cols := c.Columns()
 	switch format {
 	case formatCSV:
-		return rs.writeCSV(w)
+		return writeCSV(w, c, cols, opts)
 	case formatJSON:
-		return rs.writeJSON(w)
+		return writeJSON(w, c, cols, opts)
+	}
+	rs := &rowSet{cols: cols}
+	err := forEachRow(c, opts, func(row []*string) error {
+		rs.rows = append(rs.rows, slices.Clone(row))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return rs.writeTable(w)
+}
+
+// rowSet is a result read to the end, as text.
+type rowSet struct {
+	cols []asofsql.Column
+	rows [][]*string // nil is NULL
 }
 
 // numeric columns are right-aligned, as psql does.
@@ -152,58 +168,72 @@ func (rs *rowSet) writeTable(w io.Writer) error {
 
 // writeCSV prints a header line and one line per row; NULL is an empty
 // field, as psql --csv prints it.
-func (rs *rowSet) writeCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	rec := make([]string, len(rs.cols))
-	for j, c := range rs.cols {
-		rec[j] = c.Name
+func writeCSV(w io.Writer, c *asofsql.Cursor, cols []asofsql.Column, opts *sqltypes.Options) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	cw := csv.NewWriter(bw)
+	rec := make([]string, len(cols))
+	for j, col := range cols {
+		rec[j] = col.Name
 	}
 	if err := cw.Write(rec); err != nil {
 		return err
 	}
-	for _, r := range rs.rows {
-		for j, v := range r {
+	err := forEachRow(c, opts, func(row []*string) error {
+		for j, v := range row {
 			rec[j] = ""
 			if v != nil {
 				rec[j] = *v
 			}
 		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
+		return cw.Write(rec)
+	})
 	cw.Flush()
-	return cw.Error()
+	if err == nil {
+		err = cw.Error()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
 }
 
 // writeJSON prints one JSON array of objects per result: numbers as JSON
 // numbers where their text is one (NaN and Infinity stay strings),
 // booleans as true/false, NULL as null, everything else as its text.
-func (rs *rowSet) writeJSON(w io.Writer) error {
-	var sb strings.Builder
-	sb.WriteString("[")
-	for i, r := range rs.rows {
-		if i > 0 {
-			sb.WriteString(",")
+func writeJSON(w io.Writer, c *asofsql.Cursor, cols []asofsql.Column, opts *sqltypes.Options) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	names := make([][]byte, len(cols))
+	for j, col := range cols {
+		names[j], _ = json.Marshal(col.Name)
+	}
+	bw.WriteString("[")
+	n := 0
+	err := forEachRow(c, opts, func(row []*string) error {
+		if n > 0 {
+			bw.WriteString(",")
 		}
-		sb.WriteString("\n  {")
-		for j, v := range r {
+		n++
+		bw.WriteString("\n  {")
+		for j, v := range row {
 			if j > 0 {
-				sb.WriteString(", ")
+				bw.WriteString(", ")
 			}
-			name, _ := json.Marshal(rs.cols[j].Name)
-			sb.Write(name)
-			sb.WriteString(": ")
-			sb.WriteString(jsonValue(v, rs.cols[j].Type))
+			bw.Write(names[j])
+			bw.WriteString(": ")
+			bw.WriteString(jsonValue(v, cols[j].Type))
 		}
-		sb.WriteString("}")
+		_, err := bw.WriteString("}")
+		return err
+	})
+	if err != nil {
+		bw.Flush()
+		return err
 	}
-	if len(rs.rows) > 0 {
-		sb.WriteString("\n")
+	if n > 0 {
+		bw.WriteString("\n")
 	}
-	sb.WriteString("]\n")
-	_, err := io.WriteString(w, sb.String())
-	return err
+	bw.WriteString("]\n")
+	return bw.Flush()
 }
 
 func jsonValue(v *string, t sqltypes.Type) string {

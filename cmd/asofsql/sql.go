@@ -143,11 +143,7 @@ func (r *runner) runOne(ctx context.Context, st *asofsql.Stmt) error {
 		_, err := fmt.Fprintln(w, c.Tag())
 		return err
 	}
-	rs, err := readRows(c, r.s.ValueOptions())
-	if err != nil {
-		return err
-	}
-	return rs.write(r.stdout, r.format)
+	return writeResult(r.stdout, c, r.s.ValueOptions(), r.format)
 }
 
 // printSQLError prints err as psql does: ERROR, DETAIL, HINT, and a
