@@ -215,8 +215,11 @@ func (m *market) next() (kind, sym int) {
 		if m.rng.IntN(200) == 0 {
 			m.burst, m.bsym = 5+m.rng.IntN(60), sym
 		}
-		// Ordinary gaps make up for the pauses and bursts.
-		m.t += int64(m.rng.ExpFloat64() * m.gap * 0.88)
+		// Ordinary gaps make up for the pauses and bursts, so that the mean
+		// gap is m.gap: each ordinary event brings 35/200 = 0.175 burst
+		// events (≈ 1 µs apart) and, one time in 1000, a pause of 110 gaps
+		// on average; (0.11 + 0.999·k) / 1.175 = 1 gives k ≈ 1.066.
+		m.t += int64(m.rng.ExpFloat64() * m.gap * 1.066)
 	}
 	kind = m.rng.IntN(eventsPerTrade)
 	m.offset = float64(m.rng.IntN(5)-2) / 100
