@@ -38,10 +38,7 @@ tables declared ORDER BY (ts), and runs a tour of ASOF JOIN queries. With
 	if *rows <= 0 || *rows > 20_000_000 {
 		return fail(stderr, "demo", errUsage(fmt.Sprintf("--rows %d: want 1 to 20000000", *rows)))
 	}
-	st := storage{data: *data, memory: *data == ""}
-	if *data != "" {
-		st.memory = false
-	}
+	st := storage{data: *data}
 	db, err := st.open()
 	if err != nil {
 		return fail(stderr, "demo", err)

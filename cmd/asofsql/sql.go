@@ -78,6 +78,10 @@ STDOUT writes standard output.`, stdout, stderr)
 		printSQLError(stderr, text, err)
 		return exitFail
 	}
+	s.Close()
+	if err := db.Close(); err != nil { // a directory database flushes here
+		return fail(stderr, "sql", err)
+	}
 	return exitOK
 }
 
