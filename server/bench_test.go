@@ -1,0 +1,93 @@
+package server_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/server"
+)
+
+const benchRows = 1_000_000
+
+// benchDB is a database with a table big of benchRows quotes, loaded
+// through the embedded COPY.
+func benchDB(b *testing.B) *asofsql.DB {
+	b.Helper()
+	db, err := asofsql.Open(":memory:")
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	_, err = db.Exec(ctx, `CREATE TABLE big (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts)`)
+	require.NoError(b, err)
+	pr, pw := newPipe()
+	go func() {
+		for i := range benchRows {
+			pw.printf("%d\tS%d\t%d.25\n", i, i%300, i%1000)
+		}
+		pw.close()
+	}()
+	_, err = db.Session().CopyFrom(ctx, `COPY big FROM STDIN`, pr)
+	require.NoError(b, err)
+	return db
+}
+
+const benchQuery = `SELECT b.ts, b.sym, b.bid, q.bid FROM big b ASOF LEFT JOIN big q ON ts BETWEEN -5 AND -1 USING (sym)`
+
+// BenchmarkASOFOverPgx streams an ASOF result of benchRows rows to pgx
+// over loopback (text format, as psql reads it).
+func BenchmarkASOFOverPgx(b *testing.B) {
+	db := benchDB(b)
+	srv, err := server.New(db, pgwire.Config{})
+	require.NoError(b, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	go srv.Serve(l)
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, "postgres://bench@"+l.Addr().String()+"/asofsql?sslmode=disable")
+	require.NoError(b, err)
+	defer c.Close(ctx)
+	b.ResetTimer()
+	for b.Loop() {
+		rs, err := c.Query(ctx, benchQuery, pgx.QueryResultFormats{pgx.TextFormatCode})
+		require.NoError(b, err)
+		n := 0
+		for rs.Next() {
+			_ = rs.RawValues()
+			n++
+		}
+		require.NoError(b, rs.Err())
+		require.Equal(b, benchRows, n)
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkASOFEmbedded runs the same query through the embedded API.
+func BenchmarkASOFEmbedded(b *testing.B) {
+	db := benchDB(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := db.Session().Query(ctx, benchQuery)
+		require.NoError(b, err)
+		n := 0
+		for c.Next() {
+			n += int(c.RecordBatch().NumRows())
+		}
+		require.NoError(b, c.Err())
+		c.Release()
+		require.Equal(b, benchRows, n)
+	}
+	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
