@@ -39,8 +39,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser/
 
+# The main job: a generated trading day loaded into ordered tables and a
+# tour of ASOF queries through SQL (DEMOFLAGS="--rows 1000000" for more).
 demo:
-	$(GO) run ./examples/asofdemo
+	$(GO) run ./cmd/asofsql demo $(DEMOFLAGS)
 
 clean:
 	$(GO) clean -testcache
