@@ -225,7 +225,9 @@ func (p *fileParser) block(i int, inLoop bool) ([]*Record, int, error) {
 // query, followed by the expected rows up to a blank line).
 func (p *fileParser) sql(rec *Record, i int, query bool) (int, error) {
 	var sql []string
-	for i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "" {
+	// "endloop" also ends a record, so a loop body needs no blank line
+	// before it.
+	for i < len(p.lines) && strings.TrimSpace(p.lines[i]) != "" && strings.TrimSpace(p.lines[i]) != "endloop" {
 		if query && p.lines[i] == "----" {
 			break
 		}
@@ -241,7 +243,7 @@ func (p *fileParser) sql(rec *Record, i int, query bool) (int, error) {
 		rec.HasResult = true
 		i++
 		rec.ResultLine = i + 1
-		for i < len(p.lines) && p.lines[i] != "" {
+		for i < len(p.lines) && p.lines[i] != "" && p.lines[i] != "endloop" {
 			rec.Expected = append(rec.Expected, p.lines[i])
 			i++
 		}

@@ -287,12 +287,12 @@ func Diff(want, got []string) string {
 			b.WriteString("      " + want[i] + "\n")
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			b.WriteString("    + " + got[j] + "\n")
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			b.WriteString("    - " + want[i] + "\n")
 			i++
+		default:
+			b.WriteString("    + " + got[j] + "\n")
+			j++
 		}
 	}
 	return b.String()
