@@ -55,7 +55,6 @@ func (r *Runner) Run(ctx context.Context, file string, recs []*Record, c Conn) R
 	return res
 }
 
-
 func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, vars map[string]string, res *Result) bool {
 	for _, rec := range recs {
 		if slices.Contains(rec.SkipIf, r.Mode) || (len(rec.OnlyIf) > 0 && !slices.Contains(rec.OnlyIf, r.Mode)) {
