@@ -135,13 +135,17 @@ func wireErr(err error) error {
 		if pe.Detail != "" {
 			e = e.WithDetail("%s", pe.Detail)
 		}
+		if pe.Position != 0 {
+			e = e.WithPosition(int(pe.Position))
+		}
 		return e
 	}
 	return err
 }
 
 // ErrorText is what a "statement error <regex>" is matched against:
-// "SQLSTATE: message", then " DETAIL: ..." and " HINT: ..." when present.
+// "SQLSTATE: message", then " DETAIL: ...", " HINT: ..." and " POSITION: n"
+// (1-based character offset) when present.
 func ErrorText(err error) string {
 	var b strings.Builder
 	if e, ok := sqlerr.As(err); ok {
@@ -151,6 +155,9 @@ func ErrorText(err error) string {
 		}
 		if e.Hint != "" {
 			fmt.Fprintf(&b, " HINT: %s", e.Hint)
+		}
+		if e.Position != 0 {
+			fmt.Fprintf(&b, " POSITION: %d", e.Position)
 		}
 		return b.String()
 	}
