@@ -38,8 +38,11 @@ type Result struct {
 // Runner runs parsed files against one Conn.
 type Runner struct {
 	// Mode names the front door ("embedded", "wire", "postgres"): skipif
-	// and onlyif compare against it.
+	// and onlyif compare against it and against Aliases.
 	Mode string
+	// Aliases are further names the run answers to in skipif/onlyif
+	// ("asofsql" for both of the engine's front doors).
+	Aliases []string
 	// Caps are the capabilities "require" accepts.
 	Caps map[string]bool
 	// HashThreshold: results of more values than this are written as
@@ -57,7 +60,7 @@ func (r *Runner) Run(ctx context.Context, file string, recs []*Record, c Conn) R
 
 func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, vars map[string]string, res *Result) bool {
 	for _, rec := range recs {
-		if slices.Contains(rec.SkipIf, r.Mode) || (len(rec.OnlyIf) > 0 && !slices.Contains(rec.OnlyIf, r.Mode)) {
+		if slices.ContainsFunc(rec.SkipIf, r.is) || (len(rec.OnlyIf) > 0 && !slices.ContainsFunc(rec.OnlyIf, r.is)) {
 			res.Skipped++
 			continue
 		}
@@ -95,6 +98,9 @@ func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, v
 	}
 	return true
 }
+
+// is reports whether the run answers to a skipif/onlyif name.
+func (r *Runner) is(name string) bool { return name == r.Mode || slices.Contains(r.Aliases, name) }
 
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 

@@ -66,6 +66,10 @@ onlyif wire
 statement ok
 NOT RUN EITHER
 
+skipif asofsql
+statement ok
+NOT RUN: AN ALIAS
+
 loop i 0 3
 statement ok
 INSERT INTO t VALUES (${i})
@@ -113,13 +117,13 @@ AFTER HALT
 		},
 		errs: map[string]error{"SELECT 1/0": sqlerr.New("22012", "division by zero")},
 	}
-	r := &Runner{Mode: "embedded"}
+	r := &Runner{Mode: "embedded", Aliases: []string{"asofsql"}}
 	res := r.Run(context.Background(), "f.slt", recs, c)
 	// the expected hash of a, b, c is wrong on purpose: one failure
 	require.Equal(t, 8, res.Passed, "%v", res.Failures)
 	require.Equal(t, 1, res.Failed)
-	require.Equal(t, 2, res.Skipped)
-	require.Contains(t, res.Failures[0].String(), "f.slt:39:")
+	require.Equal(t, 3, res.Skipped)
+	require.Contains(t, res.Failures[0].String(), "f.slt:43:")
 	require.Contains(t, res.Failures[0].Msg, "3 values hashing to ")
 	require.Equal(t, []string{"CREATE TABLE t (a INT)", "INSERT INTO t VALUES (0)", "INSERT INTO t VALUES (1)",
 		"INSERT INTO t VALUES (2)", "SELECT 1/0", "SELECT a, b FROM t", "SELECT r", "SELECT v", "SELECT many"}, c.ran)

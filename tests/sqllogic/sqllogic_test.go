@@ -78,6 +78,9 @@ func TestSQLLogic(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
 				r := &Runner{Mode: mode, Caps: map[string]bool{"asof": mode != "postgres"}, HashThreshold: 40}
+				if mode != "postgres" {
+					r.Aliases = []string{"asofsql"}
+				}
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				var c Conn
 				switch mode {
