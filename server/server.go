@@ -1,0 +1,288 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+// New returns a wire server in front of db. cfg.Engine must be nil (New
+// sets it); the caller closes db after the server's Shutdown.
+func New(db *asofsql.DB, cfg pgwire.Config) (*pgwire.Server, error) {
+	if db == nil {
+		return nil, errors.New("server: nil database")
+	}
+	if cfg.Engine != nil {
+		return nil, errors.New("server: Config.Engine is set by New")
+	}
+	cfg.Engine = NewEngine(db)
+	return pgwire.NewServer(cfg)
+}
+
+// Engine adapts a DB to pgwire.Engine.
+type Engine struct{ db *asofsql.DB }
+
+// NewEngine wraps db.
+func NewEngine(db *asofsql.DB) *Engine { return &Engine{db: db} }
+
+var _ pgwire.Engine = (*Engine)(nil)
+
+// Connect opens an asofsql session and applies the client's startup
+// parameters to it.
+func (e *Engine) Connect(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
+	s := e.db.Session()
+	// "options" first, so that an explicit startup parameter wins over a
+	// -c item for the same setting; the rest in name order, so that which
+	// bad parameter is reported does not depend on map order.
+	names := slices.Sorted(maps.Keys(info.Options))
+	if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, "options") }); i > 0 {
+		opt := names[i]
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, opt)
+	}
+	for _, name := range names {
+		value := info.Options[name]
+		var err error
+		if strings.EqualFold(name, "options") {
+			err = applyOptions(s, value)
+		} else {
+			err = s.Set(name, value)
+		}
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return &session{s: s}, nil
+}
+
+// applyOptions applies the "options" startup parameter: space-separated
+// "-c name=value" or "--name=value" items (PGOPTIONS).
+func applyOptions(s *asofsql.Session, opts string) error {
+	fields := strings.Fields(opts)
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		var kv string
+		switch {
+		case f == "-c" && i+1 < len(fields):
+			i++
+			kv = fields[i]
+		case strings.HasPrefix(f, "-c"):
+			kv = f[2:]
+		case strings.HasPrefix(f, "--"):
+			kv = f[2:]
+		default:
+			return sqlerr.New(sqlerr.InvalidParameterValue, "invalid command-line argument for server process: %s", f).
+				WithHint("Use \"-c name=value\" items in options.")
+		}
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return sqlerr.New(sqlerr.SyntaxError, "-c %s requires a value", kv)
+		}
+		if err := s.Set(strings.ReplaceAll(name, "-", "_"), value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type session struct{ s *asofsql.Session }
+
+func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
+	b, err := s.s.Batch(sql)
+	if err != nil {
+		return nil, err
+	}
+	return &batch{b: b}, nil
+}
+
+func (s *session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (pgwire.Statement, error) {
+	st, err := s.s.Prepare(ctx, sql, paramTypes)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil { // an empty query: the server answers it
+		return nil, nil
+	}
+	return newStatement(st), nil
+}
+
+func (s *session) Sync(ctx context.Context, failed bool) error { return s.s.Sync(ctx, failed) }
+func (s *session) TxStatus() byte                              { return s.s.TxStatus() }
+func (s *session) Setting(name string) (string, bool)          { return s.s.Setting(name) }
+func (s *session) ValueOptions() *sqltypes.Options             { return s.s.ValueOptions() }
+func (s *session) Close() error                                { return s.s.Close() }
+
+type batch struct{ b *asofsql.Batch }
+
+func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
+	st, err := b.b.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newStatement(st), nil
+}
+
+func (b *batch) Close() error { return nil }
+
+type statement struct {
+	st   *asofsql.Stmt
+	cols []pgwire.Column
+}
+
+func newStatement(st *asofsql.Stmt) *statement {
+	var cols []pgwire.Column
+	if c := st.Columns(); c != nil {
+		cols = make([]pgwire.Column, len(c))
+		for i, col := range c {
+			cols[i] = pgwire.Column{Name: col.Name, Type: col.Type}
+		}
+	}
+	return &statement{st: st, cols: cols}
+}
+
+func (st *statement) ParamTypes() []sqltypes.Type { return st.st.ParamTypes() }
+func (st *statement) Columns() []pgwire.Column    { return st.cols }
+func (st *statement) Close() error                { return nil }
+
+// Execute starts the statement. The engine's cursor lives on a context
+// detached from this call's (which ends when the Execute message is
+// answered, while a suspended portal's rows are still to come); each
+// later call's context is linked to it for that call (see linked).
+func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgwire.Result, error) {
+	if info, ok := st.st.Copy(); ok {
+		args, err := argsOf(params)
+		if err != nil {
+			return nil, err
+		}
+		cr := &copyResult{st: st.st, info: info, args: args}
+		if info.From {
+			return &copyIn{cr}, nil
+		}
+		return &copyOut{cr}, nil
+	}
+	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := link(ctx, cancel)
+	c, err := st.st.ExecuteBatch(base, params)
+	stop()
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	return &result{c: c, cancel: cancel}, nil
+}
+
+// link cancels the query's base context when the call's ctx is
+// cancelled, until stop is called.
+func link(ctx context.Context, cancel context.CancelCauseFunc) (stop func()) {
+	s := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return func() { s() }
+}
+
+// argsOf turns the server's one-row parameter batch into arguments.
+func argsOf(params arrow.RecordBatch) ([]any, error) {
+	if params == nil {
+		return nil, nil
+	}
+	if params.NumRows() != 1 {
+		return nil, sqlerr.New(sqlerr.ProtocolViolation, "parameters must be one row, got %d", params.NumRows())
+	}
+	args := make([]any, params.NumCols())
+	for i, col := range params.Columns() {
+		t, err := sqltypes.FromField(params.Schema().Field(i))
+		if err != nil {
+			return nil, err
+		}
+		args[i] = sqltypes.GoValue(col, 0, t)
+	}
+	return args, nil
+}
+
+// result streams a Cursor batch by batch.
+type result struct {
+	c      *asofsql.Cursor
+	cancel context.CancelCauseFunc
+	closed bool
+}
+
+func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	stop := link(ctx, r.cancel)
+	defer stop()
+	if !r.c.Next() {
+		if err := r.c.Err(); err != nil {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	b := r.c.RecordBatch()
+	b.Retain() // the cursor releases its current batch at the next Next
+	return b, nil
+}
+
+func (r *result) Tag(rows int64) string {
+	tag := r.c.Tag()
+	if strings.HasPrefix(tag, "SELECT ") {
+		return fmt.Sprintf("SELECT %d", rows)
+	}
+	return tag
+}
+
+func (r *result) Close() error {
+	if !r.closed {
+		r.closed = true
+		r.c.Release()
+		r.cancel(nil)
+	}
+	return nil
+}
+
+// copyResult runs COPY ... FROM STDIN / TO STDOUT when the server hands
+// it the client's stream.
+type copyResult struct {
+	st   *asofsql.Stmt
+	info asofsql.CopyInfo
+	args []any
+	tag  string
+}
+
+var (
+	_ pgwire.CopyInResult  = (*copyIn)(nil)
+	_ pgwire.CopyOutResult = (*copyOut)(nil)
+)
+
+func (r *copyResult) Next(context.Context) (arrow.RecordBatch, error) { return nil, io.EOF }
+func (r *copyResult) Tag(int64) string                                { return r.tag }
+func (r *copyResult) Close() error                                    { return nil }
+
+func (r *copyResult) format() pgwire.CopyFormat {
+	return pgwire.CopyFormat{Binary: r.info.Binary, Columns: r.info.Columns}
+}
+
+func (r *copyResult) run(ctx context.Context, in io.Reader, out io.Writer) error {
+	c, err := r.st.ExecuteCopy(ctx, in, out, r.args...)
+	if err != nil {
+		return err
+	}
+	r.tag = c.Tag()
+	return c.Close()
+}
+
+type copyIn struct{ *copyResult }
+
+func (r copyIn) CopyInFormat() pgwire.CopyFormat                { return r.format() }
+func (r copyIn) CopyIn(ctx context.Context, in io.Reader) error { return r.run(ctx, in, nil) }
+
+type copyOut struct{ *copyResult }
+
+func (r copyOut) CopyOutFormat() pgwire.CopyFormat               { return r.format() }
+func (r copyOut) CopyOut(ctx context.Context, w io.Writer) error { return r.run(ctx, nil, w) }
