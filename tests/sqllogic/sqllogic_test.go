@@ -23,8 +23,8 @@ var (
 )
 
 // wireServer starts asofsql's pgwire server for db on a loopback port and
-// returns a pgx DSN; the server stops when t ends. nil while the server
-// package (branch cmd) is not merged: the wire mode is then skipped.
+// returns a pgx DSN; the server stops when t ends (wire_test.go sets it;
+// the wire mode is skipped if it is nil).
 var wireServer func(t testing.TB, db *asofsql.DB) string
 
 // files lists the .slt files under testdata, filtered by -file.
@@ -89,6 +89,12 @@ func TestSQLLogic(t *testing.T) {
 				default:
 					db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithFileDir(dataDir(t)))
 					require.NoError(t, err)
+					// a cleanup, not a defer: the wire server registered
+					// after it must shut down before the database closes
+					t.Cleanup(func() {
+						require.NoError(t, db.Close())
+						mem.AssertSize(t, 0)
+					})
 					if mode == "embedded" {
 						c = &Embedded{S: db.Session()}
 					} else {
@@ -96,10 +102,6 @@ func TestSQLLogic(t *testing.T) {
 						require.NoError(t, err)
 						c = w
 					}
-					defer func() {
-						require.NoError(t, db.Close())
-						mem.AssertSize(t, 0)
-					}()
 				}
 				res := r.Run(ctx, path, recs, c)
 				require.NoError(t, c.Close())
