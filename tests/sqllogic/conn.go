@@ -70,10 +70,13 @@ func (e *Embedded) Close() error { return e.S.Close() }
 
 // Wire is a Conn over a pgx connection to a Postgres wire server (asofsql's,
 // or a real PostgreSQL for checking expectations). Statements go through
-// the simple protocol, so results arrive in text format exactly as the
+// the simple protocol (one Query message), or with Extended through the
+// extended one (Parse, Bind, Describe, Execute, Sync: one statement a
+// record); either way results arrive in text format exactly as the
 // server writes them.
 type Wire struct {
-	C *pgx.Conn
+	C        *pgx.Conn
+	Extended bool
 }
 
 // DialWire connects to dsn with pgx.
@@ -90,16 +93,24 @@ func DialWire(ctx context.Context, dsn string) (*Wire, error) {
 	return &Wire{C: c}, nil
 }
 
-// Exec runs sql as one simple Query message.
+// Exec runs sql as one simple Query message (or one extended-protocol
+// round trip).
 func (w *Wire) Exec(ctx context.Context, sql string) error {
-	_, err := w.C.PgConn().Exec(ctx, sql).ReadAll()
+	_, err := w.run(ctx, sql)
 	return wireErr(err)
 }
 
-// Query runs sql as one simple Query message and returns the raw text
-// values of its rows.
+func (w *Wire) run(ctx context.Context, sql string) ([]*pgconn.Result, error) {
+	if w.Extended {
+		r := w.C.PgConn().ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+		return []*pgconn.Result{r}, r.Err
+	}
+	return w.C.PgConn().Exec(ctx, sql).ReadAll()
+}
+
+// Query runs sql and returns the raw text values of its rows.
 func (w *Wire) Query(ctx context.Context, sql string) ([][]*string, error) {
-	res, err := w.C.PgConn().Exec(ctx, sql).ReadAll()
+	res, err := w.run(ctx, sql)
 	if err != nil {
 		return nil, wireErr(err)
 	}

@@ -1,8 +1,8 @@
 // Package sqllogic runs SQL logic test files (the sqllogictest dialect of
 // SQLite, DuckDB and DataFusion) against asofsql through both of its front
 // doors: the embedded API (a Session) and the Postgres wire protocol (pgx
-// over a loopback pgwire server), and optionally against a real
-// PostgreSQL to check expectations.
+// over a loopback pgwire server, simple and extended protocol), and
+// optionally against a real PostgreSQL to check expectations.
 //
 // Contract:
 //   - Parse reads a file into Records: "statement ok", "statement error

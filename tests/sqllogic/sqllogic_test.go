@@ -66,13 +66,13 @@ func TestSQLLogic(t *testing.T) {
 		recs, err := Parse(path, strings.NewReader(string(src)))
 		require.NoError(t, err)
 
-		modes := []string{"embedded", "wire"}
+		modes := []string{"embedded", "wire", "extended"}
 		if *pgDSN != "" {
 			modes = append(modes, "postgres")
 		}
 		for _, mode := range modes {
 			t.Run(mode+"/"+rel, func(t *testing.T) {
-				if mode == "wire" && wireServer == nil {
+				if (mode == "wire" || mode == "extended") && wireServer == nil {
 					t.Skip("wire mode: the pgwire server package is not merged yet")
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -80,6 +80,9 @@ func TestSQLLogic(t *testing.T) {
 				r := &Runner{Mode: mode, Caps: map[string]bool{"asof": mode != "postgres"}, HashThreshold: 40}
 				if mode != "postgres" {
 					r.Aliases = []string{"asofsql"}
+					if mode == "extended" {
+						r.Aliases = append(r.Aliases, "wire") // both protocols are the wire
+					}
 				}
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				var c Conn
@@ -100,6 +103,7 @@ func TestSQLLogic(t *testing.T) {
 					} else {
 						w, err := DialWire(ctx, wireServer(t, db))
 						require.NoError(t, err)
+						w.Extended = mode == "extended"
 						c = w
 					}
 				}
@@ -126,7 +130,7 @@ func TestSQLLogic(t *testing.T) {
 			})
 		}
 	}
-	for _, mode := range []string{"embedded", "wire", "postgres"} {
+	for _, mode := range []string{"embedded", "wire", "extended", "postgres"} {
 		if tot := totals[mode]; tot != nil {
 			fmt.Printf("sqllogic [%s]: %d passed, %d failed (%d skipped)\n", mode, tot.passed, tot.failed, tot.skipped)
 		}
