@@ -91,6 +91,8 @@ func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, v
 				res.Failed++
 				res.Failures = append(res.Failures, Failure{File: file, Line: rec.Line, SQL: expand(rec.SQL, vars), Msg: msg})
 			}
+			// inside a loop the SQL is generated, so there is no one
+			// place in the file to write a result back to
 			if upd != nil && vars == nil {
 				res.Updates = append(res.Updates, Update{Rec: rec, Lines: upd})
 			}
