@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/asofsql/asofsql"
@@ -21,6 +22,10 @@ type Conn interface {
 	// Query runs one statement and returns its rows as Postgres text
 	// output; a NULL is reported as nil.
 	Query(ctx context.Context, sql string) ([][]*string, error)
+	// CopyIn runs COPY ... FROM STDIN reading data; CopyOut runs COPY ...
+	// TO STDOUT and returns the stream.
+	CopyIn(ctx context.Context, sql string, data io.Reader) error
+	CopyOut(ctx context.Context, sql string) (string, error)
 	Close() error
 }
 
@@ -63,6 +68,19 @@ func (e *Embedded) Query(ctx context.Context, sql string) ([][]*string, error) {
 		}
 	}
 	return rows, cur.Err()
+}
+
+// CopyIn runs sql through Session.CopyFrom.
+func (e *Embedded) CopyIn(ctx context.Context, sql string, data io.Reader) error {
+	_, err := e.S.CopyFrom(ctx, sql, data)
+	return err
+}
+
+// CopyOut runs sql through Session.CopyTo.
+func (e *Embedded) CopyOut(ctx context.Context, sql string) (string, error) {
+	var b strings.Builder
+	_, err := e.S.CopyTo(ctx, sql, &b)
+	return b.String(), err
 }
 
 // Close ends the session.
@@ -129,6 +147,19 @@ func (w *Wire) Query(ctx context.Context, sql string) ([][]*string, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// CopyIn sends data with the COPY sub-protocol (CopyData, CopyDone).
+func (w *Wire) CopyIn(ctx context.Context, sql string, data io.Reader) error {
+	_, err := w.C.PgConn().CopyFrom(ctx, data, sql)
+	return wireErr(err)
+}
+
+// CopyOut collects the CopyData messages of a COPY ... TO STDOUT.
+func (w *Wire) CopyOut(ctx context.Context, sql string) (string, error) {
+	var b strings.Builder
+	_, err := w.C.PgConn().CopyTo(ctx, &b, sql)
+	return b.String(), wireErr(err)
 }
 
 // Close closes the connection.

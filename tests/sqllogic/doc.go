@@ -11,7 +11,10 @@
 //     "N values hashing to <md5>"), "# comments", "halt", "skipif <mode>" /
 //     "onlyif <mode>" before a record, "require <capability>",
 //     "loop <var> <from> <to>" ... "endloop" with ${var} in the SQL, and
-//     "hash-threshold" (accepted, ignored). A malformed file is a 42601
+//     "hash-threshold" (accepted, ignored), and two extensions for COPY
+//     streams: "copy-in ok|error <regex>" (the lines after "----" are the
+//     FROM STDIN data) and "copy-out" (they are the expected TO STDOUT
+//     output). A malformed file is a 42601
 //     error naming file and line.
 //   - Runner.Run executes the records on a Conn in order and returns
 //     passed/failed/skipped counts and, for each failure, the file, line,

@@ -21,6 +21,12 @@ const (
 	Halt                  // halt: stop the file here
 	Require               // require <capability>: skip the file without it
 	Loop                  // loop <var> <start> <end> ... endloop
+	// CopyIn runs COPY ... FROM STDIN with the lines after "----" as the
+	// data stream: copy-in ok | copy-in error <regex>.
+	CopyIn
+	// CopyOut runs COPY ... TO STDOUT and compares the stream's lines
+	// with those after "----".
+	CopyOut
 )
 
 // Sort is how a query's rows are ordered before comparison.
@@ -166,21 +172,30 @@ func (p *fileParser) block(i int, inLoop bool) ([]*Record, int, error) {
 				return nil, 0, p.errf(i, "loop without endloop")
 			}
 			i = end + 1
-		case "statement":
+		case "copy-out":
+			rec.Kind = CopyOut
+			if len(f) != 1 {
+				return nil, 0, p.errf(i, "copy-out takes no arguments")
+			}
+			i, err = p.sql(rec, i+1, true)
+		case "statement", "copy-in":
 			rec.Kind = Statement
+			if f[0] == "copy-in" {
+				rec.Kind = CopyIn
+			}
 			switch {
 			case len(f) == 2 && f[1] == "ok":
 			case len(f) >= 2 && f[1] == "error":
 				rec.WantErr = true
-				if re := strings.TrimSpace(strings.TrimPrefix(line[len("statement"):], " error")); re != "" {
+				if re := strings.TrimSpace(strings.TrimPrefix(line[len(f[0]):], " error")); re != "" {
 					if rec.ErrRegex, err = regexp.Compile(re); err != nil {
 						return nil, 0, p.errf(i, "bad error regex: %v", err)
 					}
 				}
 			default:
-				return nil, 0, p.errf(i, "statement must be followed by ok or error: %q", line)
+				return nil, 0, p.errf(i, "%s must be followed by ok or error: %q", f[0], line)
 			}
-			i, err = p.sql(rec, i+1, false)
+			i, err = p.sql(rec, i+1, rec.Kind == CopyIn)
 		case "query":
 			rec.Kind = Query
 			if len(f) < 2 {

@@ -83,7 +83,7 @@ func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, v
 					return false
 				}
 			}
-		case Statement, Query:
+		case Statement, Query, CopyIn, CopyOut:
 			msg, upd := r.one(ctx, rec, expand(rec.SQL, vars), c)
 			if msg == "" {
 				res.Passed++
@@ -123,8 +123,31 @@ func expand(sql string, vars map[string]string) string {
 // query that ran, also its actual result lines (for -update) when they
 // differ from the file.
 func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (string, []string) {
-	if rec.Kind == Statement {
-		err := c.Exec(ctx, sql)
+	switch rec.Kind {
+	case CopyOut:
+		out, err := c.CopyOut(ctx, sql)
+		if err != nil {
+			return "COPY TO STDOUT failed: " + ErrorText(err), nil
+		}
+		got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if out == "" {
+			got = nil
+		}
+		if !slices.Equal(got, rec.Expected) {
+			return "COPY output differs (- want, + got):\n" + Diff(rec.Expected, got), got
+		}
+		return "", nil
+	case Statement, CopyIn:
+		var err error
+		if rec.Kind == CopyIn {
+			data := ""
+			if len(rec.Expected) > 0 {
+				data = strings.Join(rec.Expected, "\n") + "\n"
+			}
+			err = c.CopyIn(ctx, sql, strings.NewReader(data))
+		} else {
+			err = c.Exec(ctx, sql)
+		}
 		switch {
 		case err == nil && rec.WantErr:
 			return "statement succeeded, want an error", nil

@@ -3,6 +3,7 @@ package sqllogic
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 type scripted struct {
 	rows map[string][][]*string
 	errs map[string]error
+	out  map[string]string
 	ran  []string
 }
 
@@ -26,6 +28,17 @@ func (s *scripted) Exec(_ context.Context, sql string) error {
 func (s *scripted) Query(_ context.Context, sql string) ([][]*string, error) {
 	s.ran = append(s.ran, sql)
 	return s.rows[sql], s.errs[sql]
+}
+
+func (s *scripted) CopyIn(_ context.Context, sql string, data io.Reader) error {
+	b, _ := io.ReadAll(data)
+	s.ran = append(s.ran, sql+" <- "+string(b))
+	return s.errs[sql]
+}
+
+func (s *scripted) CopyOut(_ context.Context, sql string) (string, error) {
+	s.ran = append(s.ran, sql)
+	return s.out[sql], s.errs[sql]
 }
 
 func (s *scripted) Close() error { return nil }
@@ -179,4 +192,20 @@ func TestQueryMismatchDiffAndRewrite(t *testing.T) {
 func TestHashMatchesSqllogictest(t *testing.T) {
 	// md5("1\n2\n3\n") as computed by sqllogictest's md5 of newline-terminated values
 	require.Equal(t, "3 values hashing to c0710d6b4f15dfa88f600b0e6b624077", hashLine([]string{"1", "2", "3"}))
+}
+
+func TestCopyRecords(t *testing.T) {
+	src := "copy-in ok\nCOPY t FROM STDIN\n----\n1\ta\n2\tb\n\ncopy-in error ^22P04\nCOPY bad FROM STDIN\n----\nx\n\n" +
+		"copy-out\nCOPY t TO STDOUT\n----\n1\ta\n2\tb\n\ncopy-out\nCOPY e TO STDOUT\n----\n\ncopy-out\nCOPY t2 TO STDOUT\n----\n1\n"
+	recs, err := Parse("f.slt", strings.NewReader(src))
+	require.NoError(t, err)
+	c := &scripted{
+		errs: map[string]error{"COPY bad FROM STDIN": sqlerr.New("22P04", "missing data")},
+		out:  map[string]string{"COPY t TO STDOUT": "1\ta\n2\tb\n", "COPY t2 TO STDOUT": "2\n"},
+	}
+	res := (&Runner{Mode: "embedded"}).Run(context.Background(), "f.slt", recs, c)
+	require.Equal(t, 4, res.Passed, "%v", res.Failures)
+	require.Equal(t, 1, res.Failed)
+	require.Contains(t, res.Failures[0].Msg, "    - 1\n    + 2\n")
+	require.Equal(t, []string{"COPY t FROM STDIN <- 1\ta\n2\tb\n", "COPY bad FROM STDIN <- x\n", "COPY t TO STDOUT", "COPY e TO STDOUT", "COPY t2 TO STDOUT"}, c.ran)
 }
