@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 30s
 
-.PHONY: all build test vet fmt-check lint bench bench-peers fuzz demo clean
+.PHONY: all build test vet fmt-check lint bench bench-peers fuzz demo slt clean
 
 all: build
 
@@ -33,6 +33,11 @@ bench:
 # for a quick look.
 bench-peers:
 	$(MAKE) -C bench peers
+
+# One logic-test file in every mode, e.g. make slt FILE=asof/ties.slt
+# (make test runs them all).
+slt:
+	$(GO) test -count=1 -v -run TestSQLLogic ./tests/sqllogic/ -args -file '$(FILE)'
 
 # Each fuzz target in turn (go test -fuzz takes one package and target).
 fuzz:
