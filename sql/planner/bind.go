@@ -271,6 +271,13 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One FROM clause cannot name a table (or alias) twice: qualified
+	// columns would be ambiguous. Postgres: 42712.
+	for _, c := range r.sc.cols {
+		if c.table != "" && l.sc.hasTable(c.table) {
+			return nil, sqlerr.New("42712", "table name \"%s\" specified more than once", c.table)
+		}
+	}
 	if a := b.st.AsofOf(j); a != nil {
 		return b.bindAsof(a, l, r)
 	}

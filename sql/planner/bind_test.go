@@ -59,6 +59,8 @@ func TestBindErrors(t *testing.T) {
 		{"bad unknown timestamp argument", `SELECT date_trunc('day', 'garbage')`, sqlerr.InvalidDatetimeFormat, 0, `garbage`},
 		{"bad unknown in coalesce", `SELECT coalesce(qty, 'x') FROM trades`, sqlerr.InvalidTextRepresentation, 0, `integer`},
 		{"duplicate cte", `WITH a AS (SELECT 1), a AS (SELECT 2) SELECT 1`, "42712", 0, `"a" specified more than once`},
+		{"duplicate table", `SELECT 1 FROM trades JOIN trades ON true`, "42712", 0, `table name "trades" specified more than once`},
+		{"duplicate alias in an ASOF join", `SELECT 1 FROM trades q ASOF JOIN quotes q ON ts BETWEEN -1 AND 0`, "42712", 0, `table name "q" specified more than once`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
