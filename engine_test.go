@@ -99,6 +99,9 @@ func TestEngineQueries(t *testing.T) {
 		{name: "timestamp parameter with a $n text value", sql: `SELECT count(*) FROM trades WHERE ts > $1::bigint`, args: []any{"12"}, want: []string{"2"}},
 		// Both inputs ordered by (sym, ts): the join runs key-major and the
 		// output keeps the left order (by sym, then ts).
+		// kquotes is ORDER BY (sym, ts): grouping by sym streams.
+		{name: "aggregate over input ordered by the group key", sql: `SELECT sym, count(*), max(bid) FROM kquotes GROUP BY sym`,
+			want: []string{"a | 3 | 2", "b | 1 | 2.5"}},
 		{name: "keys-first ordering", sql: `SELECT * FROM ktrades ASOF LEFT JOIN kquotes ON ts BETWEEN -10 AND 0 USING (sym)`,
 			want: []string{"a | 1 | 50 | NULL", "a | 10 | 100 | 1.5", "a | 25 | 300 | 2", "b | 13 | 200 | 2.5"}},
 	}

@@ -111,7 +111,14 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 				specs[i].Args = nil
 			}
 		}
+		stream := clustered(n.Input.Ordering(), n.GroupBy)
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			if stream {
+				// The input is proven ordered by the group keys: groups arrive
+				// one after another, so they stream out in bounded memory.
+				return exec.NewStreamAggregate(child, b.env.Mem, b.bindAll(n.GroupBy), names(cols[:len(n.GroupBy)]), specs,
+					b.env.Eval, exec.AggOptions{MemoryLimit: b.env.MemoryLimit})
+			}
 			return exec.NewHashAggregate(child, b.env.Mem, b.bindAll(n.GroupBy), names(cols[:len(n.GroupBy)]), specs,
 				b.env.Eval, exec.AggOptions{MemoryLimit: b.env.MemoryLimit})
 		})
@@ -330,6 +337,39 @@ func (b *builder) window(n *planner.Window) (exec.Operator, error) {
 		}
 		return op, err
 	})
+}
+
+// clustered reports whether rows with equal group keys are adjacent in an
+// input with ordering p: every group key is a plain input column, and those
+// columns (constants aside) are the leading keys of p's order, in any order
+// and direction. Conservative: false whenever that is not proven.
+func clustered(p ordering.Props, groupBy []expr.Expr) bool {
+	if len(groupBy) == 0 {
+		return false
+	}
+	need := map[int]bool{}
+	for _, g := range groupBy {
+		c, ok := g.(*expr.Column)
+		if !ok {
+			return false
+		}
+		if !p.IsConst(c.Index) {
+			need[c.Index] = true
+		}
+	}
+	for _, k := range p.Lex {
+		if len(need) == 0 {
+			break
+		}
+		if p.IsConst(k.Col) {
+			continue
+		}
+		if !need[k.Col] {
+			return false
+		}
+		delete(need, k.Col)
+	}
+	return len(need) == 0
 }
 
 func sortKeys(lex ordering.Lex) []exec.SortKey {
