@@ -221,85 +221,41 @@ func cmpBool(x, y bool) int {
 func comparatorFor(dt arrow.DataType) colCmp {
 	switch dt.ID() {
 	case arrow.BOOL:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmpBool(a.(*array.Boolean).Value(i), b.(*array.Boolean).Value(j))
-		}
+		return compareWith[*array.Boolean](cmpBool)
 	case arrow.INT16:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmp.Compare(a.(*array.Int16).Value(i), b.(*array.Int16).Value(j))
-		}
+		return compareWith[*array.Int16](cmp.Compare[int16])
 	case arrow.INT32:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmp.Compare(a.(*array.Int32).Value(i), b.(*array.Int32).Value(j))
-		}
+		return compareWith[*array.Int32](cmp.Compare[int32])
 	case arrow.INT64:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmp.Compare(a.(*array.Int64).Value(i), b.(*array.Int64).Value(j))
-		}
+		return compareWith[*array.Int64](cmp.Compare[int64])
 	case arrow.FLOAT32:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmpFloat(a.(*array.Float32).Value(i), b.(*array.Float32).Value(j))
-		}
+		return compareWith[*array.Float32](cmpFloat[float32])
 	case arrow.FLOAT64:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmpFloat(a.(*array.Float64).Value(i), b.(*array.Float64).Value(j))
-		}
+		return compareWith[*array.Float64](cmpFloat[float64])
 	case arrow.DECIMAL128:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return a.(*array.Decimal128).Value(i).Cmp(b.(*array.Decimal128).Value(j))
-		}
+		return compareWith[*array.Decimal128](decimal128.Num.Cmp)
 	case arrow.DATE32:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmp.Compare(a.(*array.Date32).Value(i), b.(*array.Date32).Value(j))
-		}
+		return compareWith[*array.Date32](cmp.Compare[arrow.Date32])
 	case arrow.TIMESTAMP:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return cmp.Compare(a.(*array.Timestamp).Value(i), b.(*array.Timestamp).Value(j))
-		}
+		return compareWith[*array.Timestamp](cmp.Compare[arrow.Timestamp])
 	case arrow.STRING:
 		// Byte-wise order: the engine's only collation is "C".
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return strings.Compare(a.(*array.String).Value(i), b.(*array.String).Value(j))
-		}
+		return compareWith[*array.String](strings.Compare)
 	case arrow.BINARY:
-		return func(a, b arrow.Array, i, j int) int {
-			if c, ok := nullsLast(a, b, i, j); ok {
-				return c
-			}
-			return bytes.Compare(a.(*array.Binary).Value(i), b.(*array.Binary).Value(j))
-		}
+		return compareWith[*array.Binary](bytes.Compare)
 	}
 	return nil
+}
+
+// compareWith builds the colCmp of one array type from its value
+// comparison: NULLs last, then cmpf on the values.
+func compareWith[A interface{ Value(int) T }, T any](cmpf func(T, T) int) colCmp {
+	return func(a, b arrow.Array, i, j int) int {
+		if c, ok := nullsLast(a, b, i, j); ok {
+			return c
+		}
+		return cmpf(a.(A).Value(i), b.(A).Value(j))
+	}
 }
 
 // valueAt boxes row i of a into the canonical Go value used for segment
