@@ -58,7 +58,8 @@ func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
 	}
 	fk, tk := from.Kind, to.Kind
 	switch {
-	case from == to || (isStringKind(fk) && tk == sqltypes.Text) || (isStringKind(fk) && tk == sqltypes.Varchar && to.Length == sqltypes.NoLimit):
+	case from == to || (isStringKind(fk) && tk == sqltypes.Text) || (isStringKind(fk) && tk == sqltypes.Varchar && to.Length == sqltypes.NoLimit),
+		fk == sqltypes.Numeric && tk == sqltypes.Numeric && arrow.TypeEqual(from.Arrow(), to.Arrow()): // only the display scale differs
 		n.kind = castSame
 	case isStringKind(fk) && tk == sqltypes.Varchar:
 		n.kind = castVarchar
