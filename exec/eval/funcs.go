@@ -19,6 +19,7 @@ var Functions = []string{
 	"date_trunc", "exp", "extract", "floor", "greatest", "least", "length", "ln",
 	"lower", "ltrim", "now", "nullif", "pow", "power", "round", "rtrim", "sqrt",
 	"substr", "substring", "time_bucket", "to_timestamp", "upper",
+	"log", "log10", "sign", "trunc", // nummath.go
 }
 
 func (c *compiler) compileFunc(e *expr.Func) (node, error) {
@@ -32,6 +33,9 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		types[i], kinds[i] = a.typ(), a.typ().Kind
 	}
 	bad := func() (node, error) { return nil, unsupported("function "+e.Name, types...) }
+	if n, ok, err := compileNumMath(e, args); ok { // nummath.go
+		return n, err
+	}
 	coerceAll := func() error {
 		for i := range args {
 			n, err := c.coerce(args[i], e.T)

@@ -39,34 +39,6 @@ func fixed(lo, hi int, res sqltypes.Type, params ...sqltypes.Type) funcSig {
 	}}
 }
 
-// numericSame takes one numeric argument and returns its type (abs,
-// floor, ceil, round).
-func numericSame(lo, hi int) funcSig {
-	return funcSig{min: lo, max: hi, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
-		t := args[0].Type()
-		if t.Kind == sqltypes.Unknown {
-			t = sqltypes.Float8Type
-			var err error
-			if args[0], err = b.coerce(args[0], t, at[0], "argument"); err != nil {
-				return nil, t, err
-			}
-		}
-		if categoryOf(t) != catNumeric {
-			return nil, t, funcError(b, n, args)
-		}
-		for i := 1; i < len(args); i++ {
-			var err error
-			if args[i], err = b.coerce(args[i], sqltypes.Int4Type, at[i], "argument"); err != nil {
-				return nil, t, funcError(b, n, args)
-			}
-		}
-		if t.Kind == sqltypes.Numeric {
-			t = sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)
-		}
-		return args, t, nil
-	}}
-}
-
 // common takes any number of arguments of one common type and returns it
 // (coalesce, nullif, greatest, least).
 func common(lo, hi int) funcSig {
@@ -121,11 +93,11 @@ var funcs = map[string]funcSig{
 	"substr": fixed(2, 3, sqltypes.TextType, sqltypes.TextType, sqltypes.Int4Type),
 	"btrim":  fixed(1, 2, sqltypes.TextType, sqltypes.TextType), "ltrim": fixed(1, 2, sqltypes.TextType, sqltypes.TextType),
 	"rtrim": fixed(1, 2, sqltypes.TextType, sqltypes.TextType),
-	"abs":   numericSame(1, 1), "floor": numericSame(1, 1), "ceil": numericSame(1, 1), "round": numericSame(1, 2),
-	"sqrt": fixed(1, 1, sqltypes.Float8Type, sqltypes.Float8Type), "ln": fixed(1, 1, sqltypes.Float8Type, sqltypes.Float8Type),
-	"exp":   fixed(1, 1, sqltypes.Float8Type, sqltypes.Float8Type),
-	"power": fixed(2, 2, sqltypes.Float8Type, sqltypes.Float8Type),
-	"now":   fixed(0, 0, sqltypes.TimestampTZType), "random": fixed(0, 0, sqltypes.Float8Type),
+	// math: bind_math.go
+	"abs": mathFuncs["abs"], "floor": mathFuncs["floor"], "ceil": mathFuncs["ceil"], "round": mathFuncs["round"],
+	"trunc": mathFuncs["trunc"], "sign": mathFuncs["sign"], "sqrt": mathFuncs["sqrt"], "ln": mathFuncs["ln"],
+	"exp": mathFuncs["exp"], "log": mathFuncs["log"], "log10": mathFuncs["log10"], "power": mathFuncs["power"],
+	"now": fixed(0, 0, sqltypes.TimestampTZType), "random": fixed(0, 0, sqltypes.Float8Type),
 	"date_trunc":   temporalSecond(sqltypes.UnknownType),
 	"date_part":    temporalSecond(sqltypes.Float8Type),
 	"to_timestamp": fixed(1, 1, sqltypes.TimestampTZType, sqltypes.Float8Type),
