@@ -868,5 +868,5 @@ func roundTimestamp(us int64, t Type) int64 {
 	if x >= 0 {
 		return (x+half)/scale*scale + pgEpochMicros
 	}
-	return -((-x+half)/scale*scale) + pgEpochMicros
+	return -((-x + half) / scale * scale) + pgEpochMicros
 }
