@@ -170,11 +170,16 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &toTimestampNode{x: args[0]}, nil
 	case "time_bucket":
-		if len(args) != 2 || kinds[0] != sqltypes.Interval ||
-			(kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Date) || e.T.Kind != kinds[1] {
+		if len(args) < 2 || len(args) > 3 || kinds[0] != sqltypes.Interval ||
+			(kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Date) || e.T.Kind != kinds[1] ||
+			(len(args) == 3 && kinds[2] != sqltypes.Interval && kinds[2] != kinds[1]) {
 			return bad()
 		}
-		return &timeBucketNode{width: args[0], x: args[1], t: e.T}, nil
+		n := &timeBucketNode{width: args[0], x: args[1], t: e.T}
+		if len(args) == 3 {
+			n.extra, n.offset = args[2], kinds[2] == sqltypes.Interval
+		}
+		return n, nil
 	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", e).
 		WithHint("No function matches the given name and argument types.")

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -98,20 +99,11 @@ var funcs = map[string]funcSig{
 	"trunc": mathFuncs["trunc"], "sign": mathFuncs["sign"], "sqrt": mathFuncs["sqrt"], "ln": mathFuncs["ln"],
 	"exp": mathFuncs["exp"], "log": mathFuncs["log"], "log10": mathFuncs["log10"], "power": mathFuncs["power"],
 	"now": fixed(0, 0, sqltypes.TimestampTZType), "random": fixed(0, 0, sqltypes.Float8Type),
-	"date_trunc":   temporalSecond(sqltypes.UnknownType),
+	"date_trunc":   dateTruncSig, // bind_time.go
+	"extract":      extractSig,
 	"date_part":    temporalSecond(sqltypes.Float8Type),
 	"to_timestamp": fixed(1, 1, sqltypes.TimestampTZType, sqltypes.Float8Type),
-	"time_bucket": {min: 2, max: 2, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
-		var err error
-		if args[0], err = b.coerce(args[0], sqltypes.IntervalType, at[0], "argument"); err != nil {
-			return nil, sqltypes.UnknownType, funcError(b, n, args)
-		}
-		t := args[1].Type()
-		if t.Kind != sqltypes.Timestamp && t.Kind != sqltypes.TimestampTZ {
-			return nil, t, funcError(b, n, args)
-		}
-		return args, t, nil
-	}},
+	"time_bucket":  timeBucketSig,
 	"concat": {min: 1, max: -1, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
 		for i := range args {
 			var err error
@@ -155,6 +147,9 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	}
 	if a, ok := funcAliases[name]; ok {
 		name = a
+	}
+	if x.FnName.O == parser.ExtractFunc {
+		name = "extract"
 	}
 	sig, ok := funcs[name]
 	if !ok || len(args) < sig.min || (sig.max >= 0 && len(args) > sig.max) {
