@@ -92,7 +92,10 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 		}
 		if raw := us.Value(i); unit == "" || raw != lastRaw {
 			u, err := parseUnit(raw, n.x.typ())
-			if err == nil && (u == "epoch" || u == "dow" || u == "isodow" || u == "doy" || u == "isoyear" ||
+			if err == nil && u == "epoch" {
+				// a "reserved" word to Postgres, not a unit: not recognized
+				err = sqlerr.New(sqlerr.InvalidParameterValue, "unit \"%s\" not recognized for type %s", raw, typeWords(n.x.typ()))
+			} else if err == nil && (u == "dow" || u == "isodow" || u == "doy" || u == "isoyear" ||
 				u == "timezone" || u == "timezone_hour" || u == "timezone_minute" || u == "julian") {
 				err = errUnitUnsupported(raw, n.x.typ())
 			}
