@@ -409,7 +409,11 @@ func (b *binder) coerce(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what stri
 
 // assign converts e for storing in a column of type t (INSERT).
 func (b *binder) assign(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what string) (expr.Expr, error) {
-	return b.convert(e, t, at, what, assignmentCast)
+	e, err := b.convert(e, t, at, what, assignmentCast)
+	if c, ok := e.(*expr.Cast); ok && err == nil && t.Kind == sqltypes.Varchar && t.Length != sqltypes.NoLimit {
+		c.Assign = true
+	}
+	return e, err
 }
 
 func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what string, allowed func(from, to sqltypes.Type) bool) (expr.Expr, error) {
