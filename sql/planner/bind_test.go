@@ -239,7 +239,7 @@ func TestInsertPlan(t *testing.T) {
 	p, err = plan(t, cat, `INSERT INTO names (code) SELECT v FROM events`)
 	require.NoError(t, err)
 	proj = p.(*Insert).Input.(*Project)
-	require.Equal(t, &expr.Cast{X: &expr.Column{Index: 0, Name: "v", T: sqltypes.TextType}, T: sqltypes.VarcharOf(4)}, proj.Exprs[2])
+	require.Equal(t, &expr.Cast{X: &expr.Column{Index: 0, Name: "v", T: sqltypes.TextType}, T: sqltypes.VarcharOf(4), Assign: true}, proj.Exprs[2])
 }
 
 func TestStatementPlans(t *testing.T) {
