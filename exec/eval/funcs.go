@@ -150,10 +150,15 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &litNode{v: c.env.Now.UnixMicro(), t: e.T}, nil
 	case "date_trunc":
-		if len(args) != 2 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ) || e.T.Kind != kinds[1] {
+		if len(args) < 2 || len(args) > 3 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ) || e.T.Kind != kinds[1] ||
+			len(args) == 3 && (kinds[1] != sqltypes.TimestampTZ || !isStringKind(kinds[2])) {
 			return bad()
 		}
-		return &dateTruncNode{unit: args[0], x: args[1], t: e.T}, nil
+		n := &dateTruncNode{unit: args[0], x: args[1], t: e.T}
+		if len(args) == 3 {
+			n.zone = args[2]
+		}
+		return n, nil
 	case "date_part", "extract":
 		switch {
 		case len(args) != 2 || !isStringKind(kinds[0]):

@@ -109,6 +109,9 @@ func TestExtract(t *testing.T) {
 		{"time_bucket offset", fn("time_bucket", ts, litText(iv, "1 hour"), c("ts"), litText(iv, "10 minutes")), "2024-01-02 02:10:00|1969-12-31 23:10:00|NULL|infinity", "", ""},
 		{"time_bucket month origin", fn("time_bucket", d, litText(iv, "2 months"), c("d"), litText(d, "2000-02-01")), "2023-12-01|1999-12-01|NULL|2000-02-01", "", ""},
 		{"time_bucket null origin", fn("time_bucket", ts, litText(iv, "1 hour"), c("ts"), lit(ts, nil)), "NULL|NULL|NULL|NULL", "", ""},
+		{"date_trunc in a zone", fn("date_trunc", tz, txt("day"), c("tz"), txt("Asia/Tokyo")), "2024-07-01 15:00:00+00|2024-01-01 15:00:00+00|NULL|-infinity", "", ""},
+		{"date_trunc null zone", fn("date_trunc", tz, txt("day"), c("tz"), lit(sqltypes.TextType, nil)), "NULL|NULL|NULL|NULL", "", ""},
+		{"date_trunc bad zone", fn("date_trunc", tz, txt("day"), c("tz"), txt("Mars/X")), "", "22023", `time zone "Mars/X" not recognized`},
 		{"time_bucket infinite origin", fn("time_bucket", ts, litText(iv, "1 hour"), c("ts"), litText(ts, "infinity")), "", "22023", "invalid origin"},
 	}
 	for _, tc := range cases {

@@ -66,6 +66,7 @@ func tsLoc(c *call, t sqltypes.Type) *time.Location {
 
 type dateTruncNode struct {
 	unit, x node
+	zone    node // nil: the session zone (timestamptz) or UTC
 	t       sqltypes.Type
 }
 
@@ -83,12 +84,31 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 	us := ua.(*array.String)
 	xs := fixed[int64](xa)
 	loc := tsLoc(c, n.t)
+	var zones *array.String
+	if n.zone != nil {
+		za, err := n.zone.eval(c, b)
+		if err != nil {
+			return nil, err
+		}
+		defer za.Release()
+		valid = validity(rows, ua, xa, za)
+		zones = za.(*array.String)
+	}
 	buf, out := newFixed[int64](c.mem, rows)
-	lastRaw, unit := "", ""
+	lastRaw, unit, lastZone, zoneSet := "", "", "", false
 	for i := 0; i < rows; i++ {
 		out[i] = 0
 		if !ok(valid, i) {
 			continue
+		}
+		if zones != nil && (!zoneSet || zones.Value(i) != lastZone) {
+			z := zones.Value(i)
+			l, err := sqltypes.ParseTimeZone(z)
+			if err != nil {
+				buf.Release()
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "time zone \"%s\" not recognized", z)
+			}
+			loc, lastZone, zoneSet = l, z, true
 		}
 		if raw := us.Value(i); unit == "" || raw != lastRaw {
 			u, err := parseUnit(raw, n.x.typ())

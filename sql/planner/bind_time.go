@@ -62,15 +62,28 @@ func extractScale(unit string, t sqltypes.Type) int {
 	return 0
 }
 
-// dateTruncSig is date_trunc(field, x): the type of x for timestamps and
-// intervals... a date becomes timestamptz (midnight in the session zone)
-// as in Postgres.
-var dateTruncSig = funcSig{min: 2, max: 2, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
+// dateTruncSig is date_trunc(field, x [, zone]): the type of x for
+// timestamps; a date becomes timestamptz (midnight in the session zone) as
+// in Postgres. With a zone x is a timestamptz truncated on that zone's
+// wall clock.
+var dateTruncSig = funcSig{min: 2, max: 3, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
 	var err error
 	if args[0], err = b.coerce(args[0], sqltypes.TextType, at[0], "argument"); err != nil {
 		return nil, sqltypes.UnknownType, err
 	}
 	t := args[1].Type()
+	if len(args) == 3 {
+		if categoryOf(t) != catDateTime && t.Kind != sqltypes.Unknown || categoryOf(args[2].Type()) != catString && args[2].Type().Kind != sqltypes.Unknown {
+			return nil, t, funcError(b, n, args)
+		}
+		if args[1], err = b.coerce(args[1], sqltypes.TimestampTZType, at[1], "argument"); err != nil {
+			return nil, t, err
+		}
+		if args[2], err = b.coerce(args[2], sqltypes.TextType, at[2], "argument"); err != nil {
+			return nil, t, err
+		}
+		return args, sqltypes.TimestampTZType, nil
+	}
 	switch t.Kind {
 	case sqltypes.Unknown, sqltypes.Date:
 		if args[1], err = b.coerce(args[1], sqltypes.TimestampTZType, at[1], "argument"); err != nil {
