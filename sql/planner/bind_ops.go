@@ -115,6 +115,9 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 					return nil, err
 				}
 			}
+			if d, ok := constDivScale(op, l, r); ok { // bind_math.go
+				return mk(l, r, sqltypes.NumericDisplay(d))
+			}
 			return mk(l, r, numericResult(op, lt, rt))
 		}
 		if l, err = b.coerce(l, ct, lat, "operand"); err != nil {
