@@ -150,7 +150,7 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &litNode{v: c.env.Now.UnixMicro(), t: e.T}, nil
 	case "date_trunc":
-		if len(args) < 2 || len(args) > 3 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ) || e.T.Kind != kinds[1] ||
+		if len(args) < 2 || len(args) > 3 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Interval) || e.T.Kind != kinds[1] ||
 			len(args) == 3 && (kinds[1] != sqltypes.TimestampTZ || !isStringKind(kinds[2])) {
 			return bad()
 		}

@@ -112,6 +112,9 @@ func TestExtract(t *testing.T) {
 		{"date_trunc in a zone", fn("date_trunc", tz, txt("day"), c("tz"), txt("Asia/Tokyo")), "2024-07-01 15:00:00+00|2024-01-01 15:00:00+00|NULL|-infinity", "", ""},
 		{"date_trunc null zone", fn("date_trunc", tz, txt("day"), c("tz"), lit(sqltypes.TextType, nil)), "NULL|NULL|NULL|NULL", "", ""},
 		{"date_trunc bad zone", fn("date_trunc", tz, txt("day"), c("tz"), txt("Mars/X")), "", "22023", `time zone "Mars/X" not recognized`},
+		{"date_trunc interval", fn("date_trunc", iv, txt("hour"), c("iv")), "1 year 2 mons 3 days 04:00:00|00:00:00|NULL|49:00:00", "", ""},
+		{"date_trunc interval year", fn("date_trunc", iv, txt("year"), c("iv")), "1 year|00:00:00|NULL|00:00:00", "", ""},
+		{"date_trunc interval week", fn("date_trunc", iv, txt("week"), c("iv")), "", "0A000", `unit "week" not supported for type interval`},
 		{"time_bucket infinite origin", fn("time_bucket", ts, litText(iv, "1 hour"), c("ts"), litText(ts, "infinity")), "", "22023", "invalid origin"},
 	}
 	for _, tc := range cases {

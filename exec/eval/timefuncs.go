@@ -81,6 +81,9 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 	defer xa.Release()
 	rows := xa.Len()
 	valid := validity(rows, ua, xa)
+	if n.t.Kind == sqltypes.Interval {
+		return n.evalInterval(c, ua, xa, valid) // extract.go
+	}
 	us := ua.(*array.String)
 	xs := fixed[int64](xa)
 	loc := tsLoc(c, n.t)

@@ -63,7 +63,7 @@ func extractScale(unit string, t sqltypes.Type) int {
 }
 
 // dateTruncSig is date_trunc(field, x [, zone]): the type of x for
-// timestamps; a date becomes timestamptz (midnight in the session zone) as
+// timestamps and intervals; a date becomes timestamptz (midnight in the session zone) as
 // in Postgres. With a zone x is a timestamptz truncated on that zone's
 // wall clock.
 var dateTruncSig = funcSig{min: 2, max: 3, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
@@ -90,7 +90,7 @@ var dateTruncSig = funcSig{min: 2, max: 3, typ: func(b *binder, args []expr.Expr
 			return nil, t, err
 		}
 		return args, sqltypes.TimestampTZType, nil
-	case sqltypes.Timestamp, sqltypes.TimestampTZ:
+	case sqltypes.Timestamp, sqltypes.TimestampTZ, sqltypes.Interval:
 		return args, baseType(t.Kind), nil
 	}
 	return nil, t, funcError(b, n, args)
