@@ -82,7 +82,7 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 	rows := xa.Len()
 	valid := validity(rows, ua, xa)
 	if n.t.Kind == sqltypes.Interval {
-		return n.evalInterval(c, ua, xa, valid) // extract.go
+		return n.evalInterval(c, ua, xa, valid) // trunc_interval.go
 	}
 	us := ua.(*array.String)
 	xs := fixed[int64](xa)
@@ -185,9 +185,9 @@ func truncTS(us int64, unit string, loc *time.Location) int64 {
 	return t.UnixMicro()
 }
 
-// datePartNode is date_part/extract. It computes in float64 (date_part's
-// double precision) and converts to NUMERIC when the planner typed the call
-// as extract's numeric.
+// datePartNode is date_part/extract. date_part computes in float64 (its
+// double precision); extract, typed NUMERIC by the planner, is exact
+// (extract.go).
 type datePartNode struct {
 	unit, x node
 	t       sqltypes.Type
