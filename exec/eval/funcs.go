@@ -133,9 +133,8 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 			return &mathNode{name: name, args: args, t: e.T}, nil
 		}
 		return bad()
-	case "sqrt", "ln", "exp":
-		numSqrt := e.Name == "sqrt" && len(args) == 1 && kinds[0] == sqltypes.Numeric && e.T.Kind == sqltypes.Numeric
-		if !numSqrt && (len(args) != 1 || kinds[0] != sqltypes.Float8 || e.T.Kind != sqltypes.Float8) {
+	case "sqrt", "ln", "exp": // (numeric: nummath.go)
+		if len(args) != 1 || kinds[0] != sqltypes.Float8 || e.T.Kind != sqltypes.Float8 {
 			return bad()
 		}
 		return &mathNode{name: e.Name, args: args, t: e.T}, nil
@@ -433,7 +432,8 @@ func (n *substrNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	return bld.NewArray(), nil
 }
 
-// mathNode covers abs, round, floor, ceil, sqrt, ln, exp and power.
+// mathNode covers abs, round, floor, ceil, and sqrt, ln, exp and power on
+// double precision.
 type mathNode struct {
 	name string
 	args []node
@@ -561,20 +561,6 @@ func (n *mathNode) numeric(c *call, arrs []arrow.Array, valid []bool) (arrow.Arr
 					v.Mul(v, pow10(xs-p))
 				}
 			}
-		case "sqrt":
-			if v.Sign() < 0 {
-				return decimalNum{}, sqlerr.New("2201F", "cannot take square root of a negative number")
-			}
-			// sqrt(v/10^xs) at ts+1 digits = isqrt(v·10^(2(ts+1)−xs)),
-			// truncated; the guard digit then rounds half away from zero.
-			e := 2*(ts+1) - xs
-			if e >= 0 {
-				v.Mul(v, pow10(e))
-			} else {
-				v.Quo(v, pow10(-e))
-			}
-			v.Sqrt(v)
-			return fitDec(rescaleBig(v, ts+1, ts), n.t)
 		case "floor", "ceil":
 			q, r := new(big.Int).QuoRem(v, pow10(xs), new(big.Int))
 			if r.Sign() != 0 {
