@@ -80,6 +80,9 @@ every --progress-interval otherwise.`, stdout, stderr)
 	if err == nil {
 		abs, err = filepath.Abs(path)
 	}
+	if err == nil { // COPY reads files inside one directory: the file's own
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
 		return fail(stderr, "import", err)
 	}

@@ -416,7 +416,8 @@ func TestInferCSVTypes(t *testing.T) {
 		{"NULLs are skipped", []string{"", "5", ""}, sqltypes.Int8Type},
 		{"only NULLs", []string{"", ""}, sqltypes.TextType},
 		{"a quoted empty string is text", []string{`""`, "5"}, sqltypes.TextType},
-		{"spaces are text", []string{" 5"}, sqltypes.TextType},
+		{"spaces around numbers", []string{" 5", "6 "}, sqltypes.Int8Type},
+		{"spaces inside are text", []string{"5 6"}, sqltypes.TextType},
 		{"words", []string{"abc", "1"}, sqltypes.TextType},
 	}
 	for _, tc := range tests {
@@ -481,4 +482,18 @@ func TestCommasAndClock(t *testing.T) {
 	require.Equal(t, "812", compact(812))
 	require.Equal(t, "81.2k", compact(81_200))
 	require.Equal(t, "1.23M", compact(1_234_567))
+}
+
+func TestImportCRLFSpacedHeaderAndSymlink(t *testing.T) {
+	dir := t.TempDir()
+	other := t.TempDir()
+	real := filepath.Join(other, "real.csv")
+	writeFile(t, real, "ts, sym , px\r\n1, a, 1.5\r\n2, b, 2\r\n")
+	link := filepath.Join(dir, "link.csv")
+	require.NoError(t, os.Symlink(real, link))
+	data := filepath.Join(dir, "db")
+	r := runCmd(t, "", "import", "--data", data, "--table", "s", "--order-by", "TS", link)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "created table s (ts bigint, sym text, px double precision) ORDER BY (ts)\n")
+	require.Equal(t, "ts,sym,px\n1,\" a\",1.5\n2,\" b\",2\n", query(t, data, "SELECT * FROM s")) // text keeps its spaces, as COPY does
 }

@@ -56,6 +56,7 @@ func csvHeader(path string, header bool) ([]fileColumn, error) {
 		if i == 0 {
 			name = strings.TrimPrefix(name, "\ufeff") // a byte order mark is not part of the name
 		}
+		name = strings.TrimSpace(name) // "ts, sym" names sym
 		if name == "" {
 			return nil, fmt.Errorf("%s: the header names no column %d (use --header=false if the first line is data)", path, i+1)
 		}
@@ -173,8 +174,12 @@ func inferCSV(ctx context.Context, path string, cols []fileColumn, header bool, 
 				}
 				v := col.Value(r)
 				seen[i] = true
+				// Spaces around a value ("1, 2.5") are judged without
+				// them, but the value as it is must parse, as COPY will
+				// read it.
+				trimmed := strings.TrimSpace(v)
 				for k, t := range candidates {
-					if ok[i][k] && (!fits(t, v) || sqltypes.DecodeText(builders[k], t, v, opts) != nil) {
+					if ok[i][k] && (!fits(t, trimmed) || sqltypes.DecodeText(builders[k], t, v, opts) != nil) {
 						ok[i][k] = false
 					}
 				}
