@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"runtime"
 	"sort"
@@ -19,11 +20,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/server"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
@@ -148,6 +152,41 @@ func embeddedAnswers(t *testing.T, market map[string][][]any) map[string][]strin
 
 func soakKey(q int, w [2]int64) string { return fmt.Sprintf("%d@%d-%d", q, w[0], w[1]) }
 
+// startSoak is start (server_test.go) with room for every client and
+// hang guards generous enough for a loaded machine: cleanup shuts the
+// server down, closes the database, checks that no Arrow memory is left
+// and that the goroutine count is back to what it was before.
+func startSoak(t *testing.T) (string, *pgwire.Server) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
+	require.NoError(t, err)
+	srv, err := server.New(db, pgwire.Config{Allocator: mem, MaxConnections: soakClients + 8})
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+		require.ErrorIs(t, <-served, pgwire.ErrServerClosed)
+		require.NoError(t, db.Close())
+		mem.AssertSize(t, 0)
+		deadline := time.Now().Add(time.Minute)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Fatalf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	return l.Addr().String(), srv
+}
+
 // soakSeconds is the run's length: 30 s, or ASOFSQL_SOAK_SECONDS.
 func soakSeconds(t *testing.T) time.Duration {
 	if s := os.Getenv("ASOFSQL_SOAK_SECONDS"); s != "" {
@@ -170,7 +209,7 @@ func soakSeconds(t *testing.T) time.Duration {
 // known committed before and those started after; an erroneous
 // statement, after which the session goes on. The Go heap is sampled
 // and must stay under soakHeapBound; at the end no goroutine and no
-// Arrow buffer may be left (start's cleanup).
+// Arrow buffer may be left (startSoak's cleanup).
 func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test: 64 clients for 30 s")
@@ -179,7 +218,7 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 	market := soakMarket()
 	want := embeddedAnswers(t, market)
 
-	addr := start(t)
+	addr, srv := startSoak(t)
 	setup := dial(t, addr, pgx.QueryExecModeSimpleProtocol)
 	_, err := setup.Exec(ctx(t), soakDDL)
 	require.NoError(t, err)
@@ -239,7 +278,14 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 		t.Fatalf("%d client(s) failed; first failures:\n%s", len(st.errs), strings.Join(st.errs[:min(5, len(st.errs))], "\n"))
 	}
 
-	// Every client's committed rows are in the table, in order.
+	// The clients closed their connections; the server ends their
+	// sessions (only the setup connection stays). The wait is a hang
+	// guard, generous for a loaded machine.
+	for deadline := time.Now().Add(2 * time.Minute); srv.ConnCount() > 1; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "%d connections still open", srv.ConnCount())
+	}
+
+	// Every client's committed rows are in the table.
 	var n int64
 	require.NoError(t, setup.QueryRow(ctx(t), "SELECT count(*) FROM ticks").Scan(&n))
 	require.Equal(t, st.committed.Load(), n)
