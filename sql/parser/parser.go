@@ -335,6 +335,12 @@ func (v visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // (its test_driver panics on some literals) becomes an XX000 error instead
 // of taking the connection down, and the parser is then discarded since its
 // state is unknown.
+//
+// The parser is reset before it goes back to the pool: its symbol cache
+// still points into the AST just returned, and TiDB's next parse sets text
+// positions through stale cache slots, writing into that AST while its
+// statement may be in use on another goroutine (a data race the 64-client
+// load test in package server found).
 func tidbParse(sql string) (node ast.StmtNode, err error) {
 	p := pool.Get().(*tidb.Parser)
 	defer func() {
@@ -342,6 +348,8 @@ func tidbParse(sql string) (node ast.StmtNode, err error) {
 			node, err = nil, sqlerr.New(sqlerr.InternalError, "SQL parser failed: %v", r)
 			return
 		}
+		p.Reset() // also resets the SQL mode
+		p.SetSQLMode(sqlMode)
 		pool.Put(p)
 	}()
 	return p.ParseOneStmt(sql, "", "")
