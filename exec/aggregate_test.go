@@ -238,6 +238,6 @@ func TestStringAgg(t *testing.T) {
 		}, want)
 	}
 	_, err := exec.NewHashAggregate(exec.NewBatches(arrow.NewSchema([]arrow.Field{sqltypes.TextType.Field("s", true)}, nil), nil),
-		memory.DefaultAllocator, nil, nil, []exec.AggSpec{agg("string_agg", false, symCol, i8(1))}, eval.Env{}, exec.AggOptions{})
+		memory.DefaultAllocator, nil, nil, []exec.AggSpec{agg("string_agg", false, &expr.Column{Index: 0, Name: "s", T: sqltypes.TextType}, i8(1))}, eval.Env{}, exec.AggOptions{})
 	require.Equal(t, sqlerr.UndefinedFunction, sqlerr.Code(err), "%v", err)
 }
