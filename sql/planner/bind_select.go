@@ -53,7 +53,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	case len(s.WindowSpecs) > 0:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
 	case s.Kind == ast.SelectStmtKindValues:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "VALUES as a query is not supported")
+		return b.bindValues(s)
 	}
 	var from *rel
 	if s.From == nil {
@@ -153,7 +153,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := &Aggregate{Input: node, GroupBy: agg.groups, Aggs: agg.calls}
+		a := &Aggregate{Input: sortAggInput(node, agg), GroupBy: agg.groups, Aggs: agg.calls}
 		for _, g := range agg.groups {
 			a.cols = append(a.cols, Column{Name: columnName(g), Type: g.Type(), Nullable: true})
 		}
@@ -350,7 +350,7 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 	case *ast.ParenthesesExpr:
 		return b.derivedName(x.Expr, e)
 	case *ast.AggregateFuncExpr:
-		return x.F
+		return b.aggName(x, strings.ToLower(x.F))
 	case *ast.WindowFuncExpr:
 		return strings.ToLower(x.Name)
 	case *ast.FuncCallExpr:

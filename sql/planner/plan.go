@@ -161,6 +161,9 @@ type AggCall struct {
 	Distinct bool
 	Star     bool
 	T        sqltypes.Type
+	// ordered: the call had ORDER BY; the binder sorts the Aggregate's
+	// input by it (all such calls of one query share one ORDER BY).
+	ordered bool
 }
 
 // Aggregate groups its input by GroupBy and computes Aggs; output is the
