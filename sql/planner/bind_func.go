@@ -181,6 +181,9 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if name == "concat" && !b.textAt(x, "concat") && len(args) == 2 {
 		return b.binary(expr.Concat, args[0], args[1], x, x.Args[0], x.Args[1])
 	}
+	if name == "position" {
+		return b.bindPosition(x, c) // bind_strfunc.go
+	}
 	if a, ok := funcAliases[name]; ok {
 		name = a
 	}

@@ -356,13 +356,23 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 	case *ast.FuncCallExpr:
 		if x.FnName.O == "#cast" {
 			if len(x.Args) > 0 {
-				if c, ok := x.Args[0].(*ast.ColumnNameExpr); ok {
-					return c.Name.Name.O
+				switch a := x.Args[0].(type) {
+				case *ast.ColumnNameExpr:
+					return a.Name.Name.O
+				case *ast.FuncCallExpr, *ast.AggregateFuncExpr:
+					// Postgres names a cast after its operand when that
+					// has a name: pg_typeof(x)::text is "pg_typeof".
+					if n := b.derivedName(a, nil); n != "?column?" {
+						return n
+					}
 				}
 			}
 			if info := b.st.Casts[x]; info != nil {
 				return typName(info.Type)
 			}
+		}
+		if x.FnName.L == "position" {
+			return "position" // bound as strpos
 		}
 		if f, ok := e.(*expr.Func); ok {
 			return f.Name
