@@ -101,12 +101,13 @@ func aliasList(src string, toks []token, e *edits, m int) error {
 	if toks[a].kind == tkIdent && (clauseEnd[toks[a].val] || notFunctionNames[toks[a].val]) {
 		return nil
 	}
-	if !(o > 0 && toks[o-1].is("lateral")) {
-		e.prepend(o, "lateral ")
-	}
 	if !as {
 		e.prepend(a, "as ")
 	}
+	if o > 0 && toks[o-1].is("lateral") {
+		return nil // the user's LATERAL: TiDB takes the list as it is
+	}
+	e.prepend(o, "lateral ")
 	e.replace(a, "`"+aliasMark+strings.ReplaceAll(toks[a].val, "`", "")+"`")
 	return nil
 }
