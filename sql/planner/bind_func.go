@@ -27,10 +27,14 @@ func fixed(lo, hi int, res sqltypes.Type, params ...sqltypes.Type) funcSig {
 			if p.Kind == sqltypes.Unknown {
 				continue
 			}
-			var err error
-			if args[i], err = b.coerce(args[i], p, at[i], "argument"); err != nil {
+			a, err := b.coerce(args[i], p, at[i], "argument")
+			if err != nil {
+				if args[i].Type().Kind == sqltypes.Unknown {
+					return nil, res, err // an untyped literal that does not read as p
+				}
 				return nil, res, funcError(b, n, args)
 			}
+			args[i] = a
 		}
 		if res.Kind == sqltypes.Unknown {
 			return args, args[0].Type(), nil
