@@ -8,7 +8,7 @@ import (
 )
 
 // Expected values from PostgreSQL 15 (col("s") is 'abc', 'Hello World',
-// NULL, '').
+// NULL, ”).
 func TestMoreStringFunctions(t *testing.T) {
 	tt, i4t := sqltypes.TextType, sqltypes.Int4Type
 	runCases(t, []evalCase{
