@@ -153,8 +153,9 @@ type Limit struct {
 }
 
 // AggCall is one aggregate function call (count, sum, avg, min, max,
-// bool_and, bool_or) with its Postgres result type T. Star is count(*);
-// Distinct aggregates distinct argument values.
+// bool_and, bool_or, string_agg, the stddev/variance family under the
+// names the user wrote, first, last) with its Postgres result type T.
+// Star is count(*); Distinct aggregates distinct argument values.
 type AggCall struct {
 	Func     string
 	Args     []expr.Expr
