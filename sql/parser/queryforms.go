@@ -29,7 +29,9 @@ var queryStarts = map[string]bool{"select": true, "with": true, "values": true, 
 //     such a list; recovery clears Lateral and restores the alias;
 //   - an aggregate call with ORDER BY, f(args ORDER BY keys), becomes
 //     group_concat(args, `#agg`('f') ORDER BY keys), the one aggregate TiDB
-//     gives an ORDER BY; recovery restores f and drops the separator;
+//     gives an ORDER BY; recovery restores f and drops the separator. So
+//     does f(DISTINCT args) for aggregates TiDB has no DISTINCT for
+//     (string_agg, stddev, bool_and, ...);
 //   - first(...) and last(...) (TiDB keywords) are quoted so they parse as
 //     function calls.
 func queryForms(src string, toks []token, e *edits) error {
@@ -53,6 +55,14 @@ func queryForms(src string, toks []token, e *edits) error {
 			if err := aggOrder(src, toks, e, i); err != nil {
 				return err
 			}
+		case t.is("distinct") && i > 1 && toks[i-1].isOp("(") && (toks[i-2].kind == tkIdent || toks[i-2].kind == tkQIdent) &&
+			!tidbDistinctAggs[toks[i-2].val] && !notFunctionNames[toks[i-2].val] && !(i > 2 && toks[i-3].isOp(".")):
+			// TiDB takes DISTINCT only in its own aggregates: route the
+			// others through group_concat as for ORDER BY.
+			if m := matchParen(toks, i-1); m > 0 && !orderInside(toks, i, m) {
+				e.replace(i-2, "group_concat")
+				e.prepend(m, ", `"+mkAggOrder+"`("+quoteString(toks[i-2].val)+")")
+			}
 		}
 	}
 	for i, t := range toks {
@@ -62,6 +72,27 @@ func queryForms(src string, toks []token, e *edits) error {
 		}
 	}
 	return nil
+}
+
+// tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar
+// takes as they are.
+var tidbDistinctAggs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "group_concat": true}
+
+// orderInside reports whether ORDER BY occurs at the top level of the
+// argument list toks(from, m).
+func orderInside(toks []token, from, m int) bool {
+	depth := 0
+	for k := from; k < m; k++ {
+		switch {
+		case toks[k].isOp("("):
+			depth++
+		case toks[k].isOp(")"):
+			depth--
+		case depth == 0 && toks[k].is("order") && k+1 < m && toks[k+1].is("by"):
+			return true
+		}
+	}
+	return false
 }
 
 // openParen returns the index of the "(" matching the ")" at m, or -1.

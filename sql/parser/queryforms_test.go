@@ -45,6 +45,19 @@ func TestQueryForms(t *testing.T) {
 		require.Equal(t, 8, st.Pos(a), "the call keeps the user's position")
 		require.Equal(t, "string_agg", st.SourceName(a))
 	})
+	t.Run("DISTINCT in aggregates TiDB does not know", func(t *testing.T) {
+		st, err := ParseOne("SELECT string_agg(DISTINCT x, ','), stddev(DISTINCT y), count(DISTINCT z) FROM t")
+		require.NoError(t, err)
+		var got []string
+		st.AST.Accept(visitor(func(n ast.Node) bool {
+			if a, ok := n.(*ast.AggregateFuncExpr); ok {
+				require.True(t, a.Distinct)
+				got = append(got, a.F+"/"+restore(a.Args[0]))
+			}
+			return true
+		}))
+		require.Equal(t, []string{"string_agg/`x`", "stddev/`y`", "count/`z`"}, got)
+	})
 	t.Run("ORDER BY in subqueries and windows is untouched", func(t *testing.T) {
 		st, err := ParseOne("SELECT x FROM t WHERE x IN (SELECT y FROM u ORDER BY y) AND f((SELECT 1 ORDER BY 1)) > 0")
 		require.NoError(t, err)

@@ -89,6 +89,11 @@ type aggOrder struct {
 	keys  ordering.Lex // Col indexes exprs
 	key   string       // to compare the ORDER BY of different calls
 	pos   int
+	// soft: no call wrote this order; it is the implicit one of a
+	// string_agg(DISTINCT x, ...), which gives x's values in ascending
+	// order as Postgres' sort-based DISTINCT does. A written ORDER BY or a
+	// first/last without one overrides it.
+	soft bool
 	// unordered is the position of a first/last call without ORDER BY,
 	// whose input order the sort would change (0: none).
 	unordered int
@@ -96,10 +101,17 @@ type aggOrder struct {
 
 // aggOrderBy records the ORDER BY of one aggregate call (nil: none).
 func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall, a *aggState) error {
+	soft := false
+	if (ob == nil || len(ob.Items) == 0) && call.Distinct && call.Func == "string_agg" {
+		ob, soft = &ast.OrderByClause{Items: []*ast.ByItem{{Expr: n.(*ast.AggregateFuncExpr).Args[0]}}}, true
+	}
 	if ob == nil || len(ob.Items) == 0 {
 		if call.Func == "first" || call.Func == "last" {
 			if a.order == nil {
 				a.order = &aggOrder{}
+			}
+			if a.order.soft {
+				a.order.exprs, a.order.keys, a.order.key, a.order.soft = nil, nil, "", false
 			}
 			if a.order.unordered == 0 {
 				a.order.unordered = b.pos(n)
@@ -113,7 +125,7 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		// ignores it.
 		return nil
 	}
-	o := &aggOrder{pos: b.pos(n)}
+	o := &aggOrder{pos: b.pos(n), soft: soft}
 	var sb strings.Builder
 	for _, it := range ob.Items {
 		e, err := b.bindExpr(it.Expr, &exprCtx{sc: a.from, clause: "aggregate"})
@@ -149,15 +161,27 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		sb.WriteString(", ")
 	}
 	o.key = sb.String()
-	call.ordered = true
-	if a.order == nil || a.order.exprs == nil {
+	if !soft {
+		call.ordered = true
+	}
+	switch {
+	case a.order == nil || a.order.exprs == nil:
 		if a.order != nil {
+			if soft && a.order.unordered != 0 {
+				return nil // first/last keep the input order
+			}
 			o.unordered = a.order.unordered
 		}
 		a.order = o
 		return b.checkAggOrder(a)
-	}
-	if a.order.key != o.key {
+	case a.order.key == o.key:
+		a.order.soft = a.order.soft && soft
+	case soft:
+		// Another order is in force: the values come in that order.
+	case a.order.soft:
+		o.unordered = a.order.unordered
+		a.order = o
+	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "aggregates with different ORDER BY in one query are not supported").
 			WithPosition(o.pos).WithHint("Compute them in separate subqueries.")
 	}
