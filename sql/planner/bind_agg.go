@@ -217,5 +217,8 @@ func sortAggInput(node Node, a *aggState) Node {
 		p.Cols = append(p.Cols, Column{Name: columnName(e), Type: e.Type(), Nullable: true})
 		keys[i] = k
 	}
+	if p.Ordering().Satisfies(keys) {
+		return p // already in that order (an ordered table's scan)
+	}
 	return &Sort{Input: p, Keys: keys}
 }

@@ -303,11 +303,11 @@ func aggKey(c AggCall) string {
 	if c.Star {
 		sb.WriteString("(*)")
 	}
-	if c.ordered {
-		sb.WriteString(" ordered")
-	}
 	for _, a := range c.Args {
 		sb.WriteString("(" + a.String() + ")")
+	}
+	if c.ordered {
+		sb.WriteString(" sorted") // its ORDER BY sorts the Aggregate's input
 	}
 	return sb.String()
 }
