@@ -42,6 +42,14 @@ func TestBindMoreAggregates(t *testing.T) {
 	require.True(t, s.Keys[0].Desc)
 	require.Equal(t, len(s.Input.Schema())-1, s.Keys[0].Col)
 
+	// An ordered table's scan already satisfies ORDER BY ts: no sort.
+	p, err = plan(t, cat, `SELECT sym, last(price ORDER BY ts) FROM trades GROUP BY sym`)
+	require.NoError(t, err)
+	walk(p.(*Query).Root, func(n Node) {
+		_, isSort := n.(*Sort)
+		require.False(t, isSort, "%T", n)
+	})
+
 	errs := []struct{ sql, code, msg string }{
 		{`SELECT std(qty) FROM trades`, sqlerr.UndefinedFunction, `function std(integer) does not exist`},
 		{`SELECT string_agg(qty, ',') FROM trades`, sqlerr.UndefinedFunction, `function string_agg(integer, unknown) does not exist`},
