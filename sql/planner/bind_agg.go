@@ -128,6 +128,9 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 	o := &aggOrder{pos: b.pos(n), soft: soft}
 	var sb strings.Builder
 	for _, it := range ob.Items {
+		if _, ok := it.Expr.(*ast.PositionExpr); ok {
+			continue // inside an aggregate, ORDER BY 1 orders by the constant 1
+		}
 		e, err := b.bindExpr(it.Expr, &exprCtx{sc: a.from, clause: "aggregate"})
 		if err != nil {
 			return err
@@ -161,6 +164,9 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		sb.WriteString(", ")
 	}
 	o.key = sb.String()
+	if len(o.exprs) == 0 {
+		return nil
+	}
 	if !soft {
 		call.ordered = true
 	}
