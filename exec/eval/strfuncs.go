@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -36,6 +37,7 @@ func init() {
 	for name := range strFuncs {
 		Functions = append(Functions, name)
 	}
+	sort.Strings(Functions)
 }
 
 // compileStrFunc compiles the functions of strFuncs; ok is false for
