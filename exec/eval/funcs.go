@@ -172,6 +172,9 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &timeBucketNode{width: args[0], x: args[1], t: e.T}, nil
 	}
+	if n, ok, err := c.compileStrFunc(e, args, kinds); ok {
+		return n, err
+	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", e).
 		WithHint("No function matches the given name and argument types.")
 }

@@ -170,7 +170,7 @@ var unsupported = map[string]string{
 	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
-	"reassign": "REASSIGN OWNED", "merge": "MERGE", "reset": "RESET", "alter": "ALTER",
+	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
 	"analyze": "ANALYZE", "truncate": "TRUNCATE",
 }
 
@@ -187,7 +187,7 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 	st.Text = src[st.Start:st.End]
 	first := toks[0]
 	switch {
-	case first.is("show"), first.is("set"), first.is("begin"), first.is("start"), first.is("commit"),
+	case first.is("show"), first.is("set"), first.is("reset"), first.is("begin"), first.is("start"), first.is("commit"),
 		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
 		first.is("create") && isCreateTable(toks):
 		n, err := parseOwn(src, toks, end)
@@ -232,6 +232,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	if err := pg.run(); err != nil {
 		return nil, err
 	}
+	if err := queryForms(src, toks, e); err != nil {
+		return nil, err
+	}
 	if !toks[0].is("create") && !toks[0].is("drop") {
 		quoteTiDBReserved(toks, e)
 	}
@@ -271,6 +274,8 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		return nil, posError(src, st.Start, sqlerr.FeatureNotSupported, "IS DISTINCT FROM is not supported in this position")
 	}
 	st.Casts, st.NullsFirst = pr.casts, pr.nulls
+	qr := &queryRecovery{st: st}
+	node.Accept(qr)
 
 	// ASOF recovery runs after the Postgres forms are restored, so the
 	// expressions it hands out (Extra, bounds) are the final nodes.

@@ -180,7 +180,7 @@ func TestPostgresFormErrors(t *testing.T) {
 		{"nulls in group by", "SELECT a FROM t GROUP BY a NULLS FIRST", sqlerr.SyntaxError, 28, `at or near "NULLS"`},
 		{"huge literal", "SELECT 1" + strings.Repeat("0", 80), sqlerr.NumericValueOutOfRange, 8, "digits"},
 		{"float overflow", "SELECT 1.5e400", sqlerr.NumericValueOutOfRange, 8, "out of range"},
-		{"caret is power in postgres", "SELECT 2 ^ 3", sqlerr.FeatureNotSupported, 10, "operator ^"},
+		{"hash is xor in postgres", "SELECT 2 # 3", sqlerr.FeatureNotSupported, 10, "operator #"},
 		{"question mark", "SELECT * FROM t WHERE a = ?", sqlerr.SyntaxError, 27, `at or near "?"`},
 		{"parameter zero", "SELECT $0", "42P02", 8, "no parameter $0"},
 		{"unterminated string", "SELECT 'abc", sqlerr.SyntaxError, 8, "unterminated quoted string"},

@@ -22,6 +22,9 @@ var binOps = map[opcode.Op]expr.BinaryOp{
 }
 
 func (b *binder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	if x.Op == opcode.Xor {
+		return b.bindPow(x, c)
+	}
 	op, ok := binOps[x.Op]
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator %s is not supported", x.Op).WithPosition(b.pos(x))
