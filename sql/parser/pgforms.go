@@ -143,6 +143,33 @@ func (p *pgPass) run() error {
 		switch {
 		case t.kind == tkParam:
 			p.params = append(p.params, t.num)
+		case t.is("collate"):
+			// Only collations that change nothing reach here
+			// (rejectUnsupported): drop the clause.
+			end := noopCollation(toks, i)
+			for k := i; k < end; k++ {
+				e.drop(k)
+			}
+			i = end - 1
+		case t.is("operator") && i+1 < len(toks) && toks[i+1].isOp("("):
+			// OPERATOR([schema.]op) is the operator itself.
+			k, ok := operatorName(toks, i)
+			if !ok {
+				return syntaxErrAt(p.src, toks, i)
+			}
+			for d := i; d < k+2; d++ {
+				if d != k {
+					e.drop(d)
+				}
+			}
+			if err := p.regexOp(k, i-1); err != nil {
+				return err
+			}
+			i = k + 1
+		case t.isOp("~") || t.isOp("!~"):
+			if err := p.regexOp(i, i-1); err != nil {
+				return err
+			}
 		case t.isOp("::"):
 			if i == 0 || toks[i-1].isOp("(") || toks[i-1].isOp(",") || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") ||
 				(toks[i-1].kind == tkIdent && notFunctionNames[toks[i-1].val]) {
@@ -263,6 +290,74 @@ func (p *pgPass) run() error {
 	return nil
 }
 
+// regexOp rewrites the match operator at toks[i] (~ or !~; others are
+// left alone) whose left operand ends at toks[prev] into TiDB's [NOT]
+// REGEXP, which the planner binds as textregexeq/textregexne. REGEXP binds
+// like LIKE, a little looser than Postgres' ~: parenthesize ~ inside
+// comparisons. A prefix ~ (bitwise NOT) is not supported.
+func (p *pgPass) regexOp(i, prev int) error {
+	t := p.toks[i]
+	if !t.isOp("~") && !t.isOp("!~") {
+		return nil
+	}
+	if prev < 0 || !endsOperand(p.toks[prev]) {
+		return posError(p.src, t.start, sqlerr.FeatureNotSupported, "operator %s is not supported", t.val)
+	}
+	if t.val == "~" {
+		p.e.replace(i, " REGEXP ")
+	} else {
+		p.e.replace(i, " NOT REGEXP ")
+	}
+	return nil
+}
+
+// endsOperand reports whether t can end the left operand of a binary
+// operator.
+func endsOperand(t token) bool {
+	switch t.kind {
+	case tkIdent:
+		return !notFunctionNames[t.val] || t.val == "null"
+	case tkOp:
+		return t.isOp(")") || t.isOp("]")
+	}
+	return true
+}
+
+// operatorName reads OPERATOR([schema.]op) at toks[i] and returns the
+// index of op; the clause ends at op+1. Only pg_catalog may qualify it.
+func operatorName(toks []token, i int) (int, bool) {
+	k := i + 2
+	if k+1 < len(toks) && toks[k].kind == tkIdent && toks[k+1].isOp(".") {
+		if toks[k].val != "pg_catalog" {
+			return 0, false
+		}
+		k += 2
+	}
+	if k+1 >= len(toks) || toks[k].kind != tkOp || !toks[k+1].isOp(")") || toks[k].isOp("(") || toks[k].isOp(")") {
+		return 0, false
+	}
+	return k, true
+}
+
+// noopCollation returns the index just past a COLLATE clause at toks[i]
+// naming a collation that changes nothing in asofsql, whose text
+// comparisons are bytewise: "default", pg_catalog.default, "C", "POSIX"
+// (optionally qualified with pg_catalog). Other clauses give -1.
+func noopCollation(toks []token, i int) int {
+	k := i + 1
+	if k+1 < len(toks) && (toks[k].is("pg_catalog") || toks[k].kind == tkQIdent && toks[k].val == "pg_catalog") && toks[k+1].isOp(".") {
+		k += 2
+	}
+	if k >= len(toks) {
+		return -1
+	}
+	switch t := toks[k]; {
+	case t.is("default") || t.kind == tkQIdent && (t.val == "default" || t.val == "C" || t.val == "POSIX"):
+		return k + 1
+	}
+	return -1
+}
+
 // offsetFirst rewrites an OFFSET that has no LIMIT before it: Postgres
 // allows `OFFSET n [ROW|ROWS]` alone or before `LIMIT m`, TiDB only
 // `LIMIT m OFFSET n`. It returns the index of the last token it consumed.
@@ -335,7 +430,9 @@ func rejectUnsupported(src string, toks []token) error {
 		case t.val == "similar" && next(i+1, "to"):
 			return at(i, "SIMILAR TO")
 		case t.val == "collate":
-			return at(i, "COLLATE")
+			if noopCollation(toks, i) < 0 {
+				return at(i, "COLLATE")
+			}
 		case t.val == "grouping" && next(i+1, "sets"):
 			return at(i, "GROUPING SETS")
 		case t.val == "asof" && i > 0 && (next(i+1, "right") || next(i+1, "full") || next(i+1, "cross") || next(i+1, "natural")):

@@ -99,6 +99,8 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return b.bindIn(x, c)
 	case *ast.PatternLikeOrIlikeExpr:
 		return b.bindLike(x, c)
+	case *ast.PatternRegexpExpr:
+		return b.bindRegexp(x, c)
 	case *ast.CaseExpr:
 		return b.bindCase(x, c)
 	case *ast.FuncCallExpr:

@@ -1,0 +1,233 @@
+package planner
+
+import (
+	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/pgcatalog"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// TableLister is implemented by catalogs that can list their tables;
+// the virtual pg_catalog tables show only the tables a catalog lists
+// (*catalog.Catalog and *catalog.Snapshot do).
+type TableLister interface {
+	Tables() []string
+}
+
+// DefaultDatabase and DefaultUser are what the virtual catalog shows when
+// Options leave Database or User empty.
+const (
+	DefaultDatabase = "asofsql"
+	DefaultUser     = "asofsql"
+)
+
+// pgSource builds (once per statement) the database description the
+// virtual pg_catalog tables and catalog functions are built from.
+func (b *binder) pgSource() (*pgcatalog.Source, error) {
+	if b.pgsrc != nil {
+		return b.pgsrc, nil
+	}
+	db, user := DefaultDatabase, DefaultUser
+	if b.opts != nil && b.opts.Database != "" {
+		db = b.opts.Database
+	}
+	if b.opts != nil && b.opts.User != "" {
+		user = b.opts.User
+	}
+	var tables []*catalog.TableInfo
+	if l, ok := b.cat.(TableLister); ok {
+		for _, name := range l.Tables() {
+			info, err := b.cat.Table(name)
+			if err != nil {
+				if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.UndefinedTable {
+					continue
+				}
+				return nil, err
+			}
+			tables = append(tables, info)
+		}
+	}
+	b.pgsrc = pgcatalog.NewSource(db, user, tables)
+	return b.pgsrc, nil
+}
+
+// isVirtualTable reports whether a FROM item names a pg_catalog or
+// information_schema table: qualified by such a schema, or an unqualified
+// pg_catalog table name (pg_catalog comes first on the search path).
+func isVirtualTable(schema, name string) bool {
+	if schema == "" {
+		return pgcatalog.Has("", name)
+	}
+	return pgcatalog.IsVirtualSchema(schema)
+}
+
+// bindVirtual binds a virtual catalog table as a Values node built from
+// the live catalog.
+func (b *binder) bindVirtual(schema, name, alias string) (*rel, error) {
+	src, err := b.pgSource()
+	if err != nil {
+		return nil, err
+	}
+	t, ok := src.Table(schema, name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
+	v := &Values{}
+	for _, c := range t.Columns {
+		v.Cols = append(v.Cols, Column{Name: c.Name, Table: alias, Type: c.Type, Nullable: true})
+	}
+	for _, row := range t.Rows {
+		r := make([]expr.Expr, len(row))
+		for i, val := range row {
+			r[i] = &expr.Literal{Value: val, T: t.Columns[i].Type}
+		}
+		v.Rows = append(v.Rows, r)
+	}
+	return &rel{node: v, sc: newScope(alias, v.Cols), desc: inputDesc{kind: "table", name: alias, table: name}}, nil
+}
+
+// bindRegexp binds `x ~ pattern` and `x !~ pattern` (the parser writes
+// them as TiDB's REGEXP) as Postgres' textregexeq/textregexne.
+func (b *binder) bindRegexp(x *ast.PatternRegexpExpr, c *exprCtx) (expr.Expr, error) {
+	v, err := b.bindExpr(x.Expr, c)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.bindExpr(x.Pattern, c)
+	if err != nil {
+		return nil, err
+	}
+	op := "~"
+	if x.Not {
+		op = "!~"
+	}
+	for i, e := range []*expr.Expr{&v, &p} {
+		at := []ast.ExprNode{x.Expr, x.Pattern}[i]
+		if t := (*e).Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", v.Type(), op, p.Type()).WithPosition(b.pos(x)).
+				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		if *e, err = b.coerce(*e, sqltypes.TextType, at, op); err != nil {
+			return nil, err
+		}
+	}
+	name := "textregexeq"
+	if x.Not {
+		name = "textregexne"
+	}
+	return &expr.Func{Name: name, Args: []expr.Expr{v, p}, T: sqltypes.BoolType}, nil
+}
+
+// catalogFuncs are the functions Postgres answers from its catalogs; the
+// planner expands them into expressions over the statement's
+// pgcatalog.Source, so they agree with the virtual tables.
+var catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error){
+	"pg_table_is_visible": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+		src, err := b.pgSource()
+		if err != nil {
+			return nil, err
+		}
+		arg, err := b.oidArg(args, x)
+		if err != nil {
+			return nil, err
+		}
+		var vis, invis []expr.Expr
+		for _, r := range src.Rels() {
+			l := &expr.Literal{Value: r.OID, T: sqltypes.Int8Type}
+			if src.Visible(r) {
+				vis = append(vis, l)
+			} else {
+				invis = append(invis, l)
+			}
+		}
+		// NULL for an OID that names no relation, as in Postgres.
+		out := &expr.Case{T: sqltypes.BoolType}
+		if len(vis) > 0 {
+			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: vis}, Result: &expr.Literal{Value: true, T: sqltypes.BoolType}})
+		}
+		if len(invis) > 0 {
+			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: invis}, Result: &expr.Literal{Value: false, T: sqltypes.BoolType}})
+		}
+		return out, nil
+	},
+	"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+		src, err := b.pgSource()
+		if err != nil {
+			return nil, err
+		}
+		arg, err := b.oidArg(args, x)
+		if err != nil {
+			return nil, err
+		}
+		// Postgres prints "unknown (OID=n)" for an OID that is no role.
+		unknown := &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
+			L: &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
+				L: &expr.Literal{Value: "unknown (OID=", T: sqltypes.TextType},
+				R: &expr.Cast{X: arg, T: sqltypes.TextType}},
+			R: &expr.Literal{Value: ")", T: sqltypes.TextType}}
+		return &expr.Case{Operand: arg, T: sqltypes.TextType,
+			Whens: []expr.When{{Cond: &expr.Literal{Value: int64(pgcatalog.RoleOID), T: sqltypes.Int8Type}, Result: &expr.Literal{Value: src.User, T: sqltypes.TextType}}},
+			Else:  unknown}, nil
+	},
+	"current_database": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+		src, err := b.pgSource()
+		if err != nil || len(args) != 0 {
+			return nil, orFuncError(err, b, x, args)
+		}
+		return &expr.Literal{Value: src.Database, T: sqltypes.TextType}, nil
+	},
+	"current_user": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+		src, err := b.pgSource()
+		if err != nil || len(args) != 0 {
+			return nil, orFuncError(err, b, x, args)
+		}
+		return &expr.Literal{Value: src.User, T: sqltypes.TextType}, nil
+	},
+}
+
+func orFuncError(err error, b *binder, x *ast.FuncCallExpr, args []expr.Expr) error {
+	if err != nil {
+		return err
+	}
+	return funcError(b, x, args)
+}
+
+// oidArg checks a one-argument catalog function's argument: an OID
+// (bigint here) or something that coerces to one.
+func (b *binder) oidArg(args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+	if len(args) != 1 || !(args[0].Type().IsInteger() || args[0].Type().Kind == sqltypes.Unknown) {
+		return nil, funcError(b, x, args)
+	}
+	return b.coerce(args[0], sqltypes.Int8Type, x.Args[0], "argument")
+}
+
+// bindCatalogFunc binds a function Postgres answers from its catalogs, or
+// reports ok false. Such functions may be qualified with pg_catalog.
+func (b *binder) bindCatalogFunc(x *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, bool, error) {
+	f, ok := catalogFuncs[x.FnName.L]
+	if !ok {
+		return nil, false, nil
+	}
+	e, err := f(b, args, x)
+	return e, true, err
+}
+
+// checkFuncSchema refuses a function qualified with a schema other than
+// pg_catalog (where every built-in function lives).
+func (b *binder) checkFuncSchema(x *ast.FuncCallExpr, args []expr.Expr) error {
+	if s := x.Schema.O; s != "" && s != pgcatalog.Catalog {
+		err := funcError(b, x, args).(*sqlerr.Error)
+		err.Message = "function " + s + "." + err.Message[len("function "):]
+		return err
+	}
+	return nil
+}
+
+func init() {
+	text, i4, i8 := sqltypes.TextType, sqltypes.Int4Type, sqltypes.Int8Type
+	funcs["format_type"] = fixed(2, 2, text, i8, i4)
+	funcs["pg_encoding_to_char"] = fixed(1, 1, text, i4)
+	funcs["array_to_string"] = fixed(2, 3, text, text)
+}
