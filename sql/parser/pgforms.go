@@ -177,6 +177,17 @@ func (p *pgPass) run() error {
 				return syntaxErrAt(p.src, toks, i)
 			}
 			s := p.operandStart(i-1, castStart)
+			if name, next, ok := oidAliasType(toks, i+1); ok {
+				// x::regclass and friends: `#regcast`(x, 'regclass').
+				e.prepend(s, "`"+MarkerRegCast+"`(")
+				e.replace(i, ", "+quoteString(name)+")")
+				for k := i + 1; k < next; k++ {
+					e.drop(k)
+				}
+				castStart[next-1] = s
+				i = next - 1
+				continue
+			}
 			typ, next, err := parseType(p.src, toks, i+1)
 			if err != nil {
 				return err
@@ -288,6 +299,26 @@ func (p *pgPass) run() error {
 		}
 	}
 	return nil
+}
+
+// MarkerRegCast is the function name the planner sees for x::regclass,
+// x::regtype, x::regnamespace, x::regrole and x::oid: a call with the
+// operand and the type name as a string literal. Users cannot write it.
+const MarkerRegCast = "#regcast"
+
+// oidAliasTypes are the OID alias types (and oid itself) casts accept.
+var oidAliasTypes = map[string]bool{"regclass": true, "regtype": true, "regnamespace": true, "regrole": true, "oid": true}
+
+// oidAliasType reads an OID alias type name ([pg_catalog.]regclass, ...)
+// at toks[i]: its name and the index just past it.
+func oidAliasType(toks []token, i int) (string, int, bool) {
+	if i+2 < len(toks) && toks[i].is("pg_catalog") && toks[i+1].isOp(".") {
+		i += 2
+	}
+	if i < len(toks) && toks[i].kind == tkIdent && oidAliasTypes[toks[i].val] && !(i+1 < len(toks) && toks[i+1].isOp("[")) {
+		return toks[i].val, i + 1, true
+	}
+	return "", 0, false
 }
 
 // regexOp rewrites the match operator at toks[i] (~ or !~; others are

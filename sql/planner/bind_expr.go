@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -106,6 +107,9 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.FuncCallExpr:
 		if x.FnName.O == "#cast" {
 			return b.bindCast(x, c)
+		}
+		if x.FnName.O == parser.MarkerRegCast {
+			return b.bindRegCast(x, c)
 		}
 		if aggFuncs[x.FnName.L] {
 			return nil, b.aggNotAllowed(x, c, x.FnName.L)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -354,6 +355,9 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 	case *ast.WindowFuncExpr:
 		return strings.ToLower(x.Name)
 	case *ast.FuncCallExpr:
+		if x.FnName.O == parser.MarkerRegCast {
+			return b.regCastName(x)
+		}
 		if x.FnName.O == "#cast" {
 			if len(x.Args) > 0 {
 				if c, ok := x.Args[0].(*ast.ColumnNameExpr); ok {

@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"strconv"
+
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -230,4 +233,127 @@ func init() {
 	funcs["format_type"] = fixed(2, 2, text, i8, i4)
 	funcs["pg_encoding_to_char"] = fixed(1, 1, text, i4)
 	funcs["array_to_string"] = fixed(2, 3, text, text)
+}
+
+// bindRegCast binds x::regclass, ::regtype, ::regnamespace, ::regrole and
+// ::oid. Postgres' OID alias types store an OID, print as a name and
+// compare as OIDs; asofsql has no such types, so the cast takes the
+// direction it is used for: a name (a constant string) becomes the OID
+// (bigint) it resolves to in the virtual catalog, as in
+// `attrelid = 'trades'::regclass`, and an OID becomes its name (text) for
+// display, as in `c.oid::regclass` (an OID naming nothing prints as the
+// number, as in Postgres). ::oid turns integers and numeric strings into
+// bigint.
+func (b *binder) bindRegCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 2 {
+		return nil, sqlerr.New(sqlerr.InternalError, "regcast marker without its type").WithPosition(b.pos(x))
+	}
+	kind := ""
+	if v, ok := x.Args[1].(ast.ValueExpr); ok {
+		kind, _ = v.GetValue().(string)
+	}
+	arg, err := b.bindExpr(x.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	src, err := b.pgSource()
+	if err != nil {
+		return nil, err
+	}
+	t := arg.Type()
+	if kind == "oid" || t.IsInteger() {
+		if !t.IsInteger() && t.Kind != sqltypes.Unknown {
+			return nil, sqlerr.New(codeCannotCoerce, "cannot cast type %s to %s", t, kind).WithPosition(b.pos(x))
+		}
+		if arg, err = b.coerce(arg, sqltypes.Int8Type, x.Args[0], "cast"); err != nil {
+			return nil, err
+		}
+		if kind == "oid" {
+			return arg, nil
+		}
+		names := regNames(src, kind)
+		out := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Cast{X: arg, T: sqltypes.TextType}}
+		for _, n := range names {
+			out.Whens = append(out.Whens, expr.When{Cond: &expr.Literal{Value: n.oid, T: sqltypes.Int8Type}, Result: &expr.Literal{Value: n.name, T: sqltypes.TextType}})
+		}
+		return out, nil
+	}
+	lit, ok := arg.(*expr.Literal)
+	if !ok || !t.IsString() && t.Kind != sqltypes.Unknown {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "casting %s to %s is supported for constants only", t, kind).WithPosition(b.pos(x))
+	}
+	if lit.Value == nil {
+		return &expr.Literal{T: sqltypes.Int8Type}, nil
+	}
+	name := lit.Value.(string)
+	if n, err := strconv.ParseInt(name, 10, 64); err == nil && n >= 0 {
+		return &expr.Literal{Value: n, T: sqltypes.Int8Type}, nil
+	}
+	for _, n := range regNames(src, kind) {
+		if n.name == name || n.alt != "" && n.alt == name {
+			return &expr.Literal{Value: n.oid, T: sqltypes.Int8Type}, nil
+		}
+	}
+	what := map[string]string{"regclass": "relation", "regtype": "type", "regnamespace": "schema", "regrole": "role"}[kind]
+	code := sqlerr.UndefinedObject
+	if kind == "regclass" {
+		code = sqlerr.UndefinedTable
+	}
+	if kind == "regnamespace" {
+		code = codeInvalidSchemaName
+	}
+	return nil, sqlerr.New(code, "%s \"%s\" does not exist", what, name).WithPosition(b.pos(x.Args[0]))
+}
+
+const codeInvalidSchemaName = "3F000"
+
+type regName struct {
+	oid       int64
+	name, alt string
+}
+
+// regNames lists the objects an OID alias type names, with the spelling
+// Postgres prints (and alt, another spelling its input accepts).
+func regNames(src *pgcatalog.Source, kind string) []regName {
+	var out []regName
+	switch kind {
+	case "regclass":
+		for _, r := range src.Rels() {
+			out = append(out, regName{r.OID, src.QualifiedName(r), pgcatalog.NamespaceName(r.Namespace) + "." + r.Name})
+		}
+	case "regtype":
+		for _, t := range pgcatalog.Types {
+			out = append(out, regName{t.OID, t.Type.String(), t.Name})
+		}
+	case "regnamespace":
+		for _, n := range []int64{pgcatalog.NamespaceCatalog, pgcatalog.NamespacePublic, pgcatalog.NamespaceInfo} {
+			out = append(out, regName{n, pgcatalog.NamespaceName(n), ""})
+		}
+	case "regrole":
+		out = append(out, regName{pgcatalog.RoleOID, src.User, ""})
+	}
+	return out
+}
+
+// regCastName names an unaliased x::regclass column as Postgres does:
+// after the column it casts, else the type.
+func (b *binder) regCastName(x *ast.FuncCallExpr) string {
+	if len(x.Args) == 2 {
+		switch a := x.Args[0].(type) {
+		case *ast.ColumnNameExpr:
+			return a.Name.Name.O
+		case *ast.FuncCallExpr:
+			if a.FnName.O == parser.MarkerRegCast || a.FnName.O == "#cast" {
+				if n := b.derivedName(a, nil); n != "" {
+					return n
+				}
+			}
+		}
+		if v, ok := x.Args[1].(ast.ValueExpr); ok {
+			if s, ok := v.GetValue().(string); ok {
+				return s
+			}
+		}
+	}
+	return "?column?"
 }
