@@ -88,7 +88,18 @@ func (b *binder) bindVirtual(schema, name, alias string) (*rel, error) {
 		}
 		v.Rows = append(v.Rows, r)
 	}
-	return &rel{node: v, sc: newScope(alias, v.Cols), desc: inputDesc{kind: "table", name: alias, table: name}}, nil
+	var node Node = v
+	if len(v.Rows) == 0 {
+		// An empty table: one row of NULLs that a false filter removes
+		// (the Values operator needs a row).
+		row := make([]expr.Expr, len(v.Cols))
+		for i, c := range v.Cols {
+			row[i] = &expr.Literal{T: c.Type}
+		}
+		v.Rows = [][]expr.Expr{row}
+		node = &Filter{Input: v, Cond: &expr.Literal{Value: false, T: sqltypes.BoolType}}
+	}
+	return &rel{node: node, sc: newScope(alias, v.Cols), desc: inputDesc{kind: "table", name: alias, table: name}}, nil
 }
 
 // bindRegexp binds `x ~ pattern` and `x !~ pattern` (the parser writes
@@ -245,6 +256,13 @@ func init() {
 // number, as in Postgres). ::oid turns integers and numeric strings into
 // bigint.
 func (b *binder) bindRegCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	return b.bindRegCastAs(x, c, false)
+}
+
+// bindRegCastAs binds an OID alias cast; asText is set when the cast is
+// itself cast to text ('trades'::regclass::text), which prints the name
+// whichever direction the inner cast took.
+func (b *binder) bindRegCastAs(x *ast.FuncCallExpr, c *exprCtx, asText bool) (expr.Expr, error) {
 	if len(x.Args) != 2 {
 		return nil, sqlerr.New(sqlerr.InternalError, "regcast marker without its type").WithPosition(b.pos(x))
 	}
@@ -283,15 +301,30 @@ func (b *binder) bindRegCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error)
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "casting %s to %s is supported for constants only", t, kind).WithPosition(b.pos(x))
 	}
 	if lit.Value == nil {
+		if asText {
+			return &expr.Literal{T: sqltypes.TextType}, nil
+		}
 		return &expr.Literal{T: sqltypes.Int8Type}, nil
 	}
 	name := lit.Value.(string)
-	if n, err := strconv.ParseInt(name, 10, 64); err == nil && n >= 0 {
-		return &expr.Literal{Value: n, T: sqltypes.Int8Type}, nil
+	names := regNames(src, kind)
+	found := func(oid int64) expr.Expr {
+		if asText {
+			for _, n := range names {
+				if n.oid == oid {
+					return &expr.Literal{Value: n.name, T: sqltypes.TextType}
+				}
+			}
+			return &expr.Literal{Value: strconv.FormatInt(oid, 10), T: sqltypes.TextType}
+		}
+		return &expr.Literal{Value: oid, T: sqltypes.Int8Type}
 	}
-	for _, n := range regNames(src, kind) {
+	if n, err := strconv.ParseInt(name, 10, 64); err == nil && n >= 0 {
+		return found(n), nil
+	}
+	for _, n := range names {
 		if n.name == name || n.alt != "" && n.alt == name {
-			return &expr.Literal{Value: n.oid, T: sqltypes.Int8Type}, nil
+			return found(n.oid), nil
 		}
 	}
 	what := map[string]string{"regclass": "relation", "regtype": "type", "regnamespace": "schema", "regrole": "role"}[kind]
