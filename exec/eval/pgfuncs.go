@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"cmp"
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,7 +19,7 @@ import (
 // expanded by the planner instead; these are pure.
 
 // PgFunctions lists the functions compilePgFunc accepts.
-var PgFunctions = []string{"array_to_string", "format_type", "pg_encoding_to_char", "textregexeq", "textregexne"}
+var PgFunctions = []string{"array_to_string", "format_type", "pg_encoding_to_char", "pg_get_expr", "scalar_op_any", "textregexeq", "textregexne"}
 
 // compilePgFunc compiles the functions of PgFunctions; ok is false for
 // any other name.
@@ -79,6 +81,50 @@ func (c *compiler) compilePgFunc(e *expr.Func) (n node, ok bool, err error) {
 				}
 			}
 			return strings.Join(parts, v[1].(string)), nil
+		}
+	case "pg_get_expr":
+		// asofsql's catalogs hold no expression trees (their pg_node_tree
+		// columns are NULL), so a non-NULL argument is none of ours.
+		want = []sqltypes.Kind{sqltypes.Text, sqltypes.Int8, sqltypes.Bool}[:len(e.Args)]
+		f = func(v []any) (any, error) {
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "pg_get_expr: %q is not an expression tree of this database", v[0])
+		}
+	case "scalar_op_any":
+		lit, isLit := e.Args[len(e.Args)-1].(*expr.Literal)
+		op, _ := lit.Value.(string)
+		cmp := anyCompare[op]
+		if len(e.Args) != 3 || !isLit || cmp == nil {
+			return nil, true, internalf("scalar_op_any needs a comparison literal")
+		}
+		lk := e.Args[0].Type().Kind
+		want = []sqltypes.Kind{lk, sqltypes.Text, sqltypes.Text}
+		strict = false
+		f = func(v []any) (any, error) {
+			if v[1] == nil {
+				return nil, nil
+			}
+			elems, err := ParseArrayText(v[1].(string))
+			if err != nil || len(elems) == 0 {
+				return false, err
+			}
+			sawNull := v[0] == nil
+			for _, el := range elems {
+				if el == nil || v[0] == nil {
+					sawNull = true
+					continue
+				}
+				c, err := compareElem(v[0], *el, lk)
+				if err != nil {
+					return nil, err
+				}
+				if cmp(c) {
+					return true, nil
+				}
+			}
+			if sawNull {
+				return nil, nil
+			}
+			return false, nil
 		}
 	default:
 		return nil, false, nil
@@ -190,6 +236,45 @@ func compileRegex(p string, cache map[string]*regexp.Regexp) (*regexp.Regexp, er
 		cache[p] = re
 	}
 	return re, nil
+}
+
+var anyCompare = map[string]func(int) bool{
+	"=": func(c int) bool { return c == 0 }, "<>": func(c int) bool { return c != 0 },
+	"<": func(c int) bool { return c < 0 }, "<=": func(c int) bool { return c <= 0 },
+	">": func(c int) bool { return c > 0 }, ">=": func(c int) bool { return c >= 0 },
+}
+
+// compareElem compares x (of kind k) with an array element's text, read
+// as k: text bytewise, integers and booleans by value.
+func compareElem(x any, el string, k sqltypes.Kind) (int, error) {
+	switch v := x.(type) {
+	case string:
+		return strings.Compare(v, el), nil
+	case int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(el), 10, 64)
+		if err != nil {
+			t := sqltypes.Type{Kind: k, Precision: sqltypes.NoLimit, Scale: sqltypes.NoLimit, Length: sqltypes.NoLimit}
+			return 0, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, el)
+		}
+		return cmp.Compare(v, n), nil
+	case bool:
+		var bv bool
+		switch strings.ToLower(strings.TrimSpace(el)) {
+		case "t", "true", "yes", "y", "on", "1":
+			bv = true
+		case "f", "false", "no", "n", "off", "0":
+		default:
+			return 0, sqlerr.New(sqlerr.InvalidTextRepresentation, "invalid input syntax for type boolean: %q", el)
+		}
+		switch {
+		case v == bv:
+			return 0, nil
+		case !v:
+			return -1, nil
+		}
+		return 1, nil
+	}
+	return 0, internalf("compareElem %T", x)
 }
 
 // encodings are Postgres' encoding names by number (pg_wchar.h).

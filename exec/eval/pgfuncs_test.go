@@ -34,7 +34,19 @@ func TestPgFunctions(t *testing.T) {
 		{"array_to_string empty", fn("array_to_string", tt, txt(`{}`), txt(",")), "|||", "", ""},
 		{"array_to_string null array", fn("array_to_string", tt, lit(tt, nil), txt(",")), "NULL|NULL|NULL|NULL", "", ""},
 		{"malformed array", fn("array_to_string", tt, col("s"), txt(",")), "", "22P02", "malformed array literal"},
+		{"any text", anyOp(col("s"), "=", txt("{abc,x}")), "t|f|NULL|f", "", ""},
+		{"any int with null element", anyOp(col("i4"), ">", txt("{5,NULL}")), "t|t|NULL|NULL", "", ""},
+		{"any empty", anyOp(col("i4"), "=", txt("{}")), "f|f|f|f", "", ""},
+		{"any null array", anyOp(col("i4"), "=", lit(tt, nil)), "NULL|NULL|NULL|NULL", "", ""},
+		{"any bool", anyOp(col("b"), "<>", txt("{t}")), "f|t|NULL|f", "", ""},
+		{"any bad element", anyOp(col("i2"), "=", txt("{x}")), "", "22P02", `invalid input syntax for type smallint: "x"`},
+		{"pg_get_expr of null", fn("pg_get_expr", tt, lit(tt, nil), i8(1)), "NULL|NULL|NULL|NULL", "", ""},
+		{"pg_get_expr of text", fn("pg_get_expr", tt, txt("{OPEXPR}"), i8(1)), "", "22023", "not an expression tree"},
 	})
+}
+
+func anyOp(x expr.Expr, op string, arr expr.Expr) expr.Expr {
+	return fn("scalar_op_any", sqltypes.BoolType, x, arr, txt(op))
 }
 
 func TestParseArrayText(t *testing.T) {

@@ -166,6 +166,10 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
+		case (t.is("any") || t.is("some")) && i > 0 && isCompareOp(toks[i-1]) && i+1 < len(toks) && toks[i+1].isOp("(") &&
+			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
+			// x op ANY (array): `#any`(array); ANY (subquery) stays TiDB's.
+			e.replace(i, "`"+MarkerAny+"`")
 		case t.isOp("~") || t.isOp("!~"):
 			if err := p.regexOp(i, i-1); err != nil {
 				return err
@@ -299,6 +303,19 @@ func (p *pgPass) run() error {
 		}
 	}
 	return nil
+}
+
+// MarkerAny is the function name the planner sees for the array in
+// `x op ANY (array)` (and SOME): the comparison's right operand is the call
+// `#any`(array). Users cannot write it.
+const MarkerAny = "#any"
+
+func isCompareOp(t token) bool {
+	switch t.val {
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		return t.kind == tkOp
+	}
+	return false
 }
 
 // MarkerRegCast is the function name the planner sees for x::regclass,

@@ -54,6 +54,8 @@ func TestPostgresForms(t *testing.T) {
 		{"oid alias casts", "SELECT c.oid::pg_catalog.regclass::pg_catalog.text, 'trades'::regclass, x::regtype, 1::oid FROM t",
 			"select #cast(#regcast(`c`.`oid`, 'regclass'), 'text'),#regcast('trades', 'regclass'),#regcast(`x`, 'regtype'),#regcast(1, 'oid') from `t`",
 			"#regcast(`c`.`oid`, 'regclass')::text"},
+		{"op ANY (array)", "SELECT 'd' = any(stxkind), oid <> SOME (pol.polroles), x = ANY (SELECT 1) FROM t",
+			"select 'd'=#any(`stxkind`),`oid`!=#any(`pol`.`polroles`),`x`=any (select 1) from `t`", ""},
 		{"pipes concatenate", "SELECT 'a' || 'b'", "select concat('a', 'b')", ""},
 		{"limit all and offset alone", "SELECT * FROM t LIMIT ALL OFFSET 3",
 			"select * from `t` limit 3,18446744073709551615", ""},

@@ -74,6 +74,9 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.UnaryOperationExpr:
 		return b.bindUnary(x, c)
 	case *ast.BinaryOperationExpr:
+		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
+			return b.bindAny(x, f, c)
+		}
 		return b.bindBinary(x, c)
 	case *ast.IsNullExpr:
 		e, err := b.bindExpr(x.Expr, c)

@@ -10,6 +10,7 @@ import (
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // TableLister is implemented by catalogs that can list their tables;
@@ -389,4 +390,78 @@ func (b *binder) regCastName(x *ast.FuncCallExpr) string {
 		}
 	}
 	return "?column?"
+}
+
+// anyOps are the comparisons `x op ANY (array)` accepts.
+var anyOps = map[opcode.Op]string{opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">="}
+
+// bindAny binds `x op ANY (array)`. Arrays exist in asofsql only as the
+// text form of the virtual catalog's array columns (and literals such as
+// '{a,b}'), so the array is text and its elements are read as x's type:
+// text, an integer type or boolean. NULL semantics are Postgres': true if
+// any comparison is true, else NULL if the array or x or an element is
+// NULL (and the array is not empty), else false.
+func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	op, ok := anyOps[x.Op]
+	if !ok || len(f.Args) != 1 {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "syntax error at or near \"ANY\"").WithPosition(b.pos(f))
+	}
+	l, err := b.bindExpr(x.L, c)
+	if err != nil {
+		return nil, err
+	}
+	arr, err := b.bindExpr(f.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "op ANY/ALL (array) requires array on right side").WithPosition(b.pos(f))
+	}
+	if arr, err = b.coerce(arr, sqltypes.TextType, f.Args[0], "ANY"); err != nil {
+		return nil, err
+	}
+	lt := l.Type()
+	if lt.Kind == sqltypes.Unknown {
+		if l, err = b.coerce(l, sqltypes.TextType, x.L, "ANY"); err != nil {
+			return nil, err
+		}
+		lt = sqltypes.TextType
+	}
+	switch {
+	case lt.IsString() || lt.IsInteger() || lt.Kind == sqltypes.Bool:
+	default:
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s ANY (array of %s)", lt, op, lt).WithPosition(b.pos(x)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return &expr.Func{Name: "scalar_op_any", T: sqltypes.BoolType,
+		Args: []expr.Expr{l, arr, &expr.Literal{Value: op, T: sqltypes.TextType}}}, nil
+}
+
+// noObjects is a catalog function about objects asofsql never has
+// (indexes, constraints, extended statistics, comments): it checks its
+// arguments like Postgres and returns NULL, which is what Postgres returns
+// for an OID that names no such object.
+func noObjects(lo int, params ...sqltypes.Type) func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+	return func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+		if len(args) < lo || len(args) > len(params) {
+			return nil, funcError(b, x, args)
+		}
+		for i := range args {
+			if _, err := b.coerce(args[i], params[i], x.Args[i], "argument"); err != nil {
+				return nil, funcError(b, x, args)
+			}
+		}
+		return &expr.Literal{T: sqltypes.TextType}, nil
+	}
+}
+
+func init() {
+	i4, i8, bl, tx := sqltypes.Int4Type, sqltypes.Int8Type, sqltypes.BoolType, sqltypes.TextType
+	catalogFuncs["pg_get_indexdef"] = noObjects(1, i8, i4, bl)
+	catalogFuncs["pg_get_constraintdef"] = noObjects(1, i8, bl)
+	catalogFuncs["pg_get_statisticsobjdef_columns"] = noObjects(1, i8)
+	catalogFuncs["obj_description"] = noObjects(1, i8, tx)
+	catalogFuncs["col_description"] = noObjects(2, i8, i4)
+	catalogFuncs["shobj_description"] = noObjects(2, i8, tx)
+	funcs["pg_get_expr"] = fixed(2, 3, tx, tx, i8, bl)
 }
