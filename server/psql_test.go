@@ -51,6 +51,8 @@ func TestPsqlMetaCommands(t *testing.T) {
 		{`\dt`, "dt.pg15"},
 		{`\d`, "d.pg15"},
 		{`\dt t*`, "dt_pattern.pg15"},
+		{`\dt public.*`, "dt_schema.pg15"},
+		{`\dv`, "dv.pg15"},
 		{`\dn`, "dn.out"},
 		{`\l`, "l.out"},
 		{`\conninfo`, "conninfo.out"},
