@@ -465,3 +465,24 @@ func init() {
 	catalogFuncs["shobj_description"] = noObjects(2, i8, tx)
 	funcs["pg_get_expr"] = fixed(2, 3, tx, tx, i8, bl)
 }
+
+// writeTarget checks the table an INSERT, COPY or DROP TABLE names: the
+// virtual catalog tables are read-only (42809; read them with a query,
+// COPY (SELECT ...) included), and user tables live in schema public.
+func writeTarget(schema, name string) error {
+	if isVirtualTable(schema, name) {
+		if schema == "" {
+			schema = pgcatalog.Catalog
+		}
+		if pgcatalog.Has(schema, name) {
+			return sqlerr.New(codeWrongObjectType, "\"%s.%s\" is a read-only catalog table", schema, name).
+				WithHint("Read it with a query, e.g. COPY (SELECT * FROM %s.%s) TO STDOUT.", schema, name)
+		}
+	}
+	if schema != "" && schema != "public" {
+		return sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
+	return nil
+}
+
+const codeWrongObjectType = "42809"
