@@ -22,9 +22,6 @@ var Functions = []string{
 }
 
 func (c *compiler) compileFunc(e *expr.Func) (node, error) {
-	if n, ok, err := c.compilePgFunc(e); ok {
-		return n, err
-	}
 	args, err := c.compileAll(e.Args)
 	if err != nil {
 		return nil, err

@@ -48,6 +48,17 @@
 // them, and quoted ones keep their case, so a name's .O is the Postgres
 // name in every case; compare names with .O.
 //
+//   - Catalog forms (psql's queries; catalogforms.go): a ~ b and a !~ b,
+//     also OPERATOR(pg_catalog.~) and OPERATOR(!~), become TiDB's
+//     a [NOT] REGEXP b (*ast.PatternRegexpExpr; users cannot write REGEXP,
+//     the word is quoted as a name); it binds like LIKE, looser than
+//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. COLLATE "C", "POSIX",
+//     "default" and pg_catalog.default are dropped (asofsql compares text
+//     bytewise, which is all of them); other collations stay 0A000.
+//     x::regclass, ::regtype, ::regnamespace, ::regrole and ::oid become
+//     the call `#regcast`(x, 'regclass') (MarkerRegCast), and the array of
+//     x op ANY|SOME (array) becomes `#any`(array) (MarkerAny; ANY
+//     (subquery) stays TiDB's); the planner resolves both.
 //   - x::type, CAST(x AS type) and typed literals (TIMESTAMP '...', DATE
 //     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', and the other
 //     supported type names directly followed by a string) become the call
@@ -81,16 +92,6 @@
 //   - E'...' and $$...$$ strings arrive as ordinary string literals with
 //     their decoded value; '...' keeps backslashes (standard strings).
 //   - 'a' || 'b' is CONCAT (PIPES_AS_CONCAT).
-//   - a ~ b and a !~ b (also OPERATOR(pg_catalog.~) and OPERATOR(!~)) become
-//     TiDB's a [NOT] REGEXP b, a *ast.PatternRegexpExpr; users cannot write
-//     REGEXP themselves (the word is quoted as a name). It binds like LIKE,
-//     looser than Postgres' ~.
-//   - COLLATE "C", "POSIX", "default" and pg_catalog.default are dropped:
-//     asofsql compares text bytewise, which is all of them. Other
-//     collations are 0A000.
-//   - x::regclass, ::regtype, ::regnamespace, ::regrole and ::oid (optionally
-//     pg_catalog-qualified) become the call `#regcast`(x, 'regclass') (name
-//     MarkerRegCast); the planner resolves them against the virtual catalog.
 //
 // # ASOF JOIN
 //
@@ -169,10 +170,9 @@
 // # Rejected, and why
 //
 //   - Operators whose meaning differs in TiDB or that asofsql lacks: ^
-//     (XOR in TiDB, power in Postgres), #, prefix ~, ~* and the other regex
-//     operators, &&, @, <=>, ?, :=, array subscripts: 0A000 or 42601, never
-//     a silent reinterpretation. Allowed: + - * / % < > = <= >= <> != || &
-//     | << >> and binary ~ !~.
+//     (XOR in TiDB, power in Postgres), #, ~ and regex operators, &&, @,
+//     <=>, ?, :=, array subscripts: 0A000 or 42601, never a silent
+//     reinterpretation. Allowed: + - * / % < > = <= >= <> != || & | << >>.
 //
 //   - Backticks (MySQL quoting) and quoted names starting with "#"
 //     (reserved for markers): 42601 / 42602.
@@ -191,7 +191,7 @@
 //   - Postgres constructs TiDB's grammar cannot express are named with
 //     0A000 at their first word: FULL JOIN, DISTINCT ON, FILTER (WHERE),
 //     ARRAY constructors and subscripts, RETURNING, ON CONFLICT, AT TIME
-//     ZONE, SIMILAR TO, COLLATE (other than the no-op ones), GROUPING SETS.
+//     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //
 //   - ASOF RIGHT|FULL|CROSS|NATURAL JOIN: 0A000. By the keyword rule this
 //     asof would be an alias, but taking it as one would silently turn an

@@ -53,8 +53,6 @@ var allowedOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true,
 	"<": true, ">": true, "=": true, "<=": true, ">=": true, "<>": true, "!=": true,
 	"||": true, "&": true, "|": true, "<<": true, ">>": true,
-	// Regular-expression match; the pre-pass writes them as [NOT] REGEXP.
-	"~": true, "!~": true,
 }
 
 // opChars are Postgres' operator characters (scan.l "self" and "op_chars").

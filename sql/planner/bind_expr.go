@@ -117,6 +117,9 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if aggFuncs[x.FnName.L] {
 			return nil, b.aggNotAllowed(x, c, x.FnName.L)
 		}
+		if e, ok, err := b.bindCatalogCall(x, c); ok { // pgcatalog.go
+			return e, err
+		}
 		return b.bindFunc(x, c)
 	case *ast.AggregateFuncExpr:
 		return nil, b.aggNotAllowed(x, c, strings.ToLower(x.F))

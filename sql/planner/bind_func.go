@@ -181,12 +181,6 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if name == "concat" && !b.textAt(x, "concat") && len(args) == 2 {
 		return b.binary(expr.Concat, args[0], args[1], x, x.Args[0], x.Args[1])
 	}
-	if err := b.checkFuncSchema(x, args); err != nil {
-		return nil, err
-	}
-	if e, ok, err := b.bindCatalogFunc(x, args); ok {
-		return e, err
-	}
 	if a, ok := funcAliases[name]; ok {
 		name = a
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -133,7 +132,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		}
 		name := f.AsName.O
 		if name == "" {
-			name = b.derivedName(f.Expr, e)
+			name = b.itemName(f.Expr, e) // pgcatalog.go
 		}
 		e = resolveUnknown(e)
 		outs = append(outs, output{e: e, name: name, col: Column{Name: name, Type: e.Type(), Nullable: true}})
@@ -355,9 +354,6 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 	case *ast.WindowFuncExpr:
 		return strings.ToLower(x.Name)
 	case *ast.FuncCallExpr:
-		if x.FnName.O == parser.MarkerRegCast {
-			return b.regCastName(x)
-		}
 		if x.FnName.O == "#cast" {
 			if len(x.Args) > 0 {
 				if c, ok := x.Args[0].(*ast.ColumnNameExpr); ok {

@@ -218,26 +218,28 @@ func (b *binder) oidArg(args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error
 	return b.coerce(args[0], sqltypes.Int8Type, x.Args[0], "argument")
 }
 
-// bindCatalogFunc binds a function Postgres answers from its catalogs, or
-// reports ok false. Such functions may be qualified with pg_catalog.
-func (b *binder) bindCatalogFunc(x *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, bool, error) {
+// bindCatalogCall binds a function Postgres answers from its catalogs
+// (catalogFuncs), and checks a schema-qualified call: built-in functions
+// live in pg_catalog. ok is false for calls bindFunc binds.
+func (b *binder) bindCatalogCall(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, bool, error) {
 	f, ok := catalogFuncs[x.FnName.L]
-	if !ok {
+	if !ok && (x.Schema.O == "" || x.Schema.O == pgcatalog.Catalog) {
 		return nil, false, nil
 	}
-	e, err := f(b, args, x)
-	return e, true, err
-}
-
-// checkFuncSchema refuses a function qualified with a schema other than
-// pg_catalog (where every built-in function lives).
-func (b *binder) checkFuncSchema(x *ast.FuncCallExpr, args []expr.Expr) error {
+	args := make([]expr.Expr, len(x.Args))
+	for i, a := range x.Args {
+		var err error
+		if args[i], err = b.bindExpr(a, c); err != nil {
+			return nil, true, err
+		}
+	}
 	if s := x.Schema.O; s != "" && s != pgcatalog.Catalog {
 		err := funcError(b, x, args).(*sqlerr.Error)
 		err.Message = "function " + s + "." + err.Message[len("function "):]
-		return err
+		return nil, true, err
 	}
-	return nil
+	e, err := f(b, args, x)
+	return e, true, err
 }
 
 func init() {
@@ -486,3 +488,11 @@ func writeTarget(schema, name string) error {
 }
 
 const codeWrongObjectType = "42809"
+
+// itemName is derivedName, plus the names of OID alias casts.
+func (b *binder) itemName(n ast.ExprNode, e expr.Expr) string {
+	if x, ok := n.(*ast.FuncCallExpr); ok && x.FnName.O == parser.MarkerRegCast {
+		return b.regCastName(x)
+	}
+	return b.derivedName(n, e)
+}
