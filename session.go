@@ -55,6 +55,8 @@ type Session struct {
 	// dropped (see blockCatalog).
 	created map[string]*catalog.TableInfo
 	dropped map[string]bool
+	// user and database are the client's identity (SetIdentity).
+	user, database string
 }
 
 type savedSettings struct {
@@ -381,7 +383,7 @@ func affected(c *Cursor) int64 {
 }
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
-	return &planner.Options{Types: s.vopts, ParamTypes: declared}
+	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database}
 }
 
 // isTxnEnd reports COMMIT/ROLLBACK, the statements a failed block accepts.

@@ -48,6 +48,17 @@
 // them, and quoted ones keep their case, so a name's .O is the Postgres
 // name in every case; compare names with .O.
 //
+//   - Catalog forms (psql's queries; catalogforms.go): a ~ b and a !~ b,
+//     also OPERATOR(pg_catalog.~) and OPERATOR(!~), become TiDB's
+//     a [NOT] REGEXP b (*ast.PatternRegexpExpr; users cannot write REGEXP,
+//     the word is quoted as a name); it binds like LIKE, looser than
+//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. COLLATE "C", "POSIX",
+//     "default" and pg_catalog.default are dropped (asofsql compares text
+//     bytewise, which is all of them); other collations stay 0A000.
+//     x::regclass, ::regtype, ::regnamespace, ::regrole and ::oid become
+//     the call `#regcast`(x, 'regclass') (MarkerRegCast), and the array of
+//     x op ANY|SOME (array) becomes `#any`(array) (MarkerAny; ANY
+//     (subquery) stays TiDB's); the planner resolves both.
 //   - x::type, CAST(x AS type) and typed literals (TIMESTAMP '...', DATE
 //     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', and the other
 //     supported type names directly followed by a string) become the call

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -77,6 +78,9 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.UnaryOperationExpr:
 		return b.bindUnary(x, c)
 	case *ast.BinaryOperationExpr:
+		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
+			return b.bindAny(x, f, c)
+		}
 		return b.bindBinary(x, c)
 	case *ast.IsNullExpr:
 		e, err := b.bindExpr(x.Expr, c)
@@ -103,14 +107,22 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return b.bindIn(x, c)
 	case *ast.PatternLikeOrIlikeExpr:
 		return b.bindLike(x, c)
+	case *ast.PatternRegexpExpr:
+		return b.bindRegexp(x, c)
 	case *ast.CaseExpr:
 		return b.bindCase(x, c)
 	case *ast.FuncCallExpr:
 		if x.FnName.O == "#cast" {
 			return b.bindCast(x, c)
 		}
+		if x.FnName.O == parser.MarkerRegCast {
+			return b.bindRegCast(x, c)
+		}
 		if aggFuncs[x.FnName.L] {
 			return nil, b.aggNotAllowed(x, c, x.FnName.L)
+		}
+		if e, ok, err := b.bindCatalogCall(x, c); ok { // pgcatalog.go
+			return e, err
 		}
 		return b.bindFunc(x, c)
 	case *ast.AggregateFuncExpr:

@@ -132,7 +132,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		}
 		name := f.AsName.O
 		if name == "" {
-			name = b.derivedName(f.Expr, e)
+			name = b.itemName(f.Expr, e) // pgcatalog.go
 		}
 		e = resolveUnknown(e)
 		outs = append(outs, output{e: e, name: name, col: Column{Name: name, Type: e.Type(), Nullable: true}})
