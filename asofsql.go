@@ -57,6 +57,10 @@ func Open(dsn string, opts ...Option) (*DB, error) {
 // Close releases the database; results still being read fail afterwards.
 func (db *DB) Close() error { return db.cat.Close() }
 
+// Table describes a table as last committed: its columns, their types and
+// its declared ordering. A missing table is 42P01.
+func (db *DB) Table(name string) (*catalog.TableInfo, error) { return db.cat.Table(name) }
+
 // Result is what Exec reports of the last statement it ran.
 type Result struct {
 	// Tag is the Postgres command tag: "CREATE TABLE", "INSERT 0 3",

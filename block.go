@@ -1,6 +1,8 @@
 package asofsql
 
 import (
+	"sort"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -27,6 +29,28 @@ func (c blockCatalog) Table(name string) (*catalog.TableInfo, error) {
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}
 	return c.snap.Table(name)
+}
+
+// Tables lists the tables the block sees, sorted.
+func (c blockCatalog) Tables() []string {
+	var out []string
+	for _, name := range c.snap.Tables() {
+		if _, ok := c.s.created[name]; !ok && !c.s.dropped[name] {
+			out = append(out, name)
+		}
+	}
+	for name := range c.s.created {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SetIdentity records the user and database name a client connected
+// with. The virtual pg_catalog tables, current_user and current_database()
+// show them (planner.DefaultUser and DefaultDatabase when empty).
+func (s *Session) SetIdentity(user, database string) {
+	s.user, s.database = user, database
 }
 
 // planCatalog is the catalog a statement binds against.

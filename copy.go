@@ -24,6 +24,16 @@ import (
 // symbolic links, are refused too.
 func WithFileDir(dir string) Option { return func(o *options) { o.fileDir = dir } }
 
+type copyProgressKey struct{}
+
+// WithCopyProgress returns a context under which COPY ... FROM (a stream or
+// a file) calls progress with the rows loaded so far after each batch, on
+// the goroutine running the statement (as net/http/httptrace carries its
+// hooks in a context).
+func WithCopyProgress(ctx context.Context, progress func(rows int64)) context.Context {
+	return context.WithValue(ctx, copyProgressKey{}, progress)
+}
+
 // copyStream is the client side of COPY ... STDIN / STDOUT.
 type copyStream struct {
 	r io.Reader
@@ -117,6 +127,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 	if err != nil {
 		return 0, err
 	}
+	opts.Progress, _ = ctx.Value(copyProgressKey{}).(func(int64))
 	var n int64
 	if p.Stmt.Path == "" {
 		if cs == nil || cs.r == nil {

@@ -204,3 +204,40 @@ func TestCopyPrepared(t *testing.T) {
 	require.NoError(t, cur.Close())
 	require.Equal(t, "100\t\\N\n101\t\\N\n", buf.String())
 }
+
+func TestCopyProgressAndTable(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	_, err := db.Exec(ctx, `CREATE TABLE p (ts BIGINT, v TEXT) ORDER BY (ts)`)
+	require.NoError(t, err)
+	info, err := db.Table("p")
+	require.NoError(t, err)
+	require.Equal(t, []string{"ts"}, info.OrderBy)
+	require.Equal(t, "v", info.Columns[1].Name)
+	_, err = db.Table("nosuch")
+	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err))
+
+	var b strings.Builder
+	for i := range 20_000 { // several batches
+		b.WriteString(strings.Repeat("9", 1+i%3) + "\tx\n")
+	}
+	var seen []int64
+	s := db.Session()
+	defer s.Close()
+	res, err := s.CopyFrom(asofsql.WithCopyProgress(ctx, func(rows int64) { seen = append(seen, rows) }),
+		`COPY p FROM STDIN`, strings.NewReader(b.String()))
+	require.NoError(t, err)
+	require.Equal(t, int64(20_000), res.RowsAffected)
+	require.Greater(t, len(seen), 1)
+	for i := 1; i < len(seen); i++ {
+		require.Greater(t, seen[i], seen[i-1])
+	}
+	require.Equal(t, int64(20_000), seen[len(seen)-1])
+	// Without the hook nothing is called.
+	n := len(seen)
+	_, err = s.CopyFrom(ctx, `COPY p FROM STDIN`, strings.NewReader("1\ty\n"))
+	require.NoError(t, err)
+	require.Len(t, seen, n)
+}

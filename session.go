@@ -47,10 +47,16 @@ type Session struct {
 	readOnly bool
 	failed   bool
 	saved    *savedSettings // settings at BEGIN, restored by ROLLBACK
+	// resetVals are the session defaults Set recorded (startup
+	// parameters), by lowercase name, as given; RESET and SET ... TO
+	// DEFAULT return to them, or to the built-in default without one.
+	resetVals map[string]string
 	// created and dropped are the tables the open block created or
 	// dropped (see blockCatalog).
 	created map[string]*catalog.TableInfo
 	dropped map[string]bool
+	// user and database are the client's identity (SetIdentity).
+	user, database string
 }
 
 type savedSettings struct {
@@ -97,12 +103,28 @@ func (s *Session) Setting(name string) (string, bool) {
 	return v, ok
 }
 
-// Set changes a setting as SET name = value does (startup parameters).
+// Set changes a setting as a startup parameter does: like SET name =
+// value, and the value also becomes the session default that RESET and
+// SET name TO DEFAULT return to.
 func (s *Session) Set(name, value string) error {
 	st, err := lookupSetting(name)
 	if err != nil {
 		return err
 	}
+	if err := s.apply(st, value); err != nil {
+		return err
+	}
+	if st.set != nil {
+		if s.resetVals == nil {
+			s.resetVals = map[string]string{}
+		}
+		s.resetVals[strings.ToLower(st.name)] = value
+	}
+	return nil
+}
+
+// apply changes one setting for the rest of the session (SQL SET).
+func (s *Session) apply(st *setting, value string) error {
 	if st.set == nil || st.fixed {
 		if st.set == nil && value == st.def {
 			return nil // clients echo reported values back at startup
@@ -115,6 +137,14 @@ func (s *Session) Set(name, value string) error {
 	}
 	s.values[strings.ToLower(st.name)] = v
 	return nil
+}
+
+// resetValue is the value RESET restores: the session default.
+func (s *Session) resetValue(st *setting) string {
+	if v, ok := s.resetVals[strings.ToLower(st.name)]; ok {
+		return v
+	}
+	return st.def
 }
 
 // ValueOptions are the settings that shape value text I/O (TimeZone,
@@ -353,7 +383,7 @@ func affected(c *Cursor) int64 {
 }
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
-	return &planner.Options{Types: s.vopts, ParamTypes: declared}
+	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database}
 }
 
 // isTxnEnd reports COMMIT/ROLLBACK, the statements a failed block accepts.
@@ -511,6 +541,9 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		if err := s.set(p.Stmt); err != nil {
 			return nil, err
 		}
+		if p.Stmt.Reset {
+			return done("RESET")
+		}
 		return done("SET")
 	case *planner.Transaction:
 		tag, err := s.transaction(ctx, p.Stmt)
@@ -652,15 +685,28 @@ func (s *Session) set(st *parser.SetStmt) error {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "SET LOCAL is not supported").
 			WithHint("Use SET, which lasts for the session (and is undone by ROLLBACK).")
 	}
+	if st.All {
+		// RESET ALL: every parameter the session may change.
+		for _, k := range settingNames() {
+			d := settings[k]
+			if d.set == nil || d.fixed {
+				continue
+			}
+			if err := s.apply(d, s.resetValue(d)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	d, err := lookupSetting(st.Name)
 	if err != nil {
 		return err
 	}
-	v := d.def
+	v := s.resetValue(d)
 	if !st.Default {
 		v = strings.Join(st.Values, ", ")
 	}
-	return s.Set(d.name, v)
+	return s.apply(d, v)
 }
 
 func (s *Session) transaction(ctx context.Context, st *parser.TransactionStmt) (string, error) {

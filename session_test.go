@@ -411,3 +411,42 @@ func TestSessionBlockDDL(t *testing.T) {
 	require.Equal(t, []string{"new"}, rows)
 	require.NoError(t, run(`COMMIT`))
 }
+
+// RESET and SET ... TO DEFAULT return to the session default: the value
+// Session.Set gave (a startup parameter), else the built-in default.
+func TestSessionReset(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	require.NoError(t, s.Set("application_name", "psql"))
+	require.NoError(t, s.Set("TimeZone", "Asia/Tokyo"))
+	show := func(name string) string {
+		v, ok := s.Setting(name)
+		require.True(t, ok, name)
+		return v
+	}
+	for _, sql := range []string{`SET application_name = 'x'`, `SET TimeZone = 'UTC'`, `SET extra_float_digits = 0`} {
+		_, err := s.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+	}
+	tag, err := s.Exec(ctx, `RESET application_name`)
+	require.NoError(t, err)
+	require.Equal(t, "RESET", tag.Tag)
+	require.Equal(t, "psql", show("application_name"))
+	require.Equal(t, "UTC", show("TimeZone"))
+	_, err = s.Exec(ctx, `SET TIME ZONE DEFAULT`)
+	require.NoError(t, err)
+	require.Equal(t, "Asia/Tokyo", show("TimeZone"))
+	_, err = s.Exec(ctx, `SET TimeZone = 'UTC'`)
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, `RESET ALL`)
+	require.NoError(t, err)
+	require.Equal(t, "Asia/Tokyo", show("TimeZone"))
+	require.Equal(t, "1", show("extra_float_digits"))
+	require.Equal(t, "psql", show("application_name"))
+	_, err = s.Exec(ctx, `RESET nosuch`)
+	require.Equal(t, sqlerr.UndefinedObject, sqlerr.Code(err))
+}

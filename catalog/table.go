@@ -37,6 +37,10 @@ type TableDef struct {
 
 // TableInfo describes a table as of one snapshot.
 type TableInfo struct {
+	// ID is unique per CREATE TABLE (a re-created table gets a new one),
+	// starts at 1 and survives restarts; 0 for a table created in an open
+	// transaction block and not committed yet.
+	ID      uint64
 	Name    string
 	Columns []Column
 	OrderBy []string
@@ -136,6 +140,7 @@ func (m *tableMeta) cmpRows(a arrow.RecordBatch, i int, b arrow.RecordBatch, j i
 
 func (m *tableMeta) info(segs []*segment) *TableInfo {
 	ti := &TableInfo{
+		ID:        m.id,
 		Name:      m.def.Name,
 		Columns:   append([]Column(nil), m.def.Columns...),
 		OrderBy:   append([]string(nil), m.def.OrderBy...),

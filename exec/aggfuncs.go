@@ -18,9 +18,10 @@ import (
 
 // AggSpec is one aggregate call: Func is the lower-case Postgres name
 // (count, sum, avg, min, max, stddev, stddev_samp, stddev_pop, variance,
-// var_samp, var_pop, first, last, bool_and, bool_or); Args are its
-// arguments over the aggregate's input (none for count(*)); Distinct
-// aggregates each group's distinct non-NULL values only; Type is the result
+// var_samp, var_pop, first, last, bool_and, bool_or, string_agg); Args are
+// its arguments over the aggregate's input (none for count(*); string_agg
+// takes the value and the delimiter); Distinct aggregates each group's
+// distinct non-NULL values (with their further arguments) only; Type is the result
 // type, which must be what AggResultType says (the zero Type means "fill it
 // in"); Name names the output column.
 //
@@ -84,6 +85,13 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 		if k == sqltypes.Bool {
 			return sqltypes.BoolType, nil
 		}
+	case "string_agg":
+		switch {
+		case isTextKind(k):
+			return sqltypes.TextType, nil
+		case k == sqltypes.Bytea:
+			return sqltypes.ByteaType, nil
+		}
 	}
 	return bad()
 }
@@ -144,6 +152,8 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = newFirstLast(argType, spec.Func == "last")
 	case "bool_and", "every", "bool_or":
 		acc = &boolAcc{or: spec.Func == "bool_or"}
+	case "string_agg":
+		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
 	default:
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s does not exist", spec.Func)
 	}
@@ -880,6 +890,14 @@ type distinctAcc struct {
 	t     sqltypes.Type
 	seen  []map[string]struct{}
 	bytes int64
+	extra []arrow.Array // further arguments, part of what must be distinct
+}
+
+func (a *distinctAcc) setExtra(args []arrow.Array) {
+	a.extra = args
+	if m, ok := a.inner.(multiArg); ok {
+		m.setExtra(args)
+	}
 }
 
 func (a *distinctAcc) resize(n int) { a.inner.resize(n); a.seen = grow(a.seen, n) }
@@ -893,6 +911,10 @@ func (a *distinctAcc) groupBytes() int64 { return a.inner.groupBytes() + 8 }
 
 func (a *distinctAcc) add(gids []int32, arg arrow.Array) error {
 	enc := keyEncoder{cols: []arrow.Array{arg}, types: []sqltypes.Type{a.t}}
+	for _, x := range a.extra {
+		enc.cols = append(enc.cols, x)
+		enc.types = append(enc.types, a.t)
+	}
 	sub := make([]int32, len(gids))
 	var buf []byte
 	for i, g := range gids {

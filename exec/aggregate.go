@@ -30,7 +30,8 @@ type aggCore struct {
 	mem        memory.Allocator
 	groupEvs   []*eval.Evaluator
 	groupTypes []sqltypes.Type
-	argEvs     []*eval.Evaluator // nil entry: count(*)
+	argEvs     []*eval.Evaluator   // nil entry: count(*)
+	extraEvs   [][]*eval.Evaluator // further arguments (string_agg's delimiter)
 	specs      []AggSpec
 	accs       []accumulator
 	schema     *arrow.Schema
@@ -64,13 +65,20 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		spec := &c.specs[i]
 		var argType sqltypes.Type
 		var ev *eval.Evaluator
+		var extra []*eval.Evaluator
 		switch {
 		case len(spec.Args) == 0 && spec.Func == "count" && !spec.Distinct:
-		case len(spec.Args) == 1:
+		case len(spec.Args) == 1 || len(spec.Args) == 2 && spec.Func == "string_agg":
 			if ev, err = eval.Compile(spec.Args[0], child.Schema(), env); err != nil {
 				return nil, err
 			}
 			argType = ev.Type()
+			if extra, err = compileAll(spec.Args[1:], child.Schema(), env); err != nil {
+				return nil, err
+			}
+			if len(extra) > 0 && extra[0].Type().Kind != argType.Kind && !(isTextKind(argType.Kind) && isTextKind(extra[0].Type().Kind)) {
+				return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s, %s) does not exist", spec.Func, argType, extra[0].Type())
+			}
 		default:
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", spec.Func, len(spec.Args))
 		}
@@ -90,6 +98,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 			return nil, err
 		}
 		c.argEvs = append(c.argEvs, ev)
+		c.extraEvs = append(c.extraEvs, extra)
 		c.accs = append(c.accs, acc)
 		fields = append(fields, spec.Type.Field(spec.Name, true))
 	}
@@ -142,10 +151,29 @@ func (c *aggCore) accumulate(ctx context.Context, b arrow.RecordBatch, gids []in
 			}
 			arg = a
 		}
+		var extra []arrow.Array
+		for _, ev := range c.extraEvs[i] {
+			a, err := ev.Eval(ctx, b)
+			if err != nil {
+				releaseArrays(extra)
+				if arg != nil {
+					arg.Release()
+				}
+				return err
+			}
+			extra = append(extra, a)
+		}
+		if m, ok := acc.(multiArg); ok && len(extra) > 0 {
+			m.setExtra(extra)
+		}
 		err := acc.add(gids, arg)
 		if arg != nil {
 			arg.Release()
 		}
+		if m, ok := acc.(multiArg); ok && len(extra) > 0 {
+			m.setExtra(nil)
+		}
+		releaseArrays(extra)
 		if err != nil {
 			return err
 		}
@@ -160,6 +188,9 @@ func (c *aggCore) stateBytes(tableBytes int64) int64 {
 		per += a.groupBytes()
 		if d, ok := a.(*distinctAcc); ok {
 			extra += d.bytes
+		}
+		if v, ok := a.(varState); ok {
+			extra += v.varBytes()
 		}
 	}
 	return tableBytes + c.keyBytes + int64(c.ngroups)*per + extra

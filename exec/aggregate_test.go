@@ -209,3 +209,35 @@ func TestStreamAggregateMemoryLimit(t *testing.T) {
 		return exec.NewStreamAggregate(in[0], mem, nil, nil, []exec.AggSpec{agg("count", true, idCol)}, eval.Env{}, exec.AggOptions{MemoryLimit: 200})
 	}, wantCode("53200", "stream aggregate exceeded the memory limit of 200 bytes"))
 }
+
+func TestStringAgg(t *testing.T) {
+	// select qty % 3, string_agg(sym, ','), string_agg(DISTINCT sym, '-'),
+	//   string_agg(sym, NULL) from tr group by 1
+	// in input order (Postgres leaves the order unspecified without ORDER BY).
+	text := func(s string) expr.Expr { return &expr.Literal{Value: s, T: sqltypes.TextType} }
+	aggs := []exec.AggSpec{
+		agg("string_agg", false, symCol, text(",")),
+		agg("string_agg", true, symCol, text("-")),
+		agg("string_agg", false, symCol, &expr.Literal{T: sqltypes.TextType}),
+	}
+	for _, stream := range []bool{false, true} {
+		want := wantPG("1|A,A,B|A-B|AAB", "2|B,C,C,A|B-C-A|BCCA", "0|A,B,C|A-B-C|ABC")
+		if stream {
+			want = wantPG("||")
+		}
+		runOp(t, func(mem memory.Allocator, in []exec.Operator) (exec.Operator, error) {
+			if stream {
+				f, err := exec.NewFilter(in[0], mem, &expr.IsNull{X: idCol}, eval.Env{})
+				if err != nil {
+					return nil, err
+				}
+				return exec.NewStreamAggregate(f, mem, nil, nil, aggs, eval.Env{}, exec.AggOptions{})
+			}
+			return exec.NewHashAggregate(in[0], mem, []expr.Expr{bin(expr.Mod, sqltypes.Int8Type, qtyCol, i8(3))}, []string{"m"},
+				aggs, eval.Env{}, exec.AggOptions{})
+		}, want)
+	}
+	_, err := exec.NewHashAggregate(exec.NewBatches(arrow.NewSchema([]arrow.Field{sqltypes.TextType.Field("s", true)}, nil), nil),
+		memory.DefaultAllocator, nil, nil, []exec.AggSpec{agg("string_agg", false, &expr.Column{Index: 0, Name: "s", T: sqltypes.TextType}, i8(1))}, eval.Env{}, exec.AggOptions{})
+	require.Equal(t, sqlerr.UndefinedFunction, sqlerr.Code(err), "%v", err)
+}

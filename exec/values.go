@@ -19,7 +19,40 @@ type Values struct {
 	mem    memory.Allocator
 	schema *arrow.Schema
 	rows   [][]*eval.Evaluator
-	done   bool
+	// lits holds the columns instead of rows when every cell is a literal
+	// of its column's type (built directly, without an evaluator per cell).
+	lits  [][]*expr.Literal
+	types []sqltypes.Type
+	done  bool
+}
+
+// literalValues returns the Values of rows when every cell is a literal
+// and each column's literals share one type; nil otherwise.
+func literalValues(mem memory.Allocator, rows [][]expr.Expr, names []string) *Values {
+	ncol := len(names)
+	if ncol == 0 {
+		return nil
+	}
+	lits := make([][]*expr.Literal, ncol)
+	types := make([]sqltypes.Type, ncol)
+	for r, row := range rows {
+		if len(row) != ncol {
+			return nil
+		}
+		for c, e := range row {
+			l, ok := e.(*expr.Literal)
+			if !ok || r > 0 && l.T != types[c] || l.T.Kind == sqltypes.Unknown {
+				return nil
+			}
+			types[c] = l.T
+			lits[c] = append(lits[c], l)
+		}
+	}
+	fields := make([]arrow.Field, ncol)
+	for i, t := range types {
+		fields[i] = t.Field(names[i], true)
+	}
+	return &Values{mem: mem, schema: arrow.NewSchema(fields, nil), lits: lits, types: types}
 }
 
 var _ Operator = (*Values)(nil)
@@ -35,6 +68,9 @@ func NewValues(mem memory.Allocator, rows [][]expr.Expr, names []string, env eva
 	}
 	env.Mem = mem
 	ncol := len(names)
+	if v := literalValues(mem, rows, names); v != nil {
+		return v, nil
+	}
 	types := make([]sqltypes.Type, ncol)
 	v := &Values{mem: mem}
 	for r, row := range rows {
@@ -76,6 +112,20 @@ func (v *Values) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	v.done = true
+	if v.lits != nil {
+		cols := make([]arrow.Array, len(v.lits))
+		for c, lits := range v.lits {
+			a, err := eval.LiteralColumn(v.mem, v.types[c], lits)
+			if err != nil {
+				releaseArrays(cols)
+				return nil, err
+			}
+			cols[c] = a
+		}
+		out := array.NewRecordBatch(v.schema, cols, int64(len(v.lits[0])))
+		releaseArrays(cols)
+		return out, nil
+	}
 	one := array.NewRecordBatch(emptySchema, nil, 1)
 	defer one.Release()
 	ncol := v.schema.NumFields()

@@ -72,9 +72,10 @@
 // their own and decoded into fresh pgproto3 values, so nothing aliases
 // pgproto3's reused receive buffers.
 //
-// Not here: the catalog queries of psql's \d, \dt, \l (they need virtual
-// pg_catalog tables in the engine), the function-call protocol (0A000),
-// and LISTEN/NOTIFY.
+// Not here: the catalog queries of psql's \d, \dt, \l (the engine answers
+// them from its virtual pg_catalog tables, sql/pgcatalog; this package
+// treats them as any query), the function-call protocol (0A000), and
+// LISTEN/NOTIFY.
 //
 // # Example
 //

@@ -42,6 +42,7 @@ var _ pgwire.Engine = (*Engine)(nil)
 // parameters to it.
 func (e *Engine) Connect(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
 	s := e.db.Session()
+	s.SetIdentity(info.User, info.Database)
 	// "options" first, so that an explicit startup parameter wins over a
 	// -c item for the same setting; the rest in name order, so that which
 	// bad parameter is reported does not depend on map order.

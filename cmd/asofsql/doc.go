@@ -10,6 +10,8 @@
 //	              [--file-dir DIR]
 //	asofsql sql   [--data DIR | --memory] [-c "SQL" | -f FILE] [--format table|csv|json]
 //	asofsql demo  [--rows N] [--data DIR]
+//	asofsql import --data DIR --table T [--order-by col[,col...]] [--header=false]
+//	              [--progress-interval 5s] FILE.csv|FILE.parquet
 //
 // serve logs with log/slog to stderr and stops cleanly on SIGINT or
 // SIGTERM (running statements get a few seconds to finish). sql prints
@@ -19,6 +21,17 @@
 // golang.org/x/term).
 // demo loads a deterministic trading day of trades and quotes with COPY
 // and runs a tour of ASOF queries.
+// import bulk-loads a CSV or Parquet file through the catalog's streaming
+// COPY loader in one transaction (BEGIN, CREATE TABLE if needed, COPY,
+// COMMIT), so an error or SIGINT leaves the table as it was (exit code 1,
+// or 130 when interrupted). A missing table is created: Parquet columns
+// keep their types, CSV column types are inferred from the first 10000
+// rows (bigint, double precision, boolean, date, timestamp, timestamptz,
+// else text), --order-by declares its ORDER BY. An existing table is
+// appended to after checking that the file's columns are its columns.
+// Progress (rows, rows/s, ETA from the bytes read of a CSV file or the
+// rows of a Parquet file's footer) is a bar redrawn in place on a
+// terminal, and plain lines every --progress-interval otherwise.
 //
 // Example:
 //

@@ -27,6 +27,8 @@ Usage:
   asofsql serve [flags]   serve the database over the Postgres wire protocol
   asofsql sql [flags]     run SQL statements and print their results
   asofsql demo [flags]    load a generated trading day and tour the ASOF JOIN
+  asofsql import [flags] FILE
+                          bulk load a CSV or Parquet file into a table
 
 Run "asofsql <command> --help" for a command's flags.
 `
@@ -46,9 +48,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	cmds := map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{
-		"serve": serveCmd,
-		"sql":   sqlCmd,
-		"demo":  demoCmd,
+		"serve":  serveCmd,
+		"sql":    sqlCmd,
+		"demo":   demoCmd,
+		"import": importCmd,
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -75,29 +78,48 @@ func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args; done reports that the caller should return
-// code (after --help, or on a bad flag). --help prints to stdout.
+// parseFlags parses args, which must be flags only; done reports that the
+// caller should return code (after --help, or on a bad flag). --help
+// prints to stdout.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	pos, code, done := parseArgs(fs, args, stdout)
+	if !done && len(pos) > 0 {
+		fmt.Fprintf(fs.Output(), "asofsql %s: unexpected argument %q\n", fs.Name(), pos[0])
+		return exitUsage, true
+	}
+	return code, done
+}
+
+// parseArgs parses args, flags and positional arguments in any order
+// ("--" ends the flags), and returns the positional ones.
+func parseArgs(fs *flag.FlagSet, args []string, stdout io.Writer) (pos []string, code int, done bool) {
 	// The flag package prints usage and errors during Parse; they are
 	// captured so that --help goes to stdout and errors to stderr.
 	stderr := fs.Output()
 	var msg bytes.Buffer
 	fs.SetOutput(&msg)
-	err := fs.Parse(args)
-	fs.SetOutput(stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			stdout.Write(msg.Bytes())
-			return exitOK, true
+	defer fs.SetOutput(stderr)
+	for {
+		err := fs.Parse(args)
+		if err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				stdout.Write(msg.Bytes())
+				return nil, exitOK, true
+			}
+			stderr.Write(msg.Bytes())
+			return nil, exitUsage, true
 		}
-		stderr.Write(msg.Bytes())
-		return exitUsage, true
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, exitOK, false
+		}
+		// Parse stops at the first non-flag, or after "--" (then all
+		// that follows is positional).
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), exitOK, false
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "asofsql %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		return exitUsage, true
-	}
-	return exitOK, false
 }
 
 // storage holds the --data/--memory choice shared by the subcommands.

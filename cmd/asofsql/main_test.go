@@ -43,7 +43,7 @@ func runCmd(t *testing.T, stdin string, args ...string) result {
 }
 
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"serve", "sql", "demo"} {
+	for _, cmd := range []string{"serve", "sql", "demo", "import"} {
 		t.Run(cmd, func(t *testing.T) {
 			r := runCmd(t, "", cmd, "--help")
 			require.Equal(t, 0, r.code, r.stderr)

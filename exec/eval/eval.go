@@ -128,6 +128,9 @@ func (c *compiler) compile(e expr.Expr) (node, error) {
 	case *expr.Case:
 		return c.compileCase(e)
 	case *expr.Func:
+		if n, ok, err := c.compilePgFunc(e); ok { // pgfuncs.go
+			return n, err
+		}
 		return c.compileFunc(e)
 	case nil:
 		return nil, sqlerr.New(sqlerr.InternalError, "eval: nil expression")

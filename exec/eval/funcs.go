@@ -185,6 +185,9 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return n, nil
 	}
+	if n, ok, err := c.compileStrFunc(e, args, kinds); ok {
+		return n, err
+	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", e).
 		WithHint("No function matches the given name and argument types.")
 }

@@ -7,7 +7,7 @@
 //  1. lex the input by PostgreSQL's rules ('...' strings, E'...', $tag$...$tag$,
 //     "identifiers", nested /* */ and -- comments, $n, numbers);
 //  2. split it into statements at top-level semicolons;
-//  3. handle the statements TiDB lacks ourselves (SHOW, SET, BEGIN..., COPY,
+//  3. handle the statements TiDB lacks ourselves (SHOW, SET, RESET, BEGIN..., COPY,
 //     CREATE TABLE, EXPLAIN), and for the rest rewrite the Postgres-only
 //     syntax into marker forms TiDB accepts, keeping an edit map;
 //  4. parse with TiDB (mode ANSI_QUOTES | PIPES_AS_CONCAT |
@@ -51,6 +51,17 @@
 // them, and quoted ones keep their case, so a name's .O is the Postgres
 // name in every case; compare names with .O.
 //
+//   - Catalog forms (psql's queries; catalogforms.go): a ~ b and a !~ b,
+//     also OPERATOR(pg_catalog.~) and OPERATOR(!~), become TiDB's
+//     a [NOT] REGEXP b (*ast.PatternRegexpExpr; users cannot write REGEXP,
+//     the word is quoted as a name); it binds like LIKE, looser than
+//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. COLLATE "C", "POSIX",
+//     "default" and pg_catalog.default are dropped (asofsql compares text
+//     bytewise, which is all of them); other collations stay 0A000.
+//     x::regclass, ::regtype, ::regnamespace, ::regrole and ::oid become
+//     the call `#regcast`(x, 'regclass') (MarkerRegCast), and the array of
+//     x op ANY|SOME (array) becomes `#any`(array) (MarkerAny; ANY
+//     (subquery) stays TiDB's); the planner resolves both.
 //   - x::type, CAST(x AS type) and typed literals (TIMESTAMP '...', DATE
 //     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', and the other
 //     supported type names directly followed by a string) become the call
@@ -81,6 +92,21 @@
 //     div, mod, xor, regexp, ...) are quoted for TiDB when used as names,
 //     so they work as names and never act as MySQL operators; followed by
 //     "(" they stay function names (rank() OVER ..., replace(...)).
+//   - first(...) and last(...) (TiDB keywords) are quoted for TiDB and
+//     arrive as ordinary FuncCallExprs.
+//   - An aggregate call with ORDER BY, f(args ORDER BY keys), arrives as
+//     an *ast.AggregateFuncExpr with F = f (as written, lowercased), its
+//     Args and Order (NULLS FIRST/LAST in Statement.NullsFirst as usual).
+//     Internally it rides on TiDB's group_concat, the one aggregate TiDB
+//     gives an ORDER BY, with a `#agg`('f') marker; SEPARATOR is refused.
+//   - VALUES (...), (...) as a query (a statement, a FROM item, a UNION
+//     branch, a CTE body) arrives as a SelectStmt of Kind
+//     SelectStmtKindValues (rewritten to TiDB's VALUES ROW(...)).
+//   - A derived table's column alias list, (query) [AS] v(a, b), arrives
+//     as TableSource.ColumnNames with Lateral false (internally it rides on
+//     TiDB's LATERAL ... AS v(a, b) with a marked alias).
+//   - TiDB renames some calls (stddev and std become stddev_pop, variance
+//     var_pop); Statement.SourceName(call) returns the name the user wrote.
 //   - E'...' and $$...$$ strings arrive as ordinary string literals with
 //     their decoded value; '...' keeps backslashes (standard strings).
 //   - 'a' || 'b' is CONCAT (PIPES_AS_CONCAT).
@@ -132,6 +158,7 @@
 // # Our statements
 //
 //   - SHOW name | ALL | TIME ZONE | TRANSACTION ISOLATION LEVEL.
+//   - RESET name | TIME ZONE | ALL (a SetStmt with Reset and Default).
 //   - SET [SESSION | LOCAL] name {TO | =} value [, ...] | DEFAULT;
 //     SET TIME ZONE value | LOCAL | DEFAULT; SET NAMES value. (SET
 //     TRANSACTION, SET ROLE: 0A000.)
@@ -161,10 +188,11 @@
 //
 // # Rejected, and why
 //
-//   - Operators whose meaning differs in TiDB or that asofsql lacks: ^
-//     (XOR in TiDB, power in Postgres), #, ~ and regex operators, &&, @,
-//     <=>, ?, :=, array subscripts: 0A000 or 42601, never a silent
-//     reinterpretation. Allowed: + - * / % < > = <= >= <> != || & | << >>.
+//   - Operators whose meaning differs in TiDB or that asofsql lacks: #, ~
+//     and regex operators, &&, @, <=>, ?, :=, array subscripts: 0A000 or
+//     42601, never a silent reinterpretation. Allowed: + - * / % < > = <=
+//     >= <> != || & | << >> and ^ (TiDB's XOR node, which has Postgres'
+//     precedence for ^; the planner binds it as exponentiation).
 //
 //   - Backticks (MySQL quoting) and quoted names starting with "#"
 //     (reserved for markers): 42601 / 42602.
@@ -192,8 +220,8 @@
 //   - _name 'string' (a MySQL charset introducer): 42704, as Postgres
 //     reads it as a literal of type _name.
 //
-// Known gaps: other forms TiDB's grammar lacks (a VALUES list as a
-// statement or FROM item, EXISTS (...)::type, a column
+// Known gaps: other forms TiDB's grammar lacks (a column alias list on a
+// plain table, EXISTS (...)::type, a column
 // named interval, ...) fail with a 42601 syntax error positioned at the
 // user's token. After a successful parse, TiDB-specific syntax the pre-pass
 // lets through (FOR UPDATE, LATERAL, TABLESAMPLE, MySQL functions) reaches

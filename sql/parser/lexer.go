@@ -46,13 +46,14 @@ type lexer struct {
 
 // allowedOps is the set of operators asofsql understands. Everything else a
 // Postgres lexer would accept as an operator is refused here, because the
-// TiDB grammar gives many of them a different meaning (`^` is XOR, `#`
+// TiDB grammar gives many of them a different meaning (`#`
 // starts a comment, `&&` is AND, `<=>` is null-safe equality that we use as
 // a marker, `?` is a parameter).
 var allowedOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true,
 	"<": true, ">": true, "=": true, "<=": true, ">=": true, "<>": true, "!=": true,
 	"||": true, "&": true, "|": true, "<<": true, ">>": true,
+	"^": true, // TiDB parses it as XOR with Postgres' precedence; the planner binds it as power
 }
 
 // opChars are Postgres' operator characters (scan.l "self" and "op_chars").

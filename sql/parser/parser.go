@@ -170,7 +170,7 @@ var unsupported = map[string]string{
 	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
-	"reassign": "REASSIGN OWNED", "merge": "MERGE", "reset": "RESET", "alter": "ALTER",
+	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
 	"analyze": "ANALYZE", "truncate": "TRUNCATE",
 }
 
@@ -187,7 +187,7 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 	st.Text = src[st.Start:st.End]
 	first := toks[0]
 	switch {
-	case first.is("show"), first.is("set"), first.is("begin"), first.is("start"), first.is("commit"),
+	case first.is("show"), first.is("set"), first.is("reset"), first.is("begin"), first.is("start"), first.is("commit"),
 		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
 		first.is("create") && isCreateTable(toks):
 		n, err := parseOwn(src, toks, end)
@@ -232,6 +232,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	if err := pg.run(); err != nil {
 		return nil, err
 	}
+	if err := queryForms(src, toks, e); err != nil {
+		return nil, err
+	}
 	if !toks[0].is("create") && !toks[0].is("drop") {
 		quoteTiDBReserved(toks, e)
 	}
@@ -271,6 +274,8 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		return nil, posError(src, st.Start, sqlerr.FeatureNotSupported, "IS DISTINCT FROM is not supported in this position")
 	}
 	st.Casts, st.NullsFirst = pr.casts, pr.nulls
+	qr := &queryRecovery{st: st}
+	node.Accept(qr)
 
 	// ASOF recovery runs after the Postgres forms are restored, so the
 	// expressions it hands out (Extra, bounds) are the final nodes.
@@ -317,7 +322,7 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 func leftoverMarkers(st *Statement) error {
 	var err error
 	st.AST.Accept(visitor(func(n ast.Node) bool {
-		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && f.FnName.O != mkCast && f.FnName.O != mkExtract {
+		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && f.FnName.O != mkCast && f.FnName.O != MarkerRegCast && f.FnName.O != MarkerAny && f.FnName.O != mkExtract {
 			err = st.errAt(f, sqlerr.SyntaxError, "syntax error at or near \"%s\"", st.nearText(f))
 		}
 		return err == nil
@@ -335,6 +340,12 @@ func (v visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // (its test_driver panics on some literals) becomes an XX000 error instead
 // of taking the connection down, and the parser is then discarded since its
 // state is unknown.
+//
+// The parser is reset before it goes back to the pool: its symbol cache
+// still points into the AST just returned, and TiDB's next parse sets text
+// positions through stale cache slots, writing into that AST while its
+// statement may be in use on another goroutine (a data race the 64-client
+// load test in package server found).
 func tidbParse(sql string) (node ast.StmtNode, err error) {
 	p := pool.Get().(*tidb.Parser)
 	defer func() {
@@ -342,6 +353,8 @@ func tidbParse(sql string) (node ast.StmtNode, err error) {
 			node, err = nil, sqlerr.New(sqlerr.InternalError, "SQL parser failed: %v", r)
 			return
 		}
+		p.Reset() // also resets the SQL mode
+		p.SetSQLMode(sqlMode)
 		pool.Put(p)
 	}()
 	return p.ParseOneStmt(sql, "", "")

@@ -143,6 +143,37 @@ func (p *pgPass) run() error {
 		switch {
 		case t.kind == tkParam:
 			p.params = append(p.params, t.num)
+		case t.is("collate"):
+			// Only collations that change nothing reach here
+			// (rejectUnsupported): drop the clause.
+			end := noopCollation(toks, i)
+			for k := i; k < end; k++ {
+				e.drop(k)
+			}
+			i = end - 1
+		case t.is("operator") && i+1 < len(toks) && toks[i+1].isOp("("):
+			// OPERATOR([schema.]op) is the operator itself.
+			k, ok := operatorName(toks, i)
+			if !ok {
+				return syntaxErrAt(p.src, toks, i)
+			}
+			for d := i; d < k+2; d++ {
+				if d != k {
+					e.drop(d)
+				}
+			}
+			if err := p.regexOp(k, i-1); err != nil {
+				return err
+			}
+			i = k + 1
+		case (t.is("any") || t.is("some")) && i > 0 && isCompareOp(toks[i-1]) && i+1 < len(toks) && toks[i+1].isOp("(") &&
+			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
+			// x op ANY (array): `#any`(array); ANY (subquery) stays TiDB's.
+			e.replace(i, "`"+MarkerAny+"`")
+		case t.isOp("~") || t.isOp("!~"):
+			if err := p.regexOp(i, i-1); err != nil {
+				return err
+			}
 		case t.isOp("::"):
 			if i == 0 || toks[i-1].isOp("(") || toks[i-1].isOp(",") || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") ||
 				(toks[i-1].kind == tkIdent && notFunctionNames[toks[i-1].val]) {
@@ -150,6 +181,17 @@ func (p *pgPass) run() error {
 				return syntaxErrAt(p.src, toks, i)
 			}
 			s := p.operandStart(i-1, castStart)
+			if name, next, ok := oidAliasType(toks, i+1); ok {
+				// x::regclass and friends: `#regcast`(x, 'regclass').
+				e.prepend(s, "`"+MarkerRegCast+"`(")
+				e.replace(i, ", "+quoteString(name)+")")
+				for k := i + 1; k < next; k++ {
+					e.drop(k)
+				}
+				castStart[next-1] = s
+				i = next - 1
+				continue
+			}
 			typ, next, err := parseType(p.src, toks, i+1)
 			if err != nil {
 				return err
@@ -347,7 +389,9 @@ func rejectUnsupported(src string, toks []token) error {
 		case t.val == "similar" && next(i+1, "to"):
 			return at(i, "SIMILAR TO")
 		case t.val == "collate":
-			return at(i, "COLLATE")
+			if noopCollation(toks, i) < 0 {
+				return at(i, "COLLATE")
+			}
 		case t.val == "grouping" && next(i+1, "sets"):
 			return at(i, "GROUPING SETS")
 		case t.val == "asof" && i > 0 && (next(i+1, "right") || next(i+1, "full") || next(i+1, "cross") || next(i+1, "natural")):

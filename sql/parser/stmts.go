@@ -20,11 +20,17 @@ type ShowStmt struct {
 // "client_encoding"). Values are the items as text (strings decoded,
 // identifiers lowercased, numbers as written with their sign); Default is
 // set for DEFAULT (and SET TIME ZONE LOCAL), with no Values.
+//
+// RESET name, RESET TIME ZONE and RESET ALL are SetStmts too, with Reset
+// and Default set (a RESET is SET name TO DEFAULT with its own command
+// tag); RESET ALL has All set and no Name.
 type SetStmt struct {
 	Name    string
 	Values  []string
 	Default bool
 	Local   bool
+	Reset   bool
+	All     bool
 }
 
 // TxnKind is the kind of a transaction-control statement.
@@ -244,6 +250,8 @@ func parseOwn(src string, toks []token, end int) (Node, error) {
 		return c.show()
 	case "set":
 		return c.set()
+	case "reset":
+		return c.reset()
 	case "begin":
 		c.accept("work")
 		c.accept("transaction")
@@ -404,6 +412,29 @@ func (c *cursor) set() (Node, error) {
 			return nil, err
 		}
 	}
+}
+
+// reset parses RESET name | TIME ZONE | ALL.
+func (c *cursor) reset() (Node, error) {
+	st := &SetStmt{Reset: true, Default: true}
+	switch {
+	case c.accept("all"):
+		st.All = true
+	case c.peek().is("time") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("zone"):
+		c.i += 2
+		st.Name = "timezone"
+	case c.peek().is("session") && c.i+1 < len(c.toks) && c.toks[c.i+1].is("authorization"):
+		return nil, c.unsupported("RESET SESSION AUTHORIZATION")
+	case c.peek().is("role"):
+		return nil, c.unsupported("RESET ROLE")
+	default:
+		name, err := c.dottedName()
+		if err != nil {
+			return nil, err
+		}
+		st.Name = name
+	}
+	return st, c.expectEnd()
 }
 
 // setValue reads one SET value: a string, a signed number or a word.

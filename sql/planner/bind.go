@@ -4,6 +4,7 @@ import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sql/pgcatalog"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -28,6 +29,10 @@ type Options struct {
 	// ParamTypes are the parameter types the client declared ($1 first;
 	// Unknown or missing entries are inferred).
 	ParamTypes []sqltypes.Type
+	// Database and User are what the virtual pg_catalog tables and
+	// current_database()/current_user show (DefaultDatabase and
+	// DefaultUser when empty).
+	Database, User string
 }
 
 // binder holds the state of planning one statement.
@@ -36,6 +41,7 @@ type binder struct {
 	st     *parser.Statement
 	opts   *Options
 	params []sqltypes.Type
+	pgsrc  *pgcatalog.Source // built on first use (pgcatalog.go)
 }
 
 // inputDesc says what a FROM item is, for ordering errors and hints.
@@ -111,6 +117,16 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 	var r *rel
 	switch src := ts.Source.(type) {
 	case *ast.TableName:
+		if isVirtualTable(src.Schema.O, src.Name.O) && (src.Schema.O != "" || env.find(src.Name.O) == nil) {
+			if alias == "" {
+				alias = src.Name.O
+			}
+			var err error
+			if r, err = b.bindVirtual(src.Schema.O, src.Name.O, alias); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if src.Schema.O != "" && src.Schema.O != "public" {
 			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", src.Schema.O, src.Name.O)
 		}

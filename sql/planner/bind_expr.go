@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -34,12 +35,16 @@ type aggState struct {
 	groupKey []string
 	calls    []AggCall
 	callKey  []string
+	order    *aggOrder // the ORDER BY inside aggregate calls (bind_agg.go)
 }
 
 // codeWindowingError is Postgres' windowing_error, which sqlerr lacks.
 const codeWindowingError = "42P20"
 
-var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true}
+var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
+	// bind_agg.go
+	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"variance": true, "var_samp": true, "var_pop": true}
 
 func (b *binder) pos(n ast.ExprNode) int { return b.st.Pos(n) }
 
@@ -73,6 +78,9 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.UnaryOperationExpr:
 		return b.bindUnary(x, c)
 	case *ast.BinaryOperationExpr:
+		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
+			return b.bindAny(x, f, c)
+		}
 		return b.bindBinary(x, c)
 	case *ast.IsNullExpr:
 		e, err := b.bindExpr(x.Expr, c)
@@ -99,14 +107,22 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return b.bindIn(x, c)
 	case *ast.PatternLikeOrIlikeExpr:
 		return b.bindLike(x, c)
+	case *ast.PatternRegexpExpr:
+		return b.bindRegexp(x, c)
 	case *ast.CaseExpr:
 		return b.bindCase(x, c)
 	case *ast.FuncCallExpr:
 		if x.FnName.O == "#cast" {
 			return b.bindCast(x, c)
 		}
+		if x.FnName.O == parser.MarkerRegCast {
+			return b.bindRegCast(x, c)
+		}
 		if aggFuncs[x.FnName.L] {
 			return nil, b.aggNotAllowed(x, c, x.FnName.L)
+		}
+		if e, ok, err := b.bindCatalogCall(x, c); ok { // pgcatalog.go
+			return e, err
 		}
 		return b.bindFunc(x, c)
 	case *ast.AggregateFuncExpr:
@@ -231,11 +247,11 @@ func (v visitFn) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a *aggState) (expr.Expr, error) {
 	distinct := false
+	name = b.aggName(n, name)
+	var order *ast.OrderByClause
 	if x, ok := n.(*ast.AggregateFuncExpr); ok {
 		distinct = x.Distinct
-		if x.Order != nil {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY inside an aggregate is not supported").WithPosition(b.pos(n))
-		}
+		order = x.Order
 	}
 	if name == "every" {
 		name = "bool_and"
@@ -256,13 +272,27 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 		}
 		call.Args = append(call.Args, e)
 	}
-	if !call.Star && len(call.Args) != 1 {
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(call.Args)).WithPosition(b.pos(n))
-	}
 	var err error
-	if call.Star {
+	switch {
+	case call.Star:
 		call.T = sqltypes.Int8Type
-	} else if call.T, call.Args[0], err = b.aggType(name, call.Args[0], n); err != nil {
+	case name == "string_agg" && len(call.Args) == 2:
+		if call.T, err = b.stringAggType(&call, args, n); err != nil {
+			return nil, err
+		}
+	case len(call.Args) != 1:
+		ts := make([]string, len(call.Args))
+		for i, a := range call.Args {
+			ts[i] = a.Type().String()
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(n)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	default:
+		if call.T, call.Args[0], err = b.aggType(name, call.Args[0], n); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.aggOrderBy(n, order, &call, a); err != nil {
 		return nil, err
 	}
 	key := aggKey(call)
@@ -288,6 +318,9 @@ func aggKey(c AggCall) string {
 	for _, a := range c.Args {
 		sb.WriteString("(" + a.String() + ")")
 	}
+	if c.ordered {
+		sb.WriteString(" sorted") // its ORDER BY sorts the Aggregate's input
+	}
 	return sb.String()
 }
 
@@ -295,7 +328,7 @@ func aggKey(c AggCall) string {
 func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.Type, expr.Expr, error) {
 	t := arg.Type()
 	if t.Kind == sqltypes.Unknown {
-		if name == "count" || name == "min" || name == "max" {
+		if name == "count" || name == "min" || name == "max" || name == "first" || name == "last" {
 			var err error
 			if arg, err = b.coerce(arg, sqltypes.TextType, n, name); err != nil {
 				return t, nil, err
@@ -345,6 +378,10 @@ func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.T
 	case "bool_and", "bool_or":
 		if t.Kind == sqltypes.Bool {
 			return t, arg, nil
+		}
+	default:
+		if rt, ok := b.moreAggTypes(name, t); ok {
+			return rt, arg, nil
 		}
 	}
 	return bad()

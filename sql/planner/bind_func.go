@@ -28,10 +28,14 @@ func fixed(lo, hi int, res sqltypes.Type, params ...sqltypes.Type) funcSig {
 			if p.Kind == sqltypes.Unknown {
 				continue
 			}
-			var err error
-			if args[i], err = b.coerce(args[i], p, at[i], "argument"); err != nil {
+			a, err := b.coerce(args[i], p, at[i], "argument")
+			if err != nil {
+				if args[i].Type().Kind == sqltypes.Unknown {
+					return nil, res, err // an untyped literal that does not read as p
+				}
 				return nil, res, funcError(b, n, args)
 			}
+			args[i] = a
 		}
 		if res.Kind == sqltypes.Unknown {
 			return args, args[0].Type(), nil
@@ -145,6 +149,9 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if name == "concat" && !b.textAt(x, "concat") && len(args) == 2 {
 		return b.binary(expr.Concat, args[0], args[1], x, x.Args[0], x.Args[1])
 	}
+	if name == "position" {
+		return b.bindPosition(x, c) // bind_strfunc.go
+	}
 	if a, ok := funcAliases[name]; ok {
 		name = a
 	}
@@ -171,4 +178,30 @@ func (b *binder) textAt(n ast.ExprNode, word string) bool {
 		return false
 	}
 	return strings.EqualFold(rw[off:off+len(word)], word)
+}
+
+// bindPow binds Postgres' a ^ b (exponentiation). TiDB parses ^ as its
+// bitwise XOR, which has Postgres' precedence for ^ (above * and /, below
+// unary minus; left-associative), so only the meaning changes: a ^ b is
+// power(a, b), with power's overloads.
+func (b *binder) bindPow(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("power"), Args: []ast.ExprNode{x.L, x.R}}
+	call.SetOriginTextPosition(x.OriginTextPosition())
+	args := make([]expr.Expr, 2)
+	for i, a := range call.Args {
+		var err error
+		if args[i], err = b.bindExpr(a, c); err != nil {
+			return nil, err
+		}
+	}
+	lt, rt := args[0].Type(), args[1].Type()
+	args, t, err := funcs["power"].typ(b, args, call.Args, call)
+	if err != nil {
+		if sqlerr.Code(err) == sqlerr.UndefinedFunction {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s ^ %s", lt, rt).WithPosition(b.pos(x)).
+				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		return nil, err
+	}
+	return &expr.Func{Name: "power", Args: args, T: t}, nil
 }

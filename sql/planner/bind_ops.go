@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -22,6 +23,9 @@ var binOps = map[opcode.Op]expr.BinaryOp{
 }
 
 func (b *binder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	if x.Op == opcode.Xor {
+		return b.bindPow(x, c)
+	}
 	op, ok := binOps[x.Op]
 	if !ok {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator %s is not supported", x.Op).WithPosition(b.pos(x))
@@ -401,6 +405,14 @@ func (b *binder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	info := b.st.Casts[x]
 	if info == nil || len(x.Args) == 0 {
 		return nil, sqlerr.New(sqlerr.InternalError, "cast marker without its type").WithPosition(b.pos(x))
+	}
+	if r, ok := x.Args[0].(*ast.FuncCallExpr); ok && r.FnName.O == parser.MarkerRegCast && info.Type.IsString() {
+		// 'trades'::regclass::text prints the name (pgcatalog.go).
+		e, err := b.bindRegCastAs(r, c, true)
+		if err != nil || e.Type() == info.Type {
+			return e, err
+		}
+		return &expr.Cast{X: e, T: info.Type}, nil
 	}
 	e, err := b.bindExpr(x.Args[0], c)
 	if err != nil {

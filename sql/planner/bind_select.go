@@ -53,7 +53,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	case len(s.WindowSpecs) > 0:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
 	case s.Kind == ast.SelectStmtKindValues:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "VALUES as a query is not supported")
+		return b.bindValues(s)
 	}
 	var from *rel
 	if s.From == nil {
@@ -132,7 +132,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		}
 		name := f.AsName.O
 		if name == "" {
-			name = b.derivedName(f.Expr, e)
+			name = b.itemName(f.Expr, e) // pgcatalog.go
 		}
 		e = resolveUnknown(e)
 		outs = append(outs, output{e: e, name: name, col: Column{Name: name, Type: e.Type(), Nullable: true}})
@@ -153,7 +153,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		a := &Aggregate{Input: node, GroupBy: agg.groups, Aggs: agg.calls}
+		a := &Aggregate{Input: sortAggInput(node, agg), GroupBy: agg.groups, Aggs: agg.calls}
 		for _, g := range agg.groups {
 			a.cols = append(a.cols, Column{Name: columnName(g), Type: g.Type(), Nullable: true})
 		}
@@ -350,19 +350,29 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 	case *ast.ParenthesesExpr:
 		return b.derivedName(x.Expr, e)
 	case *ast.AggregateFuncExpr:
-		return x.F
+		return b.aggName(x, strings.ToLower(x.F))
 	case *ast.WindowFuncExpr:
 		return strings.ToLower(x.Name)
 	case *ast.FuncCallExpr:
 		if x.FnName.O == "#cast" {
 			if len(x.Args) > 0 {
-				if c, ok := x.Args[0].(*ast.ColumnNameExpr); ok {
-					return c.Name.Name.O
+				switch a := x.Args[0].(type) {
+				case *ast.ColumnNameExpr:
+					return a.Name.Name.O
+				case *ast.FuncCallExpr, *ast.AggregateFuncExpr:
+					// Postgres names a cast after its operand when that
+					// has a name: pg_typeof(x)::text is "pg_typeof".
+					if n := b.derivedName(a, nil); n != "?column?" {
+						return n
+					}
 				}
 			}
 			if info := b.st.Casts[x]; info != nil {
 				return typName(info.Type)
 			}
+		}
+		if x.FnName.L == "position" {
+			return "position" // bound as strpos
 		}
 		if f, ok := e.(*expr.Func); ok {
 			return f.Name

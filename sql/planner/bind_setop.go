@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -41,39 +43,101 @@ func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, l
 			acc = &Distinct{Input: acc}
 		}
 	}
-	if ob != nil {
-		cols := acc.Schema()
-		var keys ordering.Lex
-		for _, it := range ob.Items {
-			idx := -1
-			switch x := it.Expr.(type) {
-			case *ast.PositionExpr:
-				idx = x.N - 1
-				if x.P != nil || idx < 0 || idx >= len(cols) {
-					return nil, sqlerr.New(sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", x.N).WithPosition(b.pos(x))
-				}
-			case *ast.ColumnNameExpr:
-				if x.Name.Table.O == "" {
-					for i, c := range cols {
-						if c.Name == x.Name.Name.O {
-							idx = i
-							break
-						}
+	acc, err := b.sortOutputs(acc, ob, "a UNION result")
+	if err != nil {
+		return nil, err
+	}
+	return b.limit(acc, lim)
+}
+
+// sortOutputs applies an ORDER BY that may only name output columns (by
+// name or position), as on a UNION or VALUES result.
+func (b *binder) sortOutputs(acc Node, ob *ast.OrderByClause, what string) (Node, error) {
+	if ob == nil {
+		return acc, nil
+	}
+	cols := acc.Schema()
+	var keys ordering.Lex
+	for _, it := range ob.Items {
+		idx := -1
+		switch x := it.Expr.(type) {
+		case *ast.PositionExpr:
+			idx = x.N - 1
+			if x.P != nil || idx < 0 || idx >= len(cols) {
+				return nil, sqlerr.New(sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", x.N).WithPosition(b.pos(x))
+			}
+		case *ast.ColumnNameExpr:
+			if x.Name.Table.O == "" {
+				for i, c := range cols {
+					if c.Name == x.Name.Name.O {
+						idx = i
+						break
 					}
 				}
 			}
-			if idx < 0 {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY on a UNION result must name an output column").WithPosition(b.pos(it.Expr))
-			}
-			nf, ok := b.st.NullsFirst[it]
-			if !ok {
-				nf = it.Desc
-			}
-			keys = append(keys, ordering.Key{Col: idx, Desc: it.Desc, NullsFirst: nf})
 		}
-		acc = &Sort{Input: acc, Keys: keys}
+		if idx < 0 {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY on %s must name an output column", what).WithPosition(b.pos(it.Expr))
+		}
+		nf, ok := b.st.NullsFirst[it]
+		if !ok {
+			nf = it.Desc
+		}
+		keys = append(keys, ordering.Key{Col: idx, Desc: it.Desc, NullsFirst: nf})
 	}
-	return b.limit(acc, lim)
+	return &Sort{Input: acc, Keys: keys}, nil
+}
+
+// bindValues binds VALUES (...), (...) used as a query: columns column1,
+// column2, ... with each column's type resolved across the rows as UNION
+// resolves them (untyped literals alone: text).
+func (b *binder) bindValues(s *ast.SelectStmt) (Node, error) {
+	v := &Values{}
+	var at [][]ast.ExprNode
+	for _, row := range s.Lists {
+		var out []expr.Expr
+		for _, e := range row.Values {
+			be, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "VALUES"})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, be)
+		}
+		if len(v.Rows) > 0 && len(out) != len(v.Rows[0]) {
+			var pos int
+			if len(row.Values) > 0 {
+				pos = b.pos(row.Values[0])
+			}
+			return nil, sqlerr.New(sqlerr.SyntaxError, "VALUES lists must all be the same length").WithPosition(pos)
+		}
+		v.Rows = append(v.Rows, out)
+		at = append(at, row.Values)
+	}
+	if len(v.Rows) == 0 {
+		return nil, sqlerr.New(sqlerr.SyntaxError, "syntax error at or near \")\"")
+	}
+	for c := range v.Rows[0] {
+		col := make([]expr.Expr, len(v.Rows))
+		cat := make([]ast.ExprNode, len(v.Rows))
+		for r := range v.Rows {
+			col[r], cat[r] = v.Rows[r][c], at[r][c]
+		}
+		t, err := b.unify(col, cat, "VALUES")
+		if err != nil {
+			return nil, err
+		}
+		for r := range v.Rows {
+			if v.Rows[r][c], err = b.coerce(v.Rows[r][c], t, cat[r], "VALUES"); err != nil {
+				return nil, err
+			}
+		}
+		v.Cols = append(v.Cols, Column{Name: fmt.Sprintf("column%d", c+1), Type: t, Nullable: true})
+	}
+	node, err := b.sortOutputs(v, s.OrderBy, "a VALUES result")
+	if err != nil {
+		return nil, err
+	}
+	return b.limit(node, s.Limit)
 }
 
 // union appends n to acc (flattening UNION ALL chains), converting both

@@ -39,6 +39,13 @@
 //     (hash equi-join inner/left with a residual, or cross), Values,
 //     UnionAll, Distinct, Window. Statement plans: Query, CreateTable,
 //     DropTable, Insert, Copy, Set, Show, Transaction, Explain.
+//   - pg_catalog and information_schema tables (qualified, or an
+//     unqualified pg_catalog name: pg_catalog is searched first) bind as
+//     Values built by sql/pgcatalog from the catalog's tables (when it
+//     implements TableLister) and Options.Database/User. Functions Postgres
+//     answers from its catalogs (pg_table_is_visible, pg_get_userbyid,
+//     current_database, current_user, ::regclass and the other OID alias
+//     casts) expand into expressions over the same description.
 //   - Errors are *sqlerr.Error with the SQLSTATE Postgres uses (42P01,
 //     42703, 42702, 42804, 42883, 42803, 42601, 0A000, 22023, ...) and the
 //     1-based position from the parser wherever the AST has one.

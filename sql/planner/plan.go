@@ -153,14 +153,18 @@ type Limit struct {
 }
 
 // AggCall is one aggregate function call (count, sum, avg, min, max,
-// bool_and, bool_or) with its Postgres result type T. Star is count(*);
-// Distinct aggregates distinct argument values.
+// bool_and, bool_or, string_agg, the stddev/variance family under the
+// names the user wrote, first, last) with its Postgres result type T.
+// Star is count(*); Distinct aggregates distinct argument values.
 type AggCall struct {
 	Func     string
 	Args     []expr.Expr
 	Distinct bool
 	Star     bool
 	T        sqltypes.Type
+	// ordered: the call had ORDER BY; the binder sorts the Aggregate's
+	// input by it (all such calls of one query share one ORDER BY).
+	ordered bool
 }
 
 // Aggregate groups its input by GroupBy and computes Aggs; output is the

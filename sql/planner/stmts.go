@@ -130,6 +130,9 @@ func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 		}
 		d := &DropTable{IfExists: x.IfExists}
 		for _, t := range x.Tables {
+			if err := writeTarget(t.Schema.O, t.Name.O); err != nil {
+				return nil, err
+			}
 			d.Names = append(d.Names, t.Name.O)
 		}
 		return d, nil
@@ -178,6 +181,9 @@ func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY (query) needs a SELECT")
 		}
 		return &Copy{Query: qq, Stmt: n}, nil
+	}
+	if err := writeTarget(n.Table.Schema, n.Table.Name); err != nil {
+		return nil, err
 	}
 	info, err := b.cat.Table(n.Table.Name)
 	if err != nil {
@@ -233,6 +239,9 @@ func (b *binder) insert(x *ast.InsertStmt) (Plan, error) {
 	}
 	if !ok2 {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT target must be a table")
+	}
+	if err := writeTarget(tn.Schema.O, tn.Name.O); err != nil {
+		return nil, err
 	}
 	info, err := b.cat.Table(tn.Name.O)
 	if err != nil {

@@ -1,0 +1,608 @@
+package server_test
+
+// This file is named to sort after server_test.go, so that the load test
+// runs after the cancellation and timeout tests there (go test runs a
+// package's tests in file order) and does not load the machine under them.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/server"
+	"github.com/asofsql/asofsql/sqltypes"
+)
+
+const (
+	soakClients = 64
+	// soakHeapBound is the most Go heap the process may hold at any
+	// sample during the run (server, 64 sessions, clients, tables).
+	soakHeapBound = 256 << 20
+	// Each COPY appends soakBatch rows; a client commits appends until it
+	// owns soakCap rows of ticks, then keeps copying in transactions it
+	// rolls back, so the table (and memory) stop growing whatever the
+	// machine's speed.
+	soakBatch = 40
+	soakCap   = 4000
+)
+
+// soakQueries are the ASOF shapes the clients run over the static market
+// tables, each over a window of trades ($1, $2).
+var soakQueries = []string{
+	`SELECT t.ts, t.sym, t.price, q.bid FROM trades t ASOF LEFT JOIN quotes q ON ts BETWEEN -100 AND 0 USING (sym)
+	 WHERE t.ts BETWEEN $1 AND $2`,
+	`SELECT t.ts, q.bid FROM trades t ASOF JOIN quotes q ON ts BETWEEN -100 AND -1 USING (sym) WHERE t.ts BETWEEN $1 AND $2`,
+	`SELECT t.ts, t.sym, q.ts, q.bid FROM trades t ASOF JOIN quotes q ON ts BETWEEN 0 AND 60 USING (sym) WHERE t.ts BETWEEN $1 AND $2`,
+	`SELECT t.ts, q.ts, q.bid FROM trades t ASOF LEFT JOIN quotes q ON ts BETWEEN -30 AND 30 USING (sym) PREFER LATER
+	 WHERE t.ts BETWEEN $1 AND $2`,
+	`SELECT t.ts, q.bid, a.bid FROM trades t ASOF LEFT JOIN quotes q ON ts BETWEEN -100 AND 0 USING (sym)
+	 ASOF LEFT JOIN alt a ON ts BETWEEN -200 AND 0 USING (sym) WHERE t.ts BETWEEN $1 AND $2`,
+	`SELECT t.sym, count(*), count(q.bid), min(q.bid), max(q.bid) FROM trades t
+	 ASOF LEFT JOIN quotes q ON ts BETWEEN -100 AND 0 USING (sym) WHERE t.ts BETWEEN $1 AND $2 GROUP BY t.sym ORDER BY t.sym`,
+	`SELECT t.ts, q.bid FROM trades t ASOF LEFT JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts WHERE t.ts BETWEEN $1 AND $2`,
+}
+
+// soakWindows are the trade windows ($1, $2) the queries run over.
+var soakWindows = [][2]int64{{0, 6000}, {5000, 12000}, {20000, 26000}, {33000, 40000}, {41000, 47000}, {52000, 60000}}
+
+// soakMarket generates the static tables: quotes and alt arrive slightly
+// out of order (the tables sort them), trades have distinct timestamps.
+func soakMarket() map[string][][]any {
+	r := rand.New(rand.NewPCG(7, 9))
+	sym := func() string { return fmt.Sprintf("S%02d", r.IntN(16)) }
+	gen := func(n int, step int64) [][]any {
+		rows := make([][]any, n)
+		for i := range rows {
+			rows[i] = []any{int64(i)*step + r.Int64N(2*step), sym(), float64(r.IntN(100000)) / 100}
+		}
+		return rows
+	}
+	trades := make([][]any, 4000)
+	for i := range trades {
+		trades[i] = []any{int64(i)*15 + 7, sym(), float64(r.IntN(100000)) / 100}
+	}
+	return map[string][][]any{"quotes": gen(20000, 3), "alt": gen(8000, 7), "trades": trades}
+}
+
+const soakDDL = `CREATE TABLE trades (ts BIGINT, sym TEXT, price DOUBLE PRECISION) ORDER BY (ts);
+CREATE TABLE quotes (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts);
+CREATE TABLE alt (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts);
+CREATE TABLE probes (ts BIGINT) ORDER BY (ts);
+CREATE TABLE ticks (ts BIGINT, client BIGINT, seq BIGINT, v DOUBLE PRECISION) ORDER BY (ts)`
+
+var soakColumns = map[string][]string{"trades": {"ts", "sym", "price"}, "quotes": {"ts", "sym", "bid"}, "alt": {"ts", "sym", "bid"}}
+
+// render prints a row's values the same way for pgx's and the embedded
+// API's Go values (int64, float64, string; nil as NULL).
+func render(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		if v == nil {
+			parts[i] = "NULL"
+		} else {
+			parts[i] = fmt.Sprint(v)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// embeddedAnswers loads the same market into an embedded database and
+// returns each query's result per window, as rendered rows.
+func embeddedAnswers(t *testing.T, market map[string][][]any) map[string][]string {
+	ctx := context.Background()
+	db, err := asofsql.Open(":memory:")
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(ctx, soakDDL)
+	require.NoError(t, err)
+	s := db.Session()
+	defer s.Close()
+	for name, rows := range market {
+		var b strings.Builder
+		for _, r := range rows {
+			fmt.Fprintf(&b, "%d,%s,%s\n", r[0], r[1], strconv.FormatFloat(r[2].(float64), 'g', -1, 64))
+		}
+		_, err := s.CopyFrom(ctx, fmt.Sprintf("COPY %s (%s) FROM STDIN WITH (FORMAT csv)", name, strings.Join(soakColumns[name], ", ")),
+			strings.NewReader(b.String()))
+		require.NoError(t, err, name)
+	}
+	want := map[string][]string{}
+	for qi, q := range soakQueries {
+		for _, w := range soakWindows {
+			rdr, err := db.Query(ctx, q, w[0], w[1])
+			require.NoError(t, err, q)
+			cols := rdr.(*asofsql.Cursor).Columns()
+			var out []string
+			for rdr.Next() {
+				b := rdr.RecordBatch()
+				for i := 0; i < int(b.NumRows()); i++ {
+					vals := make([]any, len(cols))
+					for j, c := range cols {
+						vals[j] = sqltypes.GoValue(b.Column(j), i, c.Type)
+					}
+					out = append(out, render(vals))
+				}
+			}
+			require.NoError(t, rdr.Err(), q)
+			rdr.Release()
+			require.NotEmpty(t, out, "query %d over %v returns rows", qi, w)
+			want[soakKey(qi, w)] = out
+		}
+	}
+	return want
+}
+
+func soakKey(q int, w [2]int64) string { return fmt.Sprintf("%d@%d-%d", q, w[0], w[1]) }
+
+// startSoak is start (server_test.go) with room for every client and
+// hang guards generous enough for a loaded machine: cleanup shuts the
+// server down, closes the database, checks that no Arrow memory is left
+// and that the goroutine count is back to what it was before.
+func startSoak(t *testing.T) (string, *pgwire.Server) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
+	require.NoError(t, err)
+	srv, err := server.New(db, pgwire.Config{Allocator: mem, MaxConnections: soakClients + 8})
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+		require.ErrorIs(t, <-served, pgwire.ErrServerClosed)
+		require.NoError(t, db.Close())
+		mem.AssertSize(t, 0)
+		deadline := time.Now().Add(time.Minute)
+		for runtime.NumGoroutine() > before {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Fatalf("goroutines leaked: %d before, %d after\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	return l.Addr().String(), srv
+}
+
+// soakSeconds is the run's length: 30 s, or ASOFSQL_SOAK_SECONDS.
+func soakSeconds(t *testing.T) time.Duration {
+	if s := os.Getenv("ASOFSQL_SOAK_SECONDS"); s != "" {
+		n, err := strconv.Atoi(s)
+		require.NoError(t, err, "ASOFSQL_SOAK_SECONDS")
+		return time.Duration(n) * time.Second
+	}
+	return 30 * time.Second
+}
+
+// TestSoak64ClientsASOFAndCopy runs 64 pgx clients against the real
+// engine for 30 s (a duration to run, not a deadline: nothing is timed).
+// Each client cycles through: ASOF queries over static tables, checked
+// row for row against the embedded API's answers; COPY FROM STDIN (binary
+// or CSV) appending to an ordered table that every client writes, then
+// reading its own rows back in order and through an ASOF join checked
+// against a reference computed from what it wrote; COPY inside a
+// transaction it rolls back, whose rows must stay invisible; a count of
+// the whole table, which must be a whole number of COPYs between those
+// known committed before and those started after; an erroneous
+// statement, after which the session goes on. The Go heap is sampled
+// and must stay under soakHeapBound; at the end no goroutine and no
+// Arrow buffer may be left (startSoak's cleanup).
+func TestSoak64ClientsASOFAndCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test: 64 clients for 30 s")
+	}
+	dur := soakSeconds(t)
+	market := soakMarket()
+	want := embeddedAnswers(t, market)
+
+	addr, srv := startSoak(t)
+	setup := dial(t, addr, pgx.QueryExecModeSimpleProtocol)
+	_, err := setup.Exec(ctx(t), soakDDL)
+	require.NoError(t, err)
+	for name, rows := range market {
+		n, err := setup.CopyFrom(ctx(t), pgx.Identifier{name}, soakColumns[name], pgx.CopyFromRows(rows))
+		require.NoError(t, err, name)
+		require.Equal(t, int64(len(rows)), n)
+	}
+	var probes [][]any
+	for j := range 100 {
+		probes = append(probes, []any{int64(j*1000 + 500)})
+	}
+	_, err = setup.CopyFrom(ctx(t), pgx.Identifier{"probes"}, []string{"ts"}, pgx.CopyFromRows(probes))
+	require.NoError(t, err)
+
+	// Heap sampler.
+	var maxHeap atomic.Uint64
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > maxHeap.Load() {
+				maxHeap.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stopSampling:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+
+	// The run's context is only a hang guard; the first failure cancels
+	// it so the other clients stop.
+	runCtx, cancel := context.WithTimeout(context.Background(), dur+5*time.Minute)
+	defer cancel()
+	st := &soakState{want: want, end: time.Now().Add(dur), cancel: cancel}
+	var wg sync.WaitGroup
+	for i := range soakClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := st.client(runCtx, addr, i); err != nil {
+				st.fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopSampling)
+	<-sampled
+	if len(st.errs) > 0 {
+		t.Fatalf("%d client(s) failed; first failures:\n%s", len(st.errs), strings.Join(st.errs[:min(5, len(st.errs))], "\n"))
+	}
+
+	// The clients closed their connections; the server ends their
+	// sessions (only the setup connection stays). The wait is a hang
+	// guard, generous for a loaded machine.
+	for deadline := time.Now().Add(2 * time.Minute); srv.ConnCount() > 1; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "%d connections still open", srv.ConnCount())
+	}
+
+	// Every client's committed rows are in the table.
+	var n int64
+	require.NoError(t, setup.QueryRow(ctx(t), "SELECT count(*) FROM ticks").Scan(&n))
+	require.Equal(t, st.committed.Load(), n)
+	var ops int64
+	for i := range st.ops {
+		require.GreaterOrEqual(t, st.ops[i], int64(soakCycle), "client %d ran a whole cycle", i)
+		ops += st.ops[i]
+	}
+	t.Logf("%d clients, %s: %d operations (%d queries checked, %d COPYs committed, %d rolled back), ticks %d rows, max heap %d MiB",
+		soakClients, dur, ops, st.checked.Load(), st.committed.Load()/soakBatch, st.rolledBack.Load(), n, maxHeap.Load()>>20)
+	require.Less(t, maxHeap.Load(), uint64(soakHeapBound), "heap high-water mark")
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	require.Less(t, ms.HeapAlloc, uint64(soakHeapBound), "heap after the run")
+}
+
+// soakCycle is the number of operations in one pass of a client's mix.
+const soakCycle = 8
+
+type soakState struct {
+	want   map[string][]string
+	end    time.Time
+	cancel context.CancelFunc
+
+	// committed counts ticks rows whose COPY committed; started those
+	// whose committing COPY began (an upper bound for any reader).
+	committed, started  atomic.Int64
+	checked, rolledBack atomic.Int64
+	ops                 [soakClients]int64
+	mu                  sync.Mutex
+	errs                []string
+	cancelled           atomic.Bool
+}
+
+func (st *soakState) fail(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// After the first failure the others stop with context errors; those
+	// are not news.
+	if st.cancelled.Load() && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "context canceled")) {
+		return
+	}
+	st.errs = append(st.errs, err.Error())
+	st.cancelled.Store(true)
+	st.cancel()
+}
+
+// tick is one appended row; a client's ts values are distinct (seq <
+// 100003 and 7919 is prime to it), spread out of order over [0, 100003).
+func tickTS(seq int64) int64 { return seq * 7919 % 100003 }
+
+// client runs one connection's mix until the run ends (and at least one
+// whole cycle). Every failure names the client, the statement and the
+// error.
+func (st *soakState) client(ctx context.Context, addr string, id int) error {
+	modes := []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
+	cfg, err := pgx.ParseConfig("postgres://soak@" + addr + "/asofsql?sslmode=disable")
+	if err != nil {
+		return err
+	}
+	cfg.DefaultQueryExecMode = modes[id%len(modes)]
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("client %d: connect: %w", id, err)
+	}
+	defer c.Close(context.Background())
+	cl := &soakClient{st: st, c: c, id: id, r: rand.New(rand.NewPCG(uint64(id), 1))}
+	for n := 0; n < soakCycle || time.Now().Before(st.end); n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		switch n % soakCycle {
+		case 0, 3, 6:
+			err = cl.query(ctx)
+		case 1:
+			err = cl.copy(ctx, len(cl.seqs) < soakCap)
+		case 2:
+			err = cl.readBack(ctx)
+		case 4:
+			err = cl.countAll(ctx)
+		case 5:
+			err = cl.copy(ctx, false)
+		case 7:
+			err = cl.badStatement(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("client %d (%s), operation %d: %w", id, modeName(cfg.DefaultQueryExecMode), n, err)
+		}
+		st.ops[id]++
+	}
+	return nil
+}
+
+func modeName(m pgx.QueryExecMode) string { return m.String() }
+
+type soakClient struct {
+	st   *soakState
+	c    *pgx.Conn
+	id   int
+	r    *rand.Rand
+	seqs []int64 // ts of the client's committed rows, by seq
+}
+
+// collect runs a query and renders its rows.
+func (cl *soakClient) collect(ctx context.Context, sql string, args ...any) ([]string, error) {
+	rs, err := cl.c.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s %v: %w", oneLine(sql), args, err)
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		vals, err := rs.Values()
+		if err != nil {
+			return nil, fmt.Errorf("%s %v: %w", oneLine(sql), args, err)
+		}
+		out = append(out, render(vals))
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("%s %v: %w", oneLine(sql), args, err)
+	}
+	return out, nil
+}
+
+func oneLine(sql string) string { return strings.Join(strings.Fields(sql), " ") }
+
+// query runs a random ASOF query over a random window and compares it
+// with the embedded API's answer.
+func (cl *soakClient) query(ctx context.Context) error {
+	qi, w := cl.r.IntN(len(soakQueries)), soakWindows[cl.r.IntN(len(soakWindows))]
+	got, err := cl.collect(ctx, soakQueries[qi], w[0], w[1])
+	if err != nil {
+		return err
+	}
+	if want := cl.st.want[soakKey(qi, w)]; !equalRows(got, want) {
+		return fmt.Errorf("%s %v: %d rows differ from the embedded API's %d: %s", oneLine(soakQueries[qi]), w, len(got), len(want), firstDiff(got, want))
+	}
+	cl.st.checked.Add(1)
+	return nil
+}
+
+func equalRows(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func firstDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("row %d: got %q, want %q", i+1, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("row counts %d vs %d", len(got), len(want))
+}
+
+// copy appends a batch of the client's next rows with COPY FROM STDIN:
+// binary through pgx's CopyFrom or CSV text through pgconn, by client.
+// commit false runs it in a transaction that rolls back, and checks
+// that the rows stay invisible.
+func (cl *soakClient) copy(ctx context.Context, commit bool) error {
+	next := int64(len(cl.seqs))
+	rows := make([][]any, soakBatch)
+	var csv strings.Builder
+	for k := range rows {
+		seq := next + int64(k)
+		rows[k] = []any{tickTS(seq), int64(cl.id), seq, float64(seq) / 2}
+		fmt.Fprintf(&csv, "%d,%d,%d,%s\n", tickTS(seq), cl.id, seq, strconv.FormatFloat(float64(seq)/2, 'g', -1, 64))
+	}
+	const csvSQL = "COPY ticks (ts, client, seq, v) FROM STDIN WITH (FORMAT csv)"
+	do := func(pc *pgconn.PgConn, copyFrom func() (int64, error)) (int64, error) {
+		if cl.id%2 == 0 {
+			return copyFrom()
+		}
+		tag, err := pc.CopyFrom(ctx, strings.NewReader(csv.String()), csvSQL)
+		return tag.RowsAffected(), err
+	}
+	what := fmt.Sprintf("COPY ticks of %d rows (seq %d.., %s)", soakBatch, next, map[bool]string{true: "binary", false: "csv"}[cl.id%2 == 0])
+	if commit {
+		cl.st.started.Add(soakBatch)
+		n, err := do(cl.c.PgConn(), func() (int64, error) {
+			return cl.c.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if n != soakBatch {
+			return fmt.Errorf("%s: reported %d rows", what, n)
+		}
+		cl.st.committed.Add(soakBatch)
+		for k := range soakBatch {
+			cl.seqs = append(cl.seqs, tickTS(next+int64(k)))
+		}
+		return nil
+	}
+	tx, err := cl.c.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("BEGIN: %w", err)
+	}
+	defer tx.Rollback(context.Background())
+	n, err := do(tx.Conn().PgConn(), func() (int64, error) {
+		return tx.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
+	})
+	if err != nil {
+		return fmt.Errorf("%s in a transaction: %w", what, err)
+	}
+	if n != soakBatch {
+		return fmt.Errorf("%s in a transaction: reported %d rows", what, n)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		return fmt.Errorf("ROLLBACK: %w", err)
+	}
+	cl.st.rolledBack.Add(1)
+	const q = "SELECT count(*) FROM ticks WHERE client = $1"
+	var got int64
+	if err := cl.c.QueryRow(ctx, q, int64(cl.id)).Scan(&got); err != nil {
+		return fmt.Errorf("%s after a rolled-back COPY: %w", q, err)
+	}
+	if got != int64(len(cl.seqs)) {
+		return fmt.Errorf("%s after a rolled-back COPY: %d rows, want the %d committed", q, got, len(cl.seqs))
+	}
+	return nil
+}
+
+// readBack reads the client's rows (every one it committed, ascending by
+// ts as the table is declared) and joins the probes to them with ASOF,
+// checking the result against a reference from what it wrote.
+func (cl *soakClient) readBack(ctx context.Context) error {
+	const q1 = "SELECT ts, seq FROM ticks WHERE client = $1"
+	got, err := cl.collect(ctx, q1, int64(cl.id))
+	if err != nil {
+		return err
+	}
+	type row struct{ ts, seq int64 }
+	want := make([]row, len(cl.seqs))
+	for seq, ts := range cl.seqs {
+		want[seq] = row{ts, int64(seq)}
+	}
+	sort.Slice(want, func(i, j int) bool { return want[i].ts < want[j].ts })
+	if len(got) != len(want) {
+		return fmt.Errorf("%s: %d rows, want the %d committed", q1, len(got), len(want))
+	}
+	for i, w := range want {
+		if s := fmt.Sprintf("%d|%d", w.ts, w.seq); got[i] != s {
+			return fmt.Errorf("%s: row %d is %q, want %q (ascending ts)", q1, i+1, got[i], s)
+		}
+	}
+	const q2 = `SELECT p.ts, k.ts, k.seq FROM probes p
+	            ASOF LEFT JOIN (SELECT ts, seq FROM ticks WHERE client = $1) k ON ts BETWEEN -500 AND 0`
+	got, err = cl.collect(ctx, q2, int64(cl.id))
+	if err != nil {
+		return err
+	}
+	var ref []string
+	for j := range 100 {
+		p := int64(j*1000 + 500)
+		// The latest of the client's rows in [p-500, p].
+		i := sort.Search(len(want), func(i int) bool { return want[i].ts > p }) - 1
+		if i >= 0 && want[i].ts >= p-500 {
+			ref = append(ref, fmt.Sprintf("%d|%d|%d", p, want[i].ts, want[i].seq))
+		} else {
+			ref = append(ref, fmt.Sprintf("%d|NULL|NULL", p))
+		}
+	}
+	if !equalRows(got, ref) {
+		return fmt.Errorf("%s [%d]: %s", oneLine(q2), cl.id, firstDiff(got, ref))
+	}
+	cl.st.checked.Add(2)
+	return nil
+}
+
+// countAll counts the whole table: COPYs commit atomically, so the count
+// is a whole number of batches, at least those committed before the
+// query and at most those begun by the time it returned.
+func (cl *soakClient) countAll(ctx context.Context) error {
+	const q = "SELECT count(*) FROM ticks"
+	lo := cl.st.committed.Load()
+	var n int64
+	if err := cl.c.QueryRow(ctx, q).Scan(&n); err != nil {
+		return fmt.Errorf("%s: %w", q, err)
+	}
+	hi := cl.st.started.Load()
+	if n%soakBatch != 0 || n < lo || n > hi {
+		return fmt.Errorf("%s: %d rows; want a multiple of %d between %d and %d", q, n, soakBatch, lo, hi)
+	}
+	cl.st.checked.Add(1)
+	return nil
+}
+
+// badStatement sends statements that fail (planning, and an ASOF over an
+// unordered input) and checks the session answers the next query.
+func (cl *soakClient) badStatement(ctx context.Context) error {
+	for _, bad := range []struct{ sql, code string }{
+		{"SELECT * FROM nosuch", "42P01"},
+		{"SELECT t.ts FROM trades t ASOF JOIN (SELECT ts, sym FROM quotes ORDER BY bid) q ON ts BETWEEN -1 AND 0 USING (sym)", "0A000"},
+	} {
+		_, err := cl.c.Exec(ctx, bad.sql)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			return fmt.Errorf("%s: want an error response, got %v", bad.sql, err)
+		}
+		if pe.Code != bad.code {
+			return fmt.Errorf("%s: SQLSTATE %s (%s), want %s", bad.sql, pe.Code, pe.Message, bad.code)
+		}
+	}
+	var one int64
+	if err := cl.c.QueryRow(ctx, "SELECT count(*) FROM probes").Scan(&one); err != nil || one != 100 {
+		return fmt.Errorf("SELECT count(*) FROM probes after errors: %d, %v", one, err)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package parser
+
+import "github.com/asofsql/asofsql/sqlerr"
+
+// Postgres forms psql's catalog queries use: regular-expression matches,
+// OPERATOR(pg_catalog.op), no-op COLLATE clauses, OID alias casts and
+// op ANY (array). pgPass.run calls these.
+
+func init() {
+	// Regular-expression match; the pre-pass writes them as [NOT] REGEXP.
+	allowedOps["~"] = true
+	allowedOps["!~"] = true
+}
+
+// MarkerAny is the function name the planner sees for the array in
+// `x op ANY (array)` (and SOME): the comparison's right operand is the call
+// `#any`(array). Users cannot write it.
+const MarkerAny = "#any"
+
+func isCompareOp(t token) bool {
+	switch t.val {
+	case "=", "<>", "!=", "<", ">", "<=", ">=":
+		return t.kind == tkOp
+	}
+	return false
+}
+
+// MarkerRegCast is the function name the planner sees for x::regclass,
+// x::regtype, x::regnamespace, x::regrole and x::oid: a call with the
+// operand and the type name as a string literal. Users cannot write it.
+const MarkerRegCast = "#regcast"
+
+// oidAliasTypes are the OID alias types (and oid itself) casts accept.
+var oidAliasTypes = map[string]bool{"regclass": true, "regtype": true, "regnamespace": true, "regrole": true, "oid": true}
+
+// oidAliasType reads an OID alias type name ([pg_catalog.]regclass, ...)
+// at toks[i]: its name and the index just past it.
+func oidAliasType(toks []token, i int) (string, int, bool) {
+	if i+2 < len(toks) && toks[i].is("pg_catalog") && toks[i+1].isOp(".") {
+		i += 2
+	}
+	if i < len(toks) && toks[i].kind == tkIdent && oidAliasTypes[toks[i].val] && !(i+1 < len(toks) && toks[i+1].isOp("[")) {
+		return toks[i].val, i + 1, true
+	}
+	return "", 0, false
+}
+
+// regexOp rewrites the match operator at toks[i] (~ or !~; others are
+// left alone) whose left operand ends at toks[prev] into TiDB's [NOT]
+// REGEXP, which the planner binds as textregexeq/textregexne. REGEXP binds
+// like LIKE, a little looser than Postgres' ~: parenthesize ~ inside
+// comparisons. A prefix ~ (bitwise NOT) is not supported.
+func (p *pgPass) regexOp(i, prev int) error {
+	t := p.toks[i]
+	if !t.isOp("~") && !t.isOp("!~") {
+		return nil
+	}
+	if prev < 0 || !endsOperand(p.toks[prev]) {
+		return posError(p.src, t.start, sqlerr.FeatureNotSupported, "operator %s is not supported", t.val)
+	}
+	if t.val == "~" {
+		p.e.replace(i, " REGEXP ")
+	} else {
+		p.e.replace(i, " NOT REGEXP ")
+	}
+	return nil
+}
+
+// endsOperand reports whether t can end the left operand of a binary
+// operator.
+func endsOperand(t token) bool {
+	switch t.kind {
+	case tkIdent:
+		return !notFunctionNames[t.val] || t.val == "null"
+	case tkOp:
+		return t.isOp(")") || t.isOp("]")
+	}
+	return true
+}
+
+// operatorName reads OPERATOR([schema.]op) at toks[i] and returns the
+// index of op; the clause ends at op+1. Only pg_catalog may qualify it.
+func operatorName(toks []token, i int) (int, bool) {
+	k := i + 2
+	if k+1 < len(toks) && toks[k].kind == tkIdent && toks[k+1].isOp(".") {
+		if toks[k].val != "pg_catalog" {
+			return 0, false
+		}
+		k += 2
+	}
+	if k+1 >= len(toks) || toks[k].kind != tkOp || !toks[k+1].isOp(")") || toks[k].isOp("(") || toks[k].isOp(")") {
+		return 0, false
+	}
+	return k, true
+}
+
+// noopCollation returns the index just past a COLLATE clause at toks[i]
+// naming a collation that changes nothing in asofsql, whose text
+// comparisons are bytewise: "default", pg_catalog.default, "C", "POSIX"
+// (optionally qualified with pg_catalog). Other clauses give -1.
+func noopCollation(toks []token, i int) int {
+	k := i + 1
+	if k+1 < len(toks) && (toks[k].is("pg_catalog") || toks[k].kind == tkQIdent && toks[k].val == "pg_catalog") && toks[k+1].isOp(".") {
+		k += 2
+	}
+	if k >= len(toks) {
+		return -1
+	}
+	switch t := toks[k]; {
+	case t.is("default") || t.kind == tkQIdent && (t.val == "default" || t.val == "C" || t.val == "POSIX"):
+		return k + 1
+	}
+	return -1
+}

@@ -1,0 +1,230 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// tidbRenamed are the aggregate names TiDB's AST may hold for a call the
+// user spelled differently: it reads stddev, std and variance with MySQL's
+// meaning (the population versions), while in Postgres stddev and
+// variance are the sample versions and std does not exist.
+var tidbRenamed = map[string]bool{"stddev_pop": true, "var_pop": true, "stddev_samp": true, "var_samp": true}
+
+// aggName is the aggregate's name as the user wrote it.
+func (b *binder) aggName(n ast.ExprNode, name string) string {
+	if _, ok := n.(*ast.AggregateFuncExpr); ok && tidbRenamed[name] {
+		if src := b.st.SourceName(n); src != "" {
+			return src
+		}
+	}
+	return name
+}
+
+// moreAggTypes types the aggregates beyond the SQL-standard core: the
+// stddev/variance family (numeric for exact inputs, double precision for
+// floats, as Postgres) and first/last (our extension, as in DuckDB: the
+// argument's type).
+func (b *binder) moreAggTypes(name string, t sqltypes.Type) (sqltypes.Type, bool) {
+	switch name {
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		switch {
+		case t.IsInteger() || t.Kind == sqltypes.Numeric:
+			return sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), true
+		case t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8:
+			return sqltypes.Float8Type, true
+		}
+	case "first", "last":
+		if t.Kind == sqltypes.Varchar {
+			return sqltypes.TextType, true
+		}
+		if t.Kind != sqltypes.Unknown {
+			return t, true
+		}
+	}
+	return t, false
+}
+
+// stringAggType resolves string_agg(value, delimiter) as Postgres does:
+// (text, text) or (bytea, bytea), an untyped literal taking the other
+// argument's type (text when both are untyped).
+func (b *binder) stringAggType(call *AggCall, at []ast.ExprNode, n ast.ExprNode) (sqltypes.Type, error) {
+	v, d := call.Args[0].Type(), call.Args[1].Type()
+	target := sqltypes.TextType
+	switch {
+	case v.Kind == sqltypes.Bytea || v.Kind == sqltypes.Unknown && d.Kind == sqltypes.Bytea:
+		target = sqltypes.ByteaType
+	case v.Kind == sqltypes.Text || v.Kind == sqltypes.Varchar || v.Kind == sqltypes.Unknown:
+	default:
+		return target, sqlerr.New(sqlerr.UndefinedFunction, "function string_agg(%s, %s) does not exist", v, d).WithPosition(b.pos(n)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	for i := range call.Args {
+		t := call.Args[i].Type()
+		if t == target || target.Kind == sqltypes.Text && t.Kind == sqltypes.Varchar {
+			continue
+		}
+		if t.Kind != sqltypes.Unknown {
+			return target, sqlerr.New(sqlerr.UndefinedFunction, "function string_agg(%s, %s) does not exist", v, d).WithPosition(b.pos(n)).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		var err error
+		if call.Args[i], err = b.coerce(call.Args[i], target, at[i], "argument"); err != nil {
+			return target, err
+		}
+	}
+	return target, nil
+}
+
+// aggOrder is the ORDER BY written inside the aggregate calls of one
+// query level. The Aggregate's input is sorted by it (stably), so every
+// aggregate sees each group's rows in that order.
+type aggOrder struct {
+	exprs []expr.Expr
+	keys  ordering.Lex // Col indexes exprs
+	key   string       // to compare the ORDER BY of different calls
+	pos   int
+	// soft: no call wrote this order; it is the implicit one of a
+	// string_agg(DISTINCT x, ...), which gives x's values in ascending
+	// order as Postgres' sort-based DISTINCT does. A written ORDER BY or a
+	// first/last without one overrides it.
+	soft bool
+	// unordered is the position of a first/last call without ORDER BY,
+	// whose input order the sort would change (0: none).
+	unordered int
+}
+
+// aggOrderBy records the ORDER BY of one aggregate call (nil: none).
+func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall, a *aggState) error {
+	soft := false
+	if (ob == nil || len(ob.Items) == 0) && call.Distinct && call.Func == "string_agg" {
+		ob, soft = &ast.OrderByClause{Items: []*ast.ByItem{{Expr: n.(*ast.AggregateFuncExpr).Args[0]}}}, true
+	}
+	if ob == nil || len(ob.Items) == 0 {
+		if call.Func == "first" || call.Func == "last" {
+			if a.order == nil {
+				a.order = &aggOrder{}
+			}
+			if a.order.soft {
+				a.order.exprs, a.order.keys, a.order.key, a.order.soft = nil, nil, "", false
+			}
+			if a.order.unordered == 0 {
+				a.order.unordered = b.pos(n)
+			}
+			return b.checkAggOrder(a)
+		}
+		return nil
+	}
+	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" {
+		// The result does not depend on the order: Postgres accepts and
+		// ignores it.
+		return nil
+	}
+	o := &aggOrder{pos: b.pos(n), soft: soft}
+	var sb strings.Builder
+	for _, it := range ob.Items {
+		if _, ok := it.Expr.(*ast.PositionExpr); ok {
+			continue // inside an aggregate, ORDER BY 1 orders by the constant 1
+		}
+		e, err := b.bindExpr(it.Expr, &exprCtx{sc: a.from, clause: "aggregate"})
+		if err != nil {
+			return err
+		}
+		e = resolveUnknown(e)
+		if call.Distinct {
+			found := false
+			for _, arg := range call.Args {
+				if sameExpr(arg, e) {
+					found = true
+				}
+			}
+			if !found {
+				return sqlerr.New(sqlerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").
+					WithPosition(b.pos(it.Expr))
+			}
+		}
+		nf, ok := b.st.NullsFirst[it]
+		if !ok {
+			nf = it.Desc
+		}
+		o.keys = append(o.keys, ordering.Key{Col: len(o.exprs), Desc: it.Desc, NullsFirst: nf})
+		o.exprs = append(o.exprs, e)
+		sb.WriteString(e.String())
+		if it.Desc {
+			sb.WriteString(" desc")
+		}
+		if nf {
+			sb.WriteString(" nulls first")
+		}
+		sb.WriteString(", ")
+	}
+	o.key = sb.String()
+	if len(o.exprs) == 0 {
+		return nil
+	}
+	if !soft {
+		call.ordered = true
+	}
+	switch {
+	case a.order == nil || a.order.exprs == nil:
+		if a.order != nil {
+			if soft && a.order.unordered != 0 {
+				return nil // first/last keep the input order
+			}
+			o.unordered = a.order.unordered
+		}
+		a.order = o
+		return b.checkAggOrder(a)
+	case a.order.key == o.key:
+		a.order.soft = a.order.soft && soft
+	case soft:
+		// Another order is in force: the values come in that order.
+	case a.order.soft:
+		o.unordered = a.order.unordered
+		a.order = o
+	default:
+		return sqlerr.New(sqlerr.FeatureNotSupported, "aggregates with different ORDER BY in one query are not supported").
+			WithPosition(o.pos).WithHint("Compute them in separate subqueries.")
+	}
+	return nil
+}
+
+func (b *binder) checkAggOrder(a *aggState) error {
+	if a.order.exprs != nil && a.order.unordered != 0 {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "first() or last() without ORDER BY cannot be combined with an aggregate ORDER BY").
+			WithPosition(a.order.unordered).WithHint("Give it the same ORDER BY.")
+	}
+	return nil
+}
+
+// sortAggInput puts the sort an aggregate ORDER BY needs under the
+// Aggregate: the order expressions are appended to the input's columns
+// (so the existing column indexes stay valid) and the rows sorted by them.
+func sortAggInput(node Node, a *aggState) Node {
+	if a.order == nil || a.order.exprs == nil {
+		return node
+	}
+	in := node.Schema()
+	p := &Project{Input: node}
+	for i, c := range in {
+		p.Exprs = append(p.Exprs, &expr.Column{Index: i, Name: c.Name, T: c.Type})
+		p.Cols = append(p.Cols, c)
+	}
+	keys := make(ordering.Lex, len(a.order.keys))
+	for i, k := range a.order.keys {
+		e := a.order.exprs[k.Col]
+		k.Col = len(p.Exprs)
+		p.Exprs = append(p.Exprs, e)
+		p.Cols = append(p.Cols, Column{Name: columnName(e), Type: e.Type(), Nullable: true})
+		keys[i] = k
+	}
+	if p.Ordering().Satisfies(keys) {
+		return p // already in that order (an ordered table's scan)
+	}
+	return &Sort{Input: p, Keys: keys}
+}
