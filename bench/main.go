@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,7 @@ type config struct {
 	threads []int
 	serial  bool
 	wire    bool
+	cpuProf string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -56,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	runs := fs.Int("runs", 5, "timed runs per engine and shape; the median is reported")
 	threads := fs.String("threads", "1,2", "DuckDB thread counts to run, comma-separated (empty: no DuckDB)")
 	serial := fs.Bool("serial", false, "also run asofsql with every right input on one goroutine")
+	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (never commit it)")
 	wire := fs.Bool("wire", true, "also run S1 through the wire server with pgx (binary and text results)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
@@ -64,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, sqlerr.New(sqlerr.InvalidParameterValue, "unexpected argument %q", fs.Arg(0)).
 			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
 	}
-	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire}
+	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
 	}
@@ -123,6 +126,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "command: bench %s\n", strings.Join(args, " "))
 	fmt.Fprintf(stdout, "%s, GOMAXPROCS %d, %s; DuckDB %s; load average at start: %s\n\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), cpuModel(), duckVersion, loadAvg())
+	if c.cpuProf != "" {
+		f, err := os.Create(c.cpuProf)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	results, err := runShapes(ctx, c, engines, adb, probe, stderr)
 	if err != nil {
 		return err
