@@ -78,6 +78,11 @@ func (c *onColumn) ok(i int) bool { return c.valid == nil || c.valid[i] }
 // decodeOn maps arr into c, reusing c's storage. NaN is NULL. A decimal
 // whose unscaled value does not fit in int64 is an error.
 func decodeOn(arr arrow.Array, c *onColumn, input string) error {
+	if offLine(arr.DataType()) {
+		// The comparison kernel (ontext.go) decodes and checks it.
+		c.t, c.valid = c.t[:0], nil
+		return nil
+	}
 	n := arr.Len()
 	if cap(c.t) < n {
 		c.t = make([]uint64, n)
