@@ -239,6 +239,10 @@ func checkRange(r Right, k timeKind) error {
 // their values have no distance.
 func checkOrdRange(r Right, dt arrow.DataType, c ordClass) error {
 	if c != ordDecimal {
+		if r.Lo.Unbounded && r.Hi.Unbounded {
+			return sqlerr.New(sqlerr.FeatureNotSupported,
+				"ASOF on column of type %s (%s) needs one bounded side: its values have no distance to choose the nearest by", dt, r.Name)
+		}
 		for _, b := range []Bound{r.Lo, r.Hi} {
 			if !b.Unbounded && (b.Int != 0 || b.Float != 0 || b.HasDec && b.Dec.Sign() != 0) {
 				return sqlerr.New(sqlerr.FeatureNotSupported,
