@@ -24,7 +24,7 @@ type genCase struct {
 	seed    uint64
 	float   bool
 	ord     ordGen // a text or decimal on column instead (ordGenNone: integer or float)
-	keys    int // by-key columns: 0, 1 (int or string) or 2
+	keys    int    // by-key columns: 0, 1 (int or string) or 2
 	strKey  bool
 	specs   []Right
 	layout  exectest.Layout
