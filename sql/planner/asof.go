@@ -241,9 +241,11 @@ func flip(op opcode.Op) opcode.Op {
 // right.t − left.t; a strict inequality excludes Δ = 0: by one unit for
 // exact types, and for floats by an exclusive bound at 0 (the operator
 // steps to the next float, which no addition in float64 can round away).
+// Types without a distance (text, bytea, boolean) take an exclusive 0 too.
 func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *parser.AsofJoin) error {
-	unit := Bound{Int: 1, Exclusive: isFloat(lt.typ)}
-	neg := Bound{Int: -1, Exclusive: isFloat(lt.typ)}
+	excl := isFloat(lt.typ) || noDistance(lt.typ)
+	unit := Bound{Int: 1, Exclusive: excl}
+	neg := Bound{Int: -1, Exclusive: excl}
 	switch op {
 	case opcode.GE: // l.t >= r.t: Δ <= 0
 		ar.Hi = Bound{}
@@ -256,6 +258,10 @@ func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *p
 	default:
 		return sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN inequality must be one of >= > <= <").WithPosition(a.Pos)
 	}
+	if excl {
+		// The exclusive bound is at 0 itself.
+		ar.Lo.Int, ar.Hi.Int = 0, 0
+	}
 	if !isFloat(lt.typ) {
 		ar.Lo.Float, ar.Hi.Float = 0, 0
 		if ar.Lo.Unbounded {
@@ -264,28 +270,40 @@ func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *p
 		if ar.Hi.Unbounded {
 			ar.Hi = Bound{Unbounded: true}
 		}
-	} else {
-		ar.Lo.Int, ar.Hi.Int = 0, 0
 	}
 	return nil
 }
 
 func isFloat(t sqltypes.Type) bool { return t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8 }
 
-// asofOnTypes checks the on columns: a type the operator orders by, and
-// the same class on both sides.
+// noDistance reports on column types that are ordered but have no
+// distance: only the compatibility inequality forms (and USING's last
+// column) can join on them, compared bytewise (C collation).
+func noDistance(t sqltypes.Type) bool {
+	switch categoryOf(t) {
+	case catString, catBinary, catBool:
+		return true
+	}
+	return false
+}
+
+// asofOnTypes checks the on columns: a type the operator orders by, the
+// same class on both sides, and for types without a distance (text,
+// bytea, boolean) a form without a range.
 func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, rt scopeCol) error {
 	for _, c := range []scopeCol{lt, rt} {
 		switch categoryOf(c.typ) {
-		case catNumeric, catDateTime:
+		case catNumeric, catDateTime, catString, catBinary, catBool:
 		default:
 			return sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN on column %s of type %s is not supported", c.display(), c.typ).WithPosition(a.Pos).
-				WithHint("The on column must be an integer, floating-point, numeric, date or timestamp column.")
+				WithHint("The on column must be an integer, floating-point, numeric, date, timestamp, text, bytea or boolean column.")
 		}
 	}
 	ok := false
 	switch {
 	case lt.typ.IsInteger() && rt.typ.IsInteger():
+		ok = true
+	case lt.typ.IsString() && rt.typ.IsString():
 		ok = true
 	case isFloat(lt.typ) && isFloat(rt.typ):
 		ok = true
@@ -297,6 +315,15 @@ func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, r
 	if !ok {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN on columns cannot be compared: %s is %s but %s is %s", lt.display(), lt.typ, rt.display(), rt.typ).WithPosition(a.Pos).
 			WithHint("Cast one side in a subquery so both have the same type.")
+	}
+	if noDistance(lt.typ) && (a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr) {
+		pos := a.LoPos
+		if pos == 0 {
+			pos = a.Pos
+		}
+		return errDatatype(pos, "ASOF JOIN on column %s of type %s has no distance, so it takes no BETWEEN range", lt.display(), lt.typ).
+			WithHint("Use the inequality form, e.g. ON %s >= %s (or >, <=, <), or USING (..., %s): it takes the closest row in order.",
+				lt.display(), rt.display(), rt.name)
 	}
 	return nil
 }
@@ -325,7 +352,14 @@ func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) erro
 	if ar.Lo.Param != nil || ar.Hi.Param != nil {
 		return nil
 	}
-	if isFloat(lt.typ) && ar.Lo.Float > ar.Hi.Float || !isFloat(lt.typ) && ar.Lo.Int > ar.Hi.Int {
+	gt := ar.Lo.Int > ar.Hi.Int
+	switch {
+	case isFloat(lt.typ):
+		gt = ar.Lo.Float > ar.Hi.Float
+	case ar.Lo.HasDec && ar.Hi.HasDec:
+		gt = ar.Lo.Dec.Greater(ar.Hi.Dec)
+	}
+	if gt {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF JOIN lower bound %s is greater than upper bound %s", formatBound(ar.Lo, lt.typ), formatBound(ar.Hi, lt.typ)).
 			WithPosition(a.LoPos)
 	}
@@ -387,12 +421,14 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 		if err != nil {
 			return Bound{}, withPos(err, pos)
 		}
+		// Exact in 128 bits: a bound of any NUMERIC(38, s) value, even
+		// beyond int64 unscaled units (the operator works in 128 bits).
 		num := d.Value.(decimal128.Num)
-		bi := num.BigInt()
-		if !bi.IsInt64() {
-			return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range for on column %s", s, lt.display()).WithPosition(pos)
+		bd := Bound{Dec: num, HasDec: true}
+		if bi := num.BigInt(); bi.IsInt64() {
+			bd.Int, bd.Float = bi.Int64(), float64(bi.Int64())
 		}
-		return Bound{Int: bi.Int64(), Float: float64(bi.Int64())}, nil
+		return bd, nil
 	case t.Kind == sqltypes.Date:
 		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
 			return Bound{Int: v}, nil
