@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -12,6 +13,7 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // bindAsof turns one ASOF join of any spec §1 form into an AsofJoin node
@@ -343,10 +345,10 @@ func keysComparable(a, b sqltypes.Type) bool {
 // asofBounds type-checks and folds the range bounds against t (spec §3).
 func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) error {
 	var err error
-	if ar.Lo, err = b.asofBound(a.Lo, a.LoPos, lt); err != nil {
+	if ar.Lo, err = b.asofBound(a.Lo, a.LoPos, lt, true); err != nil {
 		return err
 	}
-	if ar.Hi, err = b.asofBound(a.Hi, a.HiPos, lt); err != nil {
+	if ar.Hi, err = b.asofBound(a.Hi, a.HiPos, lt, false); err != nil {
 		return err
 	}
 	if ar.Lo.Param != nil || ar.Hi.Param != nil {
@@ -367,11 +369,20 @@ func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) erro
 }
 
 // asofBound evaluates one bound: nil is zero (range-on-expression form's
-// bare l.t); constants fold to the on column's unit.
-func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) {
+// bare l.t); constants fold to the on column's unit. lower says it is the
+// lower bound (a NUMERIC lower bound rounds up to the column's scale, an
+// upper one down: Δ is a multiple of the scale's unit, so that is exact).
+func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol, lower bool) (Bound, error) {
 	t := lt.typ
 	if n == nil {
 		return Bound{}, nil
+	}
+	if t.Kind == sqltypes.Numeric {
+		// Read a numeric constant from its own digits: as a literal it
+		// would be an unconstrained NUMERIC (at most 22 integer digits).
+		if s, ok := numericBoundText(n); ok {
+			return numericBound(s, pos, lt, lower)
+		}
 	}
 	e, err := b.bindExpr(n, &exprCtx{sc: &scope{}, clause: "ASOF JOIN bounds"})
 	if err != nil {
@@ -417,18 +428,7 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 			return wrong("Numeric on columns take exact numeric bounds, e.g. BETWEEN -0.25 AND 0.")
 		}
 		s, _ := literalText(lit)
-		d, err := decodeLiteral(sqltypes.NumericType(sqltypes.MaxNumericPrecision, numericScale(t)), s, b.opts.Types)
-		if err != nil {
-			return Bound{}, withPos(err, pos)
-		}
-		// Exact in 128 bits: a bound of any NUMERIC(38, s) value, even
-		// beyond int64 unscaled units (the operator works in 128 bits).
-		num := d.Value.(decimal128.Num)
-		bd := Bound{Dec: num, HasDec: true}
-		if bi := num.BigInt(); bi.IsInt64() {
-			bd.Int, bd.Float = bi.Int64(), float64(bi.Int64())
-		}
-		return bd, nil
+		return numericBound(s, pos, lt, lower)
 	case t.Kind == sqltypes.Date:
 		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
 			return Bound{Int: v}, nil
@@ -461,6 +461,64 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 		return wrong(hint)
 	}
 	return wrong("")
+}
+
+// numericBoundText returns the digits of a numeric constant beyond int64
+// (optionally signed or parenthesized), or false.
+func numericBoundText(n ast.ExprNode) (string, bool) {
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return numericBoundText(x.Expr)
+	case *ast.UnaryOperationExpr:
+		s, ok := numericBoundText(x.V)
+		switch {
+		case !ok || x.Op != opcode.Minus && x.Op != opcode.Plus:
+			return "", false
+		case x.Op == opcode.Plus:
+			return s, true
+		case strings.HasPrefix(s, "-"):
+			return s[1:], true
+		}
+		return "-" + s, true
+	case *test_driver.ValueExpr:
+		switch x.Datum.Kind() {
+		case test_driver.KindUint64:
+			return strconv.FormatUint(x.Datum.GetUint64(), 10), true
+		case test_driver.KindMysqlDecimal:
+			return x.Datum.GetMysqlDecimal().String(), true
+		}
+	}
+	return "", false
+}
+
+// numericBound reads the decimal text s in unscaled units of the NUMERIC
+// on column lt, exactly in 128 bits: a lower bound rounds up to the
+// column's scale, an upper bound down (the distance between two values is
+// a whole number of units, so eligibility does not change).
+func numericBound(s string, pos int, lt scopeCol, lower bool) (Bound, error) {
+	v, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s is not a number", s)
+	}
+	v.Mul(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(numericScale(lt.typ))), nil)))
+	q, m := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
+	// QuoRem truncates toward zero.
+	if m.Sign() != 0 && lower == (v.Sign() > 0) {
+		if lower {
+			q.Add(q, big.NewInt(1))
+		} else {
+			q.Sub(q, big.NewInt(1))
+		}
+	}
+	if q.BitLen() > 127 {
+		return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range for on column %s of type %s", s, lt.display(), lt.typ).
+			WithPosition(pos).WithHint("Values of the column are never that far apart; use the inequality form (ON ... AND l.t >= r.t) for a side without bound.")
+	}
+	bd := Bound{Dec: decimal128.FromBigInt(q), HasDec: true}
+	if q.IsInt64() {
+		bd.Int, bd.Float = q.Int64(), float64(q.Int64())
+	}
+	return bd, nil
 }
 
 // boundParamType is the type a bound of on column type t is read as.

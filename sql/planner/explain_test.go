@@ -101,6 +101,10 @@ var explainCases = []struct{ name, sql string }{
 	// NUMERIC bounds beyond int64 unscaled units (plain numeric has scale 16).
 	{"numeric_wide_bound", `SELECT * FROM bignums ASOF JOIN bignums2 ON n BETWEEN -1000 AND 0 USING (k)`},
 	{"numeric_huge_bound", `SELECT * FROM bignums ASOF JOIN bignums2 ON n BETWEEN -9999999999999999999999 AND 0.5 PREFER LATER`},
+	{"numeric_bound_rounds_inward", `SELECT * FROM nums ASOF JOIN nums2 ON n BETWEEN -0.125 AND (+0.125) USING (k)`},
+	{"numeric_bound_38_digits", `SELECT * FROM wide a ASOF JOIN wide b ON n BETWEEN -99999999999999999999999999999999999999 AND 99999999999999999999999999999999999999`},
+	{"error_numeric_bound_between_units", `SELECT * FROM nums ASOF JOIN nums2 ON n BETWEEN 0.001 AND 0.009`},
+	{"error_numeric_bound_beyond_128_bits", `SELECT * FROM bignums ASOF JOIN bignums2 ON n BETWEEN -99999999999999999999999999999999999999 AND 0`},
 	{"error_numeric_wide_lo_gt_hi", `SELECT * FROM bignums ASOF JOIN bignums2 ON n BETWEEN 1000 AND 999.9999999999999999`},
 	{"error_missing_on_column", `SELECT * FROM events ASOF JOIN daily ON t BETWEEN -1 AND 0`},
 	{"error_ambiguous_chain_t", `SELECT * FROM events e ASOF JOIN ticks x ON e.k = x.k AND e.t >= x.t ASOF JOIN marks ON t BETWEEN -1 AND 0`},

@@ -38,6 +38,7 @@ var fixtureSQL = []string{
 	`CREATE TABLE spans (iv interval, k integer)`,
 	`CREATE TABLE bignums (n numeric, k integer) ORDER BY (n)`,
 	`CREATE TABLE bignums2 (n numeric, k integer, z integer) ORDER BY (n)`,
+	`CREATE TABLE wide (n numeric(38,0), k integer) ORDER BY (n)`,
 }
 
 // newCatalog returns an in-memory catalog with the fixture tables, and
