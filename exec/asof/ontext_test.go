@@ -1,10 +1,14 @@
 package asof
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
@@ -237,4 +241,62 @@ func TestMixedKernels(t *testing.T) {
 	runJoinCase(t, joinCase{name: "mixed-ordered", left: left,
 		rights: []func(memory.Allocator) arrow.RecordBatch{ri, rs, rd}, specs: specs,
 		want: []string{"1 | a | 1 | 10 | 20 | 30", "5 | b | 2.5 | 11 | 21 | 32", "9 | c | 2.5 | 12 | 21 | 32"}})
+}
+
+// textSource is skewedSource with the on column as zero-padded text
+// (bytewise order is numeric order).
+type textSource struct{ skewedSource }
+
+func (s *textSource) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if s.sent == s.batches {
+		return nil, io.EOF
+	}
+	rows := make([][]any, s.batchRows)
+	for i := range rows {
+		t := s.sent*s.batchRows + i
+		key := "hot"
+		if i == 0 && s.sent < s.rare {
+			key = fmt.Sprintf("rare-%d", s.sent)
+		}
+		rows[i] = []any{fmt.Sprintf("%09d", t), key, int64(t)}
+	}
+	s.sent++
+	return table(s.mem, append([]arrow.Field(nil), s.schema.Fields()...), rows...), nil
+}
+
+// TestTextBoundedMemory: the comparison kernel compacts like the
+// number-line one, so rare keys do not pin their batches.
+func TestTextBoundedMemory(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const batchRows, batches, rare = 1024, 200, 60
+	fields := []arrow.Field{f("t", str), f("k", str), f("v", i64)}
+	src := func() *textSource {
+		return &textSource{skewedSource{schema: arrow.NewSchema(fields, nil), mem: mem, batches: batches, rare: rare, batchRows: batchRows}}
+	}
+	sp := Right{Name: "r", Input: src(), LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: Unbounded, Hi: Bound{}, Kind: Left, Payload: []int{2}}
+	j, err := New(src(), []Right{sp}, Options{Allocator: mem, compactSlack: 8 * batchRows})
+	require.NoError(t, err)
+	defer j.Close()
+	ctx := context.Background()
+	require.NoError(t, j.Open(ctx))
+	k := j.rights[0].ord.(*ordRight[string])
+	maxRetained, rows := int64(0), 0
+	for {
+		b, err := j.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		lv, rv := b.Column(2).(*array.Int64), b.Column(3).(*array.Int64)
+		for i := 0; i < int(b.NumRows()); i++ {
+			require.Equal(t, lv.Value(i), rv.Value(i)) // its own right row
+		}
+		rows += int(b.NumRows())
+		b.Release()
+		maxRetained = max(maxRetained, k.retained)
+	}
+	require.Equal(t, batches*batchRows, rows)
+	require.Greater(t, k.compactions, 0)
+	require.LessOrEqual(t, maxRetained, int64(8*batchRows+4*batchRows+2*rare))
 }
