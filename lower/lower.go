@@ -261,7 +261,7 @@ func (b *builder) bound(pb planner.Bound) (asof.Bound, error) {
 		return asof.Bound{}, sqlerr.New(sqlerr.FeatureNotSupported,
 			"ASOF range bound $%d of type %s cannot be a parameter yet; write the bound as a constant", pb.Param.N, lit.T)
 	}
-	return asof.Bound{Int: pb.Int, Float: pb.Float, Exclusive: pb.Exclusive}, nil
+	return asof.Bound{Int: pb.Int, Float: pb.Float, Dec: pb.Dec, HasDec: pb.HasDec, Exclusive: pb.Exclusive}, nil
 }
 
 func (b *builder) join(n *planner.Join) (exec.Operator, error) {
