@@ -89,7 +89,9 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		}
 		if spec.Type == (sqltypes.Type{}) {
 			spec.Type = rt
-		} else if spec.Type != rt {
+		} else if spec.Type != rt && !(spec.Type.Kind == sqltypes.Numeric && rt == unconstrainedNumeric && arrow.TypeEqual(spec.Type.Arrow(), rt.Arrow())) {
+			// (The planner may give an unconstrained NUMERIC result a
+			// display scale: same values, printed with that scale.)
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "%s(%s) returns %s, not %s", spec.Func, argType, rt, spec.Type)
 		}
 		acc, err := newAccumulator(*spec, argType)

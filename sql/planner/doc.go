@@ -10,7 +10,11 @@
 //     CTEs, subqueries in FROM), types every expression with Postgres'
 //     implicit casts (integer widths, varchar/text, unknown literals and
 //     parameters take their context's type) and infers $n types (Unknown
-//     where nothing constrains one).
+//     where nothing constrains one). Unconstrained NUMERIC expressions get
+//     Postgres' display scale where it can be known at plan time
+//     (sqltypes.NumericDisplay: literals, + - * / %, sum, avg, casts,
+//     rounding and math functions, EXTRACT fields; bind_math.go); an
+//     INSERT/UPDATE into varchar(n) is an assignment Cast (Cast.Assign).
 //   - Every ASOF form of spec §1 becomes one AsofJoin node; a chain keyed
 //     off the same left input becomes one node with N rights (§2.7).
 //     Right-only ON conditions become a Filter on that right input (§2.5);
