@@ -142,9 +142,9 @@ func (g *fixedGather) fill(srcs []arrow.Array, refs []ref, at int) {
 	g.nulls += nulls
 }
 
-// fillRows writes output rows rows[j] from refs[rows[j]], leaving the
+// fillRows writes output rows rows[j] from refs[rows[j]-off], leaving the
 // others alone (their values are written elsewhere).
-func (g *fixedGather) fillRows(srcs []arrow.Array, refs []ref, rows []int32) {
+func (g *fixedGather) fillRows(srcs []arrow.Array, refs []ref, rows []int32, off int) {
 	w := g.w
 	vb, out := g.valid.Bytes(), g.values.Bytes()
 	src := make([][]byte, len(srcs))
@@ -153,7 +153,7 @@ func (g *fixedGather) fillRows(srcs []arrow.Array, refs []ref, rows []int32) {
 	}
 	vals := validities(srcs)
 	for _, i := range rows {
-		r := refs[i]
+		r := refs[int(i)-off]
 		o := out[int(i)*w : int(i+1)*w]
 		if r.slot < 0 || vals[r.slot].null(r.row) {
 			clear(o)

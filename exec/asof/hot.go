@@ -154,11 +154,11 @@ func (r *rightState) setHotLatest(k int32, rf ref) {
 	}
 }
 
-// zeroUnmatched zeroes the output values of rows [from, to) that have no
-// winner.
-func (h *hotCol) zeroUnmatched(refs []ref, from, to int) {
-	for i := from; i < to; i++ {
-		if refs[i].slot < 0 {
+// zeroUnmatched zeroes the output values of rows at+j whose refs[j] is
+// no winner.
+func (h *hotCol) zeroUnmatched(refs []ref, at int) {
+	for j, r := range refs {
+		if i := at + j; r.slot < 0 {
 			if h.out64 != nil {
 				h.out64[i] = 0
 			} else {

@@ -473,21 +473,6 @@ func (t *keyTable) maybeGrow() {
 	}
 }
 
-// intern assigns ids to every row of kb (-1 for NULL keys).
-func (t *keyTable) intern(kb *keyBatch, ids []int32) {
-	for i := 0; i < kb.n; i++ {
-		switch {
-		case kb.null[i]:
-			ids[i] = -1
-		case t.u64:
-			ids[i] = t.internU64(kb.u64[i])
-		default:
-			b := kb.key(i)
-			ids[i] = t.internBytes(b, t.hb(b))
-		}
-	}
-}
-
 // lookup finds the id of row i of kb, -1 when absent or NULL. hashes caches
 // the byte-key hashes of kb (computed by hashAll).
 func (t *keyTable) lookup(kb *keyBatch, hashes []uint64, i int) int32 {

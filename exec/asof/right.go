@@ -414,7 +414,13 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 				r.latest[k] = ref{slot: slot, row: int32(pos)}
 				r.latestT[k] = v
 				for h := range r.hot {
-					r.hot[h].fromCur(k, pos)
+					// fromCur, with its common case written out (a
+					// call per row and column costs as much as the copy).
+					if hc := &r.hot[h]; hc.cur64 != nil && hc.curV.bits == nil {
+						hc.vals[k], hc.null[k] = hc.cur64[pos], false
+					} else {
+						hc.fromCur(k, pos)
+					}
 				}
 			}
 		}
@@ -470,6 +476,7 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		return nil, nil, err
 	}
 	n := int(lb.NumRows())
+	rs := r.sp.Input.Schema()
 	var keyCols []arrow.Array
 	if r.keyMajor {
 		// leftRow builds order keys from the columns themselves.
@@ -479,10 +486,23 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		}
 	}
 	r.lkb = &lk.kb
-	if cap(r.refs) < n {
-		r.refs = make([]ref, n)
+	// refs[i-off] is left row i's winner. The whole batch's refs are needed
+	// only by an INNER input (which rows to keep) or a payload column that
+	// is not fixed-width (gathered at the end); otherwise they live only
+	// until their chunk is gathered, and one chunk's worth, reused, stays in
+	// L1 instead of streaming 8 bytes a row through the cache and back.
+	chunked := r.sp.Kind != Inner
+	for _, c := range r.sp.Payload {
+		chunked = chunked && fixedWidth(rs.Field(c).Type) > 0
 	}
-	refs := r.refs[:n]
+	size := n
+	if chunked {
+		size = min(n, gatherChunk)
+	}
+	if cap(r.refs) < size {
+		r.refs = make([]ref, size)
+	}
+	refs, off := r.refs[:size], 0
 	// lids are valid for the first known ids of the dictionary. A key
 	// absent then may have been interned since, by this input or another:
 	// resolve looks such rows up again, in a private copy (lk.ids is read
@@ -502,7 +522,6 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 	}
 	r.growKeys()
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
-	rs := r.sp.Input.Schema()
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
 	fixed := make([]*fixedGather, len(r.sp.Payload))
@@ -537,24 +556,27 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 				continue
 			}
 			if isHot[p] {
-				r.hot[hotOf[p]].zeroUnmatched(refs, gathered, upto)
+				r.hot[hotOf[p]].zeroUnmatched(refs[gathered-off:upto-off], gathered)
 				if len(fwd) > 0 {
 					srcs = r.payloadSources(p, srcs)
-					g.fillRows(srcs, refs, fwd)
+					g.fillRows(srcs, refs, fwd, off)
 				}
 				continue
 			}
 			srcs = r.payloadSources(p, srcs)
-			g.fill(srcs, refs[gathered:upto], gathered)
+			g.fill(srcs, refs[gathered-off:upto-off], gathered)
 		}
 		fwd = fwd[:0]
 		gathered = upto
+		if chunked {
+			off = upto
+		}
 	}
 	for i := 0; i < n; i++ {
 		if i-gathered == gatherChunk {
 			flush(i)
 		}
-		refs[i] = noMatch
+		refs[i-off] = noMatch
 		if r.keyMajor {
 			if err := r.leftRow(ctx, keyCols, lt, i); err != nil {
 				return nil, nil, err
@@ -604,17 +626,30 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		}
 		if haveB && (!haveF || r.preferBackward(l, bT, fT, tie)) {
 			// The winner is key k's latest row.
-			refs[i] = bRef
+			refs[i-off] = bRef
 			for h := range hot {
-				hot[h].put(i, k)
+				// put, with its common case written out.
+				if hc := &hot[h]; hc.out64 != nil {
+					hc.out64[i] = hc.vals[k]
+					if !hc.null[k] {
+						hc.vb[i>>3] |= 1 << (i & 7)
+					}
+				} else {
+					hc.put(i, k)
+				}
 			}
 		} else if haveF {
-			refs[i] = fRef
+			refs[i-off] = fRef
 			fwd = append(fwd, int32(i))
 		}
 	}
 	flush(n)
 	r.fwd = fwd
+	if chunked {
+		// Every column was gathered chunk by chunk; a LEFT input's refs
+		// are not needed by the join.
+		refs = nil
+	}
 	r.leftSeen += int64(n)
 	cols := make([]arrow.Array, len(r.sp.Payload))
 	for p, c := range r.sp.Payload {
