@@ -22,7 +22,11 @@ import (
 // present on one side only, backward, forward and nearest ranges. Serial and concurrent
 // runs must agree byte for byte, including the values under NULLs.
 func TestHotPayloads(t *testing.T) {
-	for seed := uint64(0); seed < 300; seed++ {
+	seeds := uint64(150)
+	if testing.Short() {
+		seeds = 30
+	}
+	for seed := uint64(0); seed < seeds; seed++ {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		rng := rand.New(rand.NewPCG(seed, 5))
 		mk := func(rows int, keyBase int) arrow.RecordBatch {
