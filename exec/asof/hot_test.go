@@ -117,3 +117,43 @@ func TestHotPayloads(t *testing.T) {
 		mem.AssertSize(t, 0)
 	}
 }
+
+// TestSharedDictStatePerInput: inputs share one key dictionary, but an input
+// keeps per-key state only up to the largest id it has read itself, so a
+// few-key input next to a many-key one stays small.
+func TestSharedDictStatePerInput(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	fields := []arrow.Field{f("t", i64), f("k", i64), f("v", i64)}
+	var lrows, few, many [][]any
+	for i := 0; i < 1200; i++ {
+		lrows = append(lrows, []any{int64(i), int64(i % 600), int64(i)})
+		few = append(few, []any{int64(i), int64(i % 5), int64(i)})
+		many = append(many, []any{int64(i), int64(i % 600), int64(i)})
+	}
+	tables := []arrow.RecordBatch{table(mem, fields, lrows...), table(mem, fields, few...), table(mem, fields, many...)}
+	defer func() {
+		for _, tb := range tables {
+			tb.Release()
+		}
+	}()
+	var specs []Right
+	for i := 1; i <= 2; i++ {
+		tables[i].Retain()
+		specs = append(specs, Right{Name: fmt.Sprintf("r%d", i), Input: exec.NewBatches(tables[i].Schema(), []arrow.RecordBatch{tables[i]}),
+			LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{2}})
+	}
+	// Two left batches: the second comes after the many-key input has
+	// interned its keys.
+	halves := []arrow.RecordBatch{tables[0].NewSlice(0, 600), tables[0].NewSlice(600, 1200)}
+	j, err := New(exec.NewBatches(tables[0].Schema(), halves), specs, Options{Allocator: mem, Serial: true})
+	require.NoError(t, err)
+	got, err := exectest.Collect(context.Background(), j, mem)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, refJoin(mem, tables[0], tables[1:], specs), exectest.Format(got))
+	require.Same(t, j.rights[0].dict, j.rights[1].dict)
+	require.Equal(t, 600, j.rights[0].dict.len())
+	require.Equal(t, 5, len(j.rights[0].latest), "the few-key input's state covers its own ids only")
+	require.NoError(t, j.Close())
+}

@@ -237,7 +237,7 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		r.curIDs = r.curIDs[:n]
 		r.rhash = r.dict.hashAll(&r.kb, r.rhash)
 		r.dict.intern(&r.kb, r.rhash, r.curIDs)
-		r.growKeys()
+		r.growKeys(r.curIDs)
 		cols := make([]arrow.Array, len(r.sp.Payload))
 		for i, c := range r.sp.Payload {
 			cols[i] = b.Column(c)
@@ -262,8 +262,19 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 	}
 }
 
-func (r *rightState) growKeys() {
-	for n := r.dict.len(); len(r.latest) < n; {
+// growKeys sizes the per-key state for the ids of one right batch. The
+// dictionary is shared, so ids above the largest this input has read
+// belong to other inputs' keys: a left row with such an id has no state
+// here, and the state need not cover them. (That bounds it by this input's
+// largest id, not its number of keys: inputs with many distinct keys,
+// disjoint from each other and interned in turn, each keep state for
+// nearly all of them.)
+func (r *rightState) growKeys(ids []int32) {
+	n := int32(-1)
+	for _, id := range ids {
+		n = max(n, id)
+	}
+	for int32(len(r.latest)) <= n {
 		r.latest = append(r.latest, noMatch)
 		r.latestT = append(r.latestT, 0)
 		r.head = append(r.head, -1)
@@ -443,7 +454,7 @@ func (r *rightState) firstAfter(ctx context.Context, k int32, w window, resolve 
 		if k < 0 && !r.keyMajor {
 			k = resolve()
 		}
-		if k >= 0 {
+		if k >= 0 && int(k) < len(r.head) {
 			mask := int64(len(r.q) - 1)
 			for s := r.head[k]; s >= 0; s = r.head[k] {
 				e := &r.q[s&mask]
@@ -517,10 +528,8 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			lids, own = r.lids, true
 		}
 		known = r.dict.lookup(&lk.kb, lk.hashes, lids, i)
-		r.growKeys()
 		return lids[i]
 	}
-	r.growKeys()
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
@@ -611,7 +620,9 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		var bRef, fRef ref
 		var bT, fT uint64
 		haveB, haveF := false, false
-		if r.trackLatest && k >= 0 {
+		// An id beyond this input's state is another input's key: nothing
+		// of it was read here (see growKeys).
+		if r.trackLatest && k >= 0 && int(k) < len(r.latest) {
 			if lr := r.latest[k]; lr.slot >= 0 && r.latestT[k] >= w.lo {
 				bRef, bT, haveB = lr, r.latestT[k], true
 			}
