@@ -47,14 +47,19 @@
 //
 // By-keys: any number of integer, float, bool, (large) string, (large)
 // binary, fixed-size binary, decimal128, date and timestamp columns. Keys
-// are interned in a per-input open-addressing table whose hits are always
-// confirmed by comparing the full encoded key.
+// are interned into dense ids in an open-addressing table whose hits are
+// always confirmed by comparing the full encoded key. Right inputs that
+// match on the same left key columns share one table: each left batch's
+// keys are encoded and looked up once, and every such input keeps its
+// per-key state in arrays indexed by id.
 //
 // # Memory, order and concurrency
 //
 // A right input is read lazily, only as far as the current left row's window
 // needs. Per key the kernel keeps the latest row at or before the left t and
-// a queue of rows read ahead (the window); right batches are retained only
+// a queue of rows read ahead (the window), and a copy of the latest row's
+// payload values of 1 to 8 bytes (so a backward winner is written without
+// touching its batch); right batches are retained only
 // while such a row points into them (only their payload columns), and
 // released once nothing does. Forward-unbounded joins (Hi Unbounded) must
 // read until each key's next row, so they buffer what lies in between.

@@ -86,6 +86,9 @@ type fixedGather struct {
 	valid  *memory.Buffer
 	values *memory.Buffer
 	nulls  int
+	// countNulls says some rows were written outside fill (hot columns):
+	// finish counts the NULLs from the validity bitmap instead.
+	countNulls bool
 }
 
 func newFixedGather(mem memory.Allocator, dt arrow.DataType, w, n int) *fixedGather {
@@ -139,7 +142,33 @@ func (g *fixedGather) fill(srcs []arrow.Array, refs []ref, at int) {
 	g.nulls += nulls
 }
 
+// fillRows writes output rows rows[j] from refs[rows[j]-off], leaving the
+// others alone (their values are written elsewhere).
+func (g *fixedGather) fillRows(srcs []arrow.Array, refs []ref, rows []int32, off int) {
+	w := g.w
+	vb, out := g.valid.Bytes(), g.values.Bytes()
+	src := make([][]byte, len(srcs))
+	for s, a := range srcs {
+		src[s] = fixedBytes(a, w)
+	}
+	vals := validities(srcs)
+	for _, i := range rows {
+		r := refs[int(i)-off]
+		o := out[int(i)*w : int(i+1)*w]
+		if r.slot < 0 || vals[r.slot].null(r.row) {
+			clear(o)
+			g.nulls++
+			continue
+		}
+		copy(o, src[r.slot][int(r.row)*w:])
+		vb[i>>3] |= 1 << (i & 7)
+	}
+}
+
 func (g *fixedGather) finish() arrow.Array {
+	if g.countNulls {
+		g.nulls = g.n - countValid(g.valid.Bytes(), g.n)
+	}
 	data := array.NewData(g.dt, g.n, []*memory.Buffer{g.valid, g.values}, nil, g.nulls, 0)
 	g.valid.Release()
 	g.values.Release()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,10 +30,15 @@ type Join struct {
 	leftOns  []int
 	checkT   []bool // whether leftOns[i] must ascend over the whole input
 	onOf     []int
-	decoded  []onColumn
 	lastT    []uint64
 	hasLast  []bool
 	leftRows int64
+	// Key dictionaries: right inputs matching on the same left key
+	// columns share one (see keyDict); keysOf maps each right input to
+	// its group.
+	groups []keyGroup
+	keysOf []int
+	serial *leftBatch // the serial mode's decoded left batch
 
 	// pool recycles the gathered output buffers once consumers release
 	// them; it is drained at Close.
@@ -41,7 +47,7 @@ type Join struct {
 	workers  []chan work
 	results  []chan result
 	pending  []*inflight // dispatched, not yet assembled (oldest first)
-	spare    [][]onColumn
+	spare    []*leftBatch
 	leftDone bool
 	wg       sync.WaitGroup
 	err      error
@@ -53,6 +59,7 @@ type work struct {
 	ctx context.Context
 	lb  arrow.RecordBatch
 	lt  *onColumn
+	lk  *leftKeys
 }
 
 type result struct {
@@ -64,10 +71,25 @@ type result struct {
 }
 
 // inflight is a left batch handed to the right-input goroutines, with the
-// decoded on columns they read.
+// decoded on columns and keys they read.
 type inflight struct {
-	lb      arrow.RecordBatch
+	lb  arrow.RecordBatch
+	dec *leftBatch
+}
+
+// leftBatch is what the join derives from one left batch for the right
+// inputs: its distinct on columns decoded, and its keys per dictionary.
+type leftBatch struct {
 	decoded []onColumn
+	keys    []leftKeys
+}
+
+// keyGroup is one key dictionary and the left key columns its inputs
+// match on.
+type keyGroup struct {
+	dict *keyDict
+	enc  *keyEncoding
+	cols []int
 }
 
 // pipelineDepth is how many left batches the right-input goroutines may
@@ -126,14 +148,42 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 		// Key-major inputs check t within each key group themselves.
 		j.checkT[idx] = j.checkT[idx] || !sp.KeyMajor
 		j.onOf = append(j.onOf, idx)
-		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool, ls))
+		// Inputs on the same left key columns encode the left keys alike
+		// (validate checked each against the left types), so they can
+		// share ids. Key-major inputs track key groups of their own.
+		g := -1
+		for gi, kg := range j.groups {
+			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) {
+				g = gi
+			}
+		}
+		if g < 0 {
+			g = len(j.groups)
+			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].keyEnc, cols: sp.LeftKeys})
+		}
+		j.keysOf = append(j.keysOf, g)
+		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool, ls, j.groups[g].dict))
 	}
 	md := ls.Metadata()
 	j.schema = arrow.NewSchema(fields, &md)
-	j.decoded = make([]onColumn, len(j.leftOns))
+	j.serial = j.newLeftBatch()
 	j.lastT = make([]uint64, len(j.leftOns))
 	j.hasLast = make([]bool, len(j.leftOns))
 	return j, nil
+}
+
+// groupFirst is the index of the first right input of key group g.
+func (j *Join) groupFirst(g int) int {
+	for i, kg := range j.keysOf {
+		if kg == g {
+			return i
+		}
+	}
+	return -1
+}
+
+func (j *Join) newLeftBatch() *leftBatch {
+	return &leftBatch{decoded: make([]onColumn, len(j.leftOns)), keys: make([]leftKeys, len(j.groups))}
 }
 
 // Schema is the left schema followed by every right input's payload fields
@@ -170,7 +220,7 @@ func (j *Join) Open(ctx context.Context) error {
 		go func(r *rightState) {
 			defer j.wg.Done()
 			for w := range in {
-				cols, refs, err := r.process(w.ctx, w.lb, w.lt)
+				cols, refs, err := r.process(w.ctx, w.lb, w.lt, w.lk)
 				out <- result{cols: cols, matched: matchedOf(refs, r.sp.Kind), err: err}
 			}
 		}(r)
@@ -205,13 +255,14 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		defer lb.Release()
-		if err := j.decodeLeft(lb, j.decoded); err != nil {
+		dec := j.serial
+		if err := j.decodeLeft(lb, dec); err != nil {
 			return nil, err
 		}
 		results := make([]result, len(j.rights))
 		for i, r := range j.rights {
 			var refs []ref
-			results[i].cols, refs, results[i].err = r.process(ctx, lb, &j.decoded[j.onOf[i]])
+			results[i].cols, refs, results[i].err = r.process(ctx, lb, &dec.decoded[j.onOf[i]], &dec.keys[j.keysOf[i]])
 			results[i].matched = matchedOf(refs, r.sp.Kind)
 		}
 		return j.assemble(ctx, lb, results)
@@ -227,20 +278,21 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		var dec []onColumn
+		var dec *leftBatch
 		if n := len(j.spare); n > 0 {
 			dec, j.spare = j.spare[n-1], j.spare[:n-1]
 		} else {
-			dec = make([]onColumn, len(j.leftOns))
+			dec = j.newLeftBatch()
 		}
 		if err := j.decodeLeft(lb, dec); err != nil {
+			j.spare = append(j.spare, dec)
 			lb.Release()
 			return nil, err
 		}
 		for i := range j.rights {
-			j.workers[i] <- work{ctx: ctx, lb: lb, lt: &dec[j.onOf[i]]}
+			j.workers[i] <- work{ctx: ctx, lb: lb, lt: &dec.decoded[j.onOf[i]], lk: &dec.keys[j.keysOf[i]]}
 		}
-		j.pending = append(j.pending, &inflight{lb: lb, decoded: dec})
+		j.pending = append(j.pending, &inflight{lb: lb, dec: dec})
 	}
 	if len(j.pending) == 0 {
 		return nil, io.EOF
@@ -252,7 +304,7 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		results[i] = <-j.results[i]
 	}
 	defer f.lb.Release()
-	j.spare = append(j.spare, f.decoded)
+	j.spare = append(j.spare, f.dec)
 	return j.assemble(ctx, f.lb, results)
 }
 
@@ -284,8 +336,10 @@ func (j *Join) assemble(ctx context.Context, lb arrow.RecordBatch, results []res
 	return j.filterInner(ctx, rec, results)
 }
 
-// decodeLeft maps the left on columns and checks they never decrease.
-func (j *Join) decodeLeft(lb arrow.RecordBatch, decoded []onColumn) error {
+// decodeLeft maps the left on columns, checking they never decrease, and
+// encodes and looks up the left keys once per key dictionary.
+func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
+	decoded := dec.decoded
 	// arrow-go computes null counts lazily and caches them: settle them
 	// here, before the batch is shared with the right-input goroutines.
 	for _, c := range lb.Columns() {
@@ -311,6 +365,15 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, decoded []onColumn) error {
 			last, has = t, true
 		}
 		j.lastT[i], j.hasLast[i] = last, has
+	}
+	n := int(lb.NumRows())
+	for g := range j.groups {
+		kg := &j.groups[g]
+		cols := make([]arrow.Array, len(kg.cols))
+		for i, c := range kg.cols {
+			cols[i] = lb.Column(c)
+		}
+		dec.keys[g].load(kg.enc, kg.dict, cols, n)
 	}
 	j.leftRows += lb.NumRows()
 	return nil

@@ -87,7 +87,7 @@ func (g *groupCursor) enter(key []byte, input, what string, row int64) error {
 // a new left key closes the open right group and positions the right
 // cursor on the new key's group, if the right input has one.
 func (r *rightState) leftRow(ctx context.Context, keyCols []arrow.Array, lt *onColumn, i int) error {
-	kb := &r.lkb
+	kb := r.lkb
 	var same bool
 	switch {
 	case !r.havePrev:

@@ -42,7 +42,10 @@ type rightState struct {
 	trackLatest bool // rows with Δ <= 0 can win (lo <= 0)
 	forward     bool // rows with Δ > 0 can win (hi > 0)
 
-	keys *keyTable
+	// dict is the key dictionary this input shares with the others that
+	// match on the same left key columns; rhash is scratch for hashes.
+	dict  *keyDict
+	rhash []uint64
 
 	// Read cursor over the current right batch.
 	cur     onColumn
@@ -62,6 +65,7 @@ type rightState struct {
 	latestT []uint64
 	head    []int64 // first queued entry (sequence number) or -1
 	tail    []int64
+	hot     []hotCol // per-key copies of the latest rows' narrow payloads
 
 	// Queue: ring buffer indexed by sequence number & mask.
 	q      []queued
@@ -76,11 +80,12 @@ type rightState struct {
 	live     int64
 	pending  []int32 // slots whose refs reached zero; freed after gather
 
-	// Left-side scratch reused across batches.
-	lkb    keyBatch
-	lhash  []uint64
+	// Left-side: the current left batch's keys (the join's, shared with
+	// the other inputs of the dictionary) and scratch reused across batches.
+	lkb    *keyBatch
 	lids   []int32
 	refs   []ref
+	fwd    []int32
 	closed bool
 	slack  int64
 
@@ -107,7 +112,7 @@ type rightState struct {
 	ord ordKernel
 }
 
-func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) *rightState {
+func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema, dict *keyDict) *rightState {
 	if sp.ord != ordNone {
 		return &rightState{sp: sp, ord: newOrdKernel(sp, opts, pool, left)}
 	}
@@ -121,7 +126,7 @@ func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) 
 		float:   sp.onKind.float,
 		curSlot: -1,
 		group:   -1,
-		keys:    newKeyTable(sp.keyEnc.u64, opts),
+		dict:    dict,
 		q:       make([]queued, 16),
 		slack:   defaultSlack,
 	}
@@ -141,6 +146,13 @@ func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) 
 	// latest row is always tracked.
 	r.trackLatest = sp.Lo.Unbounded || r.float || sp.Lo.Int <= 0
 	r.forward = sp.Hi.Unbounded || (r.float && sp.Hi.Float > 0) || (!r.float && sp.Hi.Int > 0)
+	if r.trackLatest {
+		for p, c := range sp.Payload {
+			if w := fixedWidth(rs.Field(c).Type); hotWidth(w) {
+				r.hot = append(r.hot, hotCol{p: p, w: w})
+			}
+		}
+	}
 	return r
 }
 
@@ -200,6 +212,9 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 	r.curKeys = r.curKeys[:0]
 	r.curBase += int64(r.curLen)
 	r.curPos, r.curLen = 0, 0
+	for h := range r.hot {
+		r.hot[h].cur, r.hot[h].cur64 = nil, nil
+	}
 	for {
 		b, err := r.sp.Input.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -227,12 +242,16 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 			r.curIDs = make([]int32, n)
 		}
 		r.curIDs = r.curIDs[:n]
-		r.keys.intern(&r.kb, r.curIDs)
-		r.growKeys()
+		r.rhash = r.dict.hashAll(&r.kb, r.rhash)
+		r.dict.intern(&r.kb, r.rhash, r.curIDs)
+		r.growKeys(r.curIDs)
 		cols := make([]arrow.Array, len(r.sp.Payload))
 		for i, c := range r.sp.Payload {
 			cols[i] = b.Column(c)
 			cols[i].Retain()
+		}
+		for h := range r.hot {
+			r.hot[h].setCur(cols[r.hot[h].p])
 		}
 		r.curOn = b.Column(r.sp.On)
 		r.curOn.Retain()
@@ -250,12 +269,26 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 	}
 }
 
-func (r *rightState) growKeys() {
-	for n := r.keys.len(); len(r.latest) < n; {
+// growKeys sizes the per-key state for the ids of one right batch. The
+// dictionary is shared, so ids above the largest this input has read
+// belong to other inputs' keys: a left row with such an id has no state
+// here, and the state need not cover them. (That bounds it by this input's
+// largest id, not its number of keys: inputs with many distinct keys,
+// disjoint from each other and interned in turn, each keep state for
+// nearly all of them.)
+func (r *rightState) growKeys(ids []int32) {
+	n := int32(-1)
+	for _, id := range ids {
+		n = max(n, id)
+	}
+	for int32(len(r.latest)) <= n {
 		r.latest = append(r.latest, noMatch)
 		r.latestT = append(r.latestT, 0)
 		r.head = append(r.head, -1)
 		r.tail = append(r.tail, -1)
+	}
+	for h := range r.hot {
+		r.hot[h].grow(len(r.latest))
 	}
 }
 
@@ -314,6 +347,7 @@ func (r *rightState) setLatest(k int32, rf ref, t uint64) {
 	}
 	r.latest[k] = rf
 	r.latestT[k] = t
+	r.setHotLatest(k, rf)
 }
 
 func (r *rightState) push(k int32, rf ref, t uint64) {
@@ -397,6 +431,15 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 				}
 				r.latest[k] = ref{slot: slot, row: int32(pos)}
 				r.latestT[k] = v
+				for h := range r.hot {
+					// fromCur, with its common case written out (a
+					// call per row and column costs as much as the copy).
+					if hc := &r.hot[h]; hc.cur64 != nil && hc.curV.bits == nil {
+						hc.vals[k], hc.null[k] = hc.cur64[pos], false
+					} else {
+						hc.fromCur(k, pos)
+					}
+				}
 			}
 		}
 		r.curPos, r.last = pos, last
@@ -410,16 +453,15 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 }
 
 // firstAfter returns the first queued row of key k with t in [lo, hi],
-// reading ahead (only as far as needed) when none is queued. lookup
-// re-resolves the left row's key after new right keys were interned.
-func (r *rightState) firstAfter(ctx context.Context, k int32, w window, lookup func() int32) (ref, uint64, bool, error) {
-	known := r.keys.len()
+// reading ahead (only as far as needed) when none is queued. resolve
+// re-resolves the left row's absent key if the dictionary grew since it
+// was looked up (reading ahead may intern it).
+func (r *rightState) firstAfter(ctx context.Context, k int32, w window, resolve func() int32) (ref, uint64, bool, error) {
 	for {
-		if k < 0 && !r.keyMajor && r.keys.len() != known {
-			// Reading ahead loaded a batch with new keys.
-			k, known = lookup(), r.keys.len()
+		if k < 0 && !r.keyMajor {
+			k = resolve()
 		}
-		if k >= 0 {
+		if k >= 0 && int(k) < len(r.head) {
 			mask := int64(len(r.q) - 1)
 			for s := r.head[k]; s >= 0; s = r.head[k] {
 				e := &r.q[s&mask]
@@ -446,8 +488,9 @@ func (r *rightState) firstAfter(ctx context.Context, k int32, w window, lookup f
 }
 
 // process matches one left batch and gathers this input's payload columns
-// for it. lt is the batch's decoded left on column.
-func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn) ([]arrow.Array, []ref, error) {
+// for it. lt is the batch's decoded left on column, lk its keys (unused by
+// the comparison kernel, which keys its own state).
+func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) ([]arrow.Array, []ref, error) {
 	if r.ord != nil {
 		return r.ord.process(ctx, lb)
 	}
@@ -455,23 +498,50 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		return nil, nil, err
 	}
 	n := int(lb.NumRows())
-	keyCols := make([]arrow.Array, len(r.sp.LeftKeys))
-	for i, c := range r.sp.LeftKeys {
-		keyCols[i] = lb.Column(c)
+	rs := r.sp.Input.Schema()
+	var keyCols []arrow.Array
+	if r.keyMajor {
+		// leftRow builds order keys from the columns themselves.
+		keyCols = make([]arrow.Array, len(r.sp.LeftKeys))
+		for i, c := range r.sp.LeftKeys {
+			keyCols[i] = lb.Column(c)
+		}
 	}
-	r.sp.keyEnc.encode(keyCols, n, &r.lkb)
-	r.lhash = r.keys.hashAll(&r.lkb, r.lhash)
-	if cap(r.lids) < n {
-		r.lids = make([]int32, n)
-		r.refs = make([]ref, n)
+	r.lkb = &lk.kb
+	// refs[i-off] is left row i's winner. The whole batch's refs are needed
+	// only by an INNER input (which rows to keep) or a payload column that
+	// is not fixed-width (gathered at the end); otherwise they live only
+	// until their chunk is gathered, and one chunk's worth, reused, stays in
+	// L1 instead of streaming 8 bytes a row through the cache and back.
+	chunked := r.sp.Kind != Inner
+	for _, c := range r.sp.Payload {
+		chunked = chunked && fixedWidth(rs.Field(c).Type) > 0
 	}
-	lids, refs := r.lids[:n], r.refs[:n]
-	known := r.keys.len()
-	for i := range lids {
-		lids[i] = r.keys.lookup(&r.lkb, r.lhash, i)
+	size := n
+	if chunked {
+		size = min(n, gatherChunk)
+	}
+	if cap(r.refs) < size {
+		r.refs = make([]ref, size)
+	}
+	refs, off := r.refs[:size], 0
+	// lids are valid for the first known ids of the dictionary. A key
+	// absent then may have been interned since, by this input or another:
+	// resolve looks such rows up again, in a private copy (lk.ids is read
+	// by the other inputs too), only when the dictionary has grown.
+	lids, known, own := lk.ids, lk.known, false
+	resolve := func(i int) int32 {
+		if lids[i] >= 0 || lk.kb.null[i] || r.dict.len() == known {
+			return lids[i]
+		}
+		if !own {
+			r.lids = append(r.lids[:0], lids...)
+			lids, own = r.lids, true
+		}
+		known = r.dict.lookup(&lk.kb, lk.hashes, lids, i)
+		return lids[i]
 	}
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
-	rs := r.sp.Input.Schema()
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
 	fixed := make([]*fixedGather, len(r.sp.Payload))
@@ -488,22 +558,45 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			fixed[p] = newFixedGather(r.pool, rs.Field(c).Type, w, n)
 		}
 	}
+	isHot := make([]bool, len(r.sp.Payload))
+	hotOf := make([]int, len(r.sp.Payload))
+	for h := range r.hot {
+		r.hot[h].begin(fixed[r.hot[h].p])
+		isHot[r.hot[h].p], hotOf[r.hot[h].p] = true, h
+	}
+	hot := r.hot
+	// Rows whose winner is a forward (queued) row: their hot columns are
+	// gathered through refs like any other column.
+	fwd := r.fwd[:0]
 	srcs := make([]arrow.Array, 0, 8)
 	gathered := 0
 	flush := func(upto int) {
 		for p, g := range fixed {
-			if g != nil {
-				srcs = r.payloadSources(p, srcs)
-				g.fill(srcs, refs[gathered:upto], gathered)
+			if g == nil {
+				continue
 			}
+			if isHot[p] {
+				r.hot[hotOf[p]].zeroUnmatched(refs[gathered-off:upto-off], gathered)
+				if len(fwd) > 0 {
+					srcs = r.payloadSources(p, srcs)
+					g.fillRows(srcs, refs, fwd, off)
+				}
+				continue
+			}
+			srcs = r.payloadSources(p, srcs)
+			g.fill(srcs, refs[gathered-off:upto-off], gathered)
 		}
+		fwd = fwd[:0]
 		gathered = upto
+		if chunked {
+			off = upto
+		}
 	}
 	for i := 0; i < n; i++ {
 		if i-gathered == gatherChunk {
 			flush(i)
 		}
-		refs[i] = noMatch
+		refs[i-off] = noMatch
 		if r.keyMajor {
 			if err := r.leftRow(ctx, keyCols, lt, i); err != nil {
 				return nil, nil, err
@@ -531,18 +624,16 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 				continue
 			}
 		} else if k < 0 {
-			if r.lkb.null[i] {
+			if k = resolve(i); k < 0 && lk.kb.null[i] {
 				continue
-			}
-			if r.keys.len() != known {
-				k = r.keys.lookup(&r.lkb, r.lhash, i)
-				lids[i] = k
 			}
 		}
 		var bRef, fRef ref
 		var bT, fT uint64
 		haveB, haveF := false, false
-		if r.trackLatest && k >= 0 {
+		// An id beyond this input's state is another input's key: nothing
+		// of it was read here (see growKeys).
+		if r.trackLatest && k >= 0 && int(k) < len(r.latest) {
 			if lr := r.latest[k]; lr.slot >= 0 && r.latestT[k] >= w.lo {
 				bRef, bT, haveB = lr, r.latestT[k], true
 			}
@@ -550,29 +641,37 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		if r.forward && !(haveB && bT == l) {
 			row := i
 			var err error
-			fRef, fT, haveF, err = r.firstAfter(ctx, k, w, func() int32 {
-				id := r.keys.lookup(&r.lkb, r.lhash, row)
-				lids[row] = id
-				return id
-			})
+			fRef, fT, haveF, err = r.firstAfter(ctx, k, w, func() int32 { return resolve(row) })
 			if err != nil {
 				return nil, nil, err
 			}
 		}
-		switch {
-		case haveB && haveF:
-			if r.preferBackward(l, bT, fT, tie) {
-				refs[i] = bRef
-			} else {
-				refs[i] = fRef
+		if haveB && (!haveF || r.preferBackward(l, bT, fT, tie)) {
+			// The winner is key k's latest row.
+			refs[i-off] = bRef
+			for h := range hot {
+				// put, with its common case written out.
+				if hc := &hot[h]; hc.out64 != nil {
+					hc.out64[i] = hc.vals[k]
+					if !hc.null[k] {
+						hc.vb[i>>3] |= 1 << (i & 7)
+					}
+				} else {
+					hc.put(i, k)
+				}
 			}
-		case haveB:
-			refs[i] = bRef
-		case haveF:
-			refs[i] = fRef
+		} else if haveF {
+			refs[i-off] = fRef
+			fwd = append(fwd, int32(i))
 		}
 	}
 	flush(n)
+	r.fwd = fwd
+	if chunked {
+		// Every column was gathered chunk by chunk; a LEFT input's refs
+		// are not needed by the join.
+		refs = nil
+	}
 	r.leftSeen += int64(n)
 	cols := make([]arrow.Array, len(r.sp.Payload))
 	for p, c := range r.sp.Payload {
