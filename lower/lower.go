@@ -44,6 +44,7 @@ func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env E
 		env.Eval.Mem = env.Mem
 	}
 	b := &builder{ctx: ctx, snap: snap, env: env}
+	b.env.Eval.Subquery = b.runSubquery // subquery.go
 	op, err := b.node(root)
 	if err != nil {
 		return nil, err
@@ -55,6 +56,9 @@ type builder struct {
 	ctx  context.Context
 	snap *catalog.Snapshot
 	env  Env
+	// outer are the outer values of the subquery being built (its
+	// OuterRefs), nil at the top level.
+	outer []*expr.Literal
 }
 
 // node builds n's operator; on error it has closed whatever it built.

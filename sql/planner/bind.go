@@ -42,6 +42,13 @@ type binder struct {
 	opts   *Options
 	params []sqltypes.Type
 	pgsrc  *pgcatalog.Source // built on first use (pgcatalog.go)
+	// env is the WITH clauses of the query level being bound (what a
+	// subquery in an expression sees).
+	env *cteEnv
+	// outer is the enclosing query level while a subquery is bound.
+	outer *outerScope
+	// nsub counts the statement's subquery expressions.
+	nsub int
 }
 
 // inputDesc says what a FROM item is, for ordering errors and hints.

@@ -62,12 +62,18 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if c.agg != nil {
 			col, err := c.agg.from.resolve(b, x)
 			if err != nil {
+				if e, ok := b.outerColumn(x, err); ok {
+					return e, nil
+				}
 				return nil, err
 			}
 			return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.display()).WithPosition(b.pos(x))
 		}
 		col, err := c.sc.resolve(b, x)
 		if err != nil {
+			if e, ok := b.outerColumn(x, err); ok {
+				return e, nil
+			}
 			return nil, err
 		}
 		return &expr.Column{Index: col.idx, Name: col.display(), T: col.typ}, nil
@@ -140,8 +146,7 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		}
 		return nil, sqlerr.New(codeWindowingError, "window functions are not allowed in %s", clause).WithPosition(b.pos(x))
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported").WithPosition(b.pos(n)).
-			WithHint("Use a subquery in FROM and a join.")
+		return b.bindSubqueryExpr(n, c) // bind_subquery.go
 	case *ast.DefaultExpr:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT is not supported").WithPosition(b.pos(x))
 	}

@@ -234,7 +234,7 @@ func (b *binder) bindBetween(x *ast.BetweenExpr, c *exprCtx) (expr.Expr, error) 
 
 func (b *binder) bindIn(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, error) {
 	if x.Sel != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "IN (subquery) is not supported").WithPosition(b.pos(x))
+		return b.bindInSubquery(x, c) // bind_subquery.go
 	}
 	v, err := b.bindExpr(x.Expr, c)
 	if err != nil {

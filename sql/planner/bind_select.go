@@ -45,6 +45,8 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func(saved *cteEnv) { b.env = saved }(b.env)
+	b.env = env
 	switch {
 	case s.LockInfo != nil:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE/SHARE is not supported")
@@ -383,6 +385,17 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		return x.FnName.L
 	case *ast.CaseExpr:
 		return "case"
+	case *ast.SubqueryExpr:
+		if x.Exists {
+			return "exists"
+		}
+		if s, ok := e.(*expr.Subquery); ok && s.Kind == expr.ScalarSub {
+			return s.Plan.(Node).Schema()[0].Name
+		}
+	case *ast.ExistsSubqueryExpr:
+		if !x.Not {
+			return "exists"
+		}
 	}
 	return "?column?"
 }
