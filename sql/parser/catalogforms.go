@@ -25,6 +25,16 @@ func isCompareOp(t token) bool {
 	return false
 }
 
+// MarkerArray is the function name the planner sees for ARRAY(subquery):
+// a call whose one argument is the subquery. Users cannot write it.
+const MarkerArray = "#array"
+
+// isArraySubquery reports whether toks[i] starts ARRAY(SELECT|WITH|VALUES ...).
+func isArraySubquery(toks []token, i int) bool {
+	return toks[i].is("array") && i+2 < len(toks) && toks[i+1].isOp("(") &&
+		(toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))
+}
+
 // MarkerRegCast is the function name the planner sees for x::regclass,
 // x::regtype, x::regnamespace, x::regrole and x::oid: a call with the
 // operand and the type name as a string literal. Users cannot write it.

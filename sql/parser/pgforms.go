@@ -166,6 +166,13 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
+		case isArraySubquery(toks, i):
+			// ARRAY(subquery): `#array`((subquery)).
+			if k := matchParen(toks, i+1); k > 0 {
+				e.replace(i, "`"+MarkerArray+"`")
+				e.appendAfter(i+1, "(")
+				e.appendAfter(k, ")")
+			}
 		case (t.is("any") || t.is("some")) && i > 0 && isCompareOp(toks[i-1]) && i+1 < len(toks) && toks[i+1].isOp("(") &&
 			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
 			// x op ANY (array): `#any`(array); ANY (subquery) stays TiDB's.
@@ -366,7 +373,7 @@ func rejectUnsupported(src string, toks []token) error {
 			return at(i, "DISTINCT ON")
 		case t.val == "filter" && next(i+1, "(") && next(i+2, "where"):
 			return at(i, "FILTER (WHERE ...)")
-		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")):
+		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":
 			return at(i, "RETURNING")

@@ -121,6 +121,11 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if x.FnName.O == "#cast" {
 			return b.bindCast(x, c)
 		}
+		if x.FnName.O == parser.MarkerArray {
+			if q, ok := subQuery(x.Args[0]); ok && len(x.Args) == 1 {
+				return b.bindArraySubquery(q, x, c) // bind_subquery.go
+			}
+		}
 		if x.FnName.O == parser.MarkerRegCast {
 			return b.bindRegCast(x, c)
 		}

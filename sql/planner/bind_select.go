@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -372,6 +373,9 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 			if info := b.st.Casts[x]; info != nil {
 				return typName(info.Type)
 			}
+		}
+		if x.FnName.O == parser.MarkerArray {
+			return "array"
 		}
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos

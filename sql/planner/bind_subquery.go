@@ -216,4 +216,3 @@ func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *expr
 	plan = &Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []Column{{Name: y.Name, Type: sqltypes.TextType, Nullable: true}}}
 	return b.newSub(expr.ArraySub, plan, o, sqltypes.TextType), nil
 }
-
