@@ -1,6 +1,10 @@
 package parser
 
-import "github.com/asofsql/asofsql/sqlerr"
+import (
+	"strings"
+
+	"github.com/asofsql/asofsql/sqlerr"
+)
 
 // Postgres forms psql's catalog queries use: regular-expression matches,
 // OPERATOR(pg_catalog.op), no-op COLLATE clauses, OID alias casts and
@@ -33,6 +37,42 @@ const MarkerArray = "#array"
 func isArraySubquery(toks []token, i int) bool {
 	return toks[i].is("array") && i+2 < len(toks) && toks[i+1].isOp("(") &&
 		(toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))
+}
+
+// MarkerArrayCast is the function name the planner sees for x::type[]:
+// a call with the operand and the element type's name as a string.
+const MarkerArrayCast = "#arraycast"
+
+// MarkerSubscript is the function name the planner sees for x[i].
+const MarkerSubscript = "#subscript"
+
+// typeWords is the text of a type name's tokens [i, end).
+func typeWords(toks []token, i, end int) string {
+	var parts []string
+	for k := i; k < end; k++ {
+		parts = append(parts, toks[k].val)
+	}
+	return strings.ReplaceAll(strings.Join(parts, " "), " . ", ".")
+}
+
+// closingBracket returns the index of the ] matching the [ at toks[i], or
+// -1 (also for a slice, whose : asofsql does not support).
+func closingBracket(toks []token, i int) int {
+	depth := 0
+	for k := i; k < len(toks); k++ {
+		switch {
+		case toks[k].isOp("["):
+			depth++
+		case toks[k].isOp("]"):
+			depth--
+			if depth == 0 {
+				return k
+			}
+		case toks[k].isOp(":") && depth == 1:
+			return -1
+		}
+	}
+	return -1
 }
 
 // MarkerRegCast is the function name the planner sees for x::regclass,

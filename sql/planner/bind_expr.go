@@ -121,6 +121,12 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if x.FnName.O == "#cast" {
 			return b.bindCast(x, c)
 		}
+		switch x.FnName.O {
+		case parser.MarkerArrayCast:
+			return b.bindArrayCast(x, c) // bind_subquery.go
+		case parser.MarkerSubscript:
+			return b.bindSubscript(x, c)
+		}
 		if x.FnName.O == parser.MarkerArray {
 			if q, ok := subQuery(x.Args[0]); ok && len(x.Args) == 1 {
 				return b.bindArraySubquery(q, x, c) // bind_subquery.go
@@ -458,6 +464,13 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 		return e, nil
 	}
 	switch x := e.(type) {
+	case *expr.Func:
+		if x.Name == "array_subscript" && et.Kind == sqltypes.Unknown {
+			// An element of an array of unknown element type (bind_subquery.go)
+			// is read as t, like an unknown literal.
+			x.T = sqltypes.TextType
+			return &expr.Cast{X: x, T: t}, nil
+		}
 	case *expr.Param:
 		if et.Kind == sqltypes.Unknown {
 			p := b.param(x.N, t)

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -374,8 +374,11 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 				return typName(info.Type)
 			}
 		}
-		if x.FnName.O == parser.MarkerArray {
+		switch x.FnName.O {
+		case parser.MarkerArray:
 			return "array"
+		case parser.MarkerArrayCast, parser.MarkerSubscript:
+			return b.derivedName(x.Args[0], nil)
 		}
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos

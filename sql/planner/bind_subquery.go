@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -215,4 +218,69 @@ func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *expr
 	}
 	plan = &Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []Column{{Name: y.Name, Type: sqltypes.TextType, Nullable: true}}}
 	return b.newSub(expr.ArraySub, plan, o, sqltypes.TextType), nil
+}
+
+// Arrays are TEXT in Postgres' array text form (see sql/pgcatalog).
+
+// bindArrayCast binds x::type[] (`#arraycast`(x, 'type')): the text is
+// normalized to Postgres' array form (vector forms like int2vector's keep
+// their lower bound 0). Elements are not checked against the type.
+func (b *binder) bindArrayCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	arg, err := b.bindExpr(x.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	if arg, err = b.toText(arg, x.Args[0]); err != nil {
+		return nil, err
+	}
+	return &expr.Func{Name: "array_in", Args: []expr.Expr{arg}, T: sqltypes.TextType}, nil
+}
+
+// bindSubscript binds arr[i] (`#subscript`(arr, i)). The element has the
+// element type of a cast (x::int2[])[i]; otherwise, since asofsql's
+// arrays do not carry their element type, it is untyped text that the
+// context types like a string literal (attnum = prattrs[s]).
+func (b *binder) bindSubscript(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	arr, err := b.bindExpr(x.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t).WithPosition(b.pos(x.Args[0]))
+	}
+	if arr, err = b.toText(arr, x.Args[0]); err != nil {
+		return nil, err
+	}
+	idx, err := b.bindExpr(x.Args[1], c)
+	if err != nil {
+		return nil, err
+	}
+	if idx, err = b.coerce(idx, sqltypes.Int8Type, x.Args[1], "array subscript"); err != nil {
+		return nil, err
+	}
+	var elem *sqltypes.Type
+	if f, ok := unparen(x.Args[0]).(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerArrayCast && len(f.Args) == 2 {
+		if v, ok := f.Args[1].(ast.ValueExpr); ok {
+			name, _ := v.GetValue().(string)
+			if t, err := sqltypes.ParseTypeName(strings.TrimPrefix(name, "pg_catalog.")); err == nil {
+				elem = &t
+			}
+		}
+	}
+	e := &expr.Func{Name: "array_subscript", Args: []expr.Expr{arr, idx}, T: sqltypes.UnknownType}
+	if elem == nil {
+		return e, nil
+	}
+	e.T = sqltypes.TextType
+	return &expr.Cast{X: e, T: *elem}, nil
+}
+
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
 }

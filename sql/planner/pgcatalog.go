@@ -247,6 +247,8 @@ func init() {
 	funcs["format_type"] = fixed(2, 2, text, i8, i4)
 	funcs["pg_encoding_to_char"] = fixed(1, 1, text, i4)
 	funcs["array_to_string"] = fixed(2, 3, text, text)
+	funcs["array_lower"] = fixed(2, 2, i4, text, i4) // eval/arrays.go
+	funcs["array_upper"] = fixed(2, 2, i4, text, i4)
 }
 
 // bindRegCast binds x::regclass, ::regtype, ::regnamespace, ::regrole and
