@@ -155,6 +155,8 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		})
 	case *planner.Window:
 		return b.window(n)
+	case *planner.Series:
+		return b.series(n) // subquery.go
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "plan node %T cannot be executed yet", n)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/sql/expr"
@@ -70,3 +71,42 @@ func (b *builder) outerRef(r *expr.OuterRef) expr.Expr {
 	}
 	return &expr.Literal{T: r.T}
 }
+
+// series builds generate_series: its arguments are evaluated once, here
+// (they are constants of this run: literals, parameters, outer values).
+func (b *builder) series(n *planner.Series) (exec.Operator, error) {
+	vals := make([]int64, 3)
+	vals[2] = 1
+	for i, e := range []expr.Expr{n.Start, n.Stop, n.Step} {
+		if e == nil {
+			continue
+		}
+		v, err := b.constant(e)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil { // a NULL argument (strict function): no rows
+			return exec.NewSeries(b.env.Mem, n.Cols[0].Name, n.Cols[0].Type, 1, 0, 1)
+		}
+		vals[i] = v.(int64)
+	}
+	return exec.NewSeries(b.env.Mem, n.Cols[0].Name, n.Cols[0].Type, vals[0], vals[1], vals[2])
+}
+
+// constant evaluates an expression without column references.
+func (b *builder) constant(e expr.Expr) (any, error) {
+	ev, err := eval.Compile(b.bind(e), emptySchema, b.env.Eval)
+	if err != nil {
+		return nil, err
+	}
+	rec := array.NewRecordBatch(emptySchema, nil, 1)
+	defer rec.Release()
+	arr, err := ev.Eval(b.ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer arr.Release()
+	return eval.ValueAt(arr, 0), nil
+}
+
+var emptySchema = arrow.NewSchema(nil, nil)

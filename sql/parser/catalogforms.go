@@ -43,6 +43,81 @@ func isArraySubquery(toks []token, i int) bool {
 // a call with the operand and the element type's name as a string.
 const MarkerArrayCast = "#arraycast"
 
+// MarkerSeries is the function name the planner sees for
+// generate_series(...) [AS] alias in FROM, which the pre-pass writes as
+// the derived table (SELECT `#generate_series`(...) AS alias) alias.
+const MarkerSeries = "#generate_series"
+
+// inFromClause reports whether toks[i] (a function name, maybe after
+// pg_catalog.) starts a FROM item.
+func inFromClause(toks []token, i int) bool {
+	k := i - 1
+	if k >= 1 && toks[k].isOp(".") && toks[k-1].is("pg_catalog") {
+		k -= 2
+	}
+	depth := 0
+	for ; k >= 0; k-- {
+		t := toks[k]
+		switch {
+		case t.isOp(")"):
+			depth++
+		case t.isOp("("):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth > 0 || t.kind != tkIdent:
+		case t.is("from") || t.is("join"):
+			return true
+		case fromClauseEnds[t.val]:
+			return false
+		}
+	}
+	return false
+}
+
+var fromClauseEnds = map[string]bool{"select": true, "where": true, "on": true, "group": true, "having": true,
+	"order": true, "limit": true, "offset": true, "values": true, "set": true, "using": true, "returning": true, "window": true}
+
+// notAlias are the words after a FROM item that start the next clause.
+var notAlias = map[string]bool{"where": true, "join": true, "on": true, "left": true, "right": true, "inner": true,
+	"cross": true, "full": true, "natural": true, "group": true, "having": true, "order": true, "limit": true,
+	"offset": true, "union": true, "intersect": true, "except": true, "window": true, "asof": true, "using": true,
+	"fetch": true, "for": true}
+
+// seriesInFrom rewrites generate_series(args) [[AS] alias] at toks[i] to
+// (SELECT `#generate_series`(args) AS alias) alias; it returns the index
+// to go on from (its arguments are rewritten as usual).
+func (p *pgPass) seriesInFrom(i int) (int, error) {
+	toks, e := p.toks, p.e
+	start := i
+	if i >= 2 && toks[i-1].isOp(".") && toks[i-2].is("pg_catalog") {
+		start = i - 2
+		e.drop(i - 2)
+		e.drop(i - 1)
+	}
+	k := matchParen(toks, i+1)
+	if k < 0 {
+		return i, syntaxErrAt(p.src, toks, len(toks))
+	}
+	alias, aliasText, last := "generate_series", "", k
+	switch {
+	case k+2 < len(toks) && toks[k+1].is("as") && (toks[k+2].kind == tkIdent || toks[k+2].kind == tkQIdent):
+		alias, last = toks[k+2].val, k+2
+	case k+1 < len(toks) && (toks[k+1].kind == tkIdent && !notAlias[toks[k+1].val] || toks[k+1].kind == tkQIdent):
+		alias, last = toks[k+1].val, k+1
+	default:
+		aliasText = " generate_series"
+	}
+	if last+1 < len(toks) && toks[last+1].isOp("(") {
+		return i, posError(p.src, toks[last+1].start, sqlerr.FeatureNotSupported, "column alias lists for functions in FROM are not supported")
+	}
+	e.prepend(start, "(SELECT ")
+	e.replace(i, "`"+MarkerSeries+"`")
+	e.appendAfter(k, " AS "+quoteIdent(alias)+")"+aliasText)
+	return i, nil // the arguments are rewritten as usual
+}
+
 // MarkerSubscript is the function name the planner sees for x[i].
 const MarkerSubscript = "#subscript"
 

@@ -166,6 +166,12 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
+		case t.is("generate_series") && i+1 < len(toks) && toks[i+1].isOp("(") && inFromClause(toks, i):
+			next, err := p.seriesInFrom(i)
+			if err != nil {
+				return err
+			}
+			i = next
 		case t.isOp("["):
 			// x[i]: `#subscript`(x, i); slices and other brackets are 0A000.
 			k := closingBracket(toks, i)

@@ -477,6 +477,8 @@ func requalify(n Node, alias string) {
 			setTable(x.Cols, alias)
 		case *Values:
 			setTable(x.Cols, alias)
+		case *Series:
+			setTable(x.Cols, alias)
 		case *Aggregate:
 			setTable(x.cols, alias)
 		}

@@ -58,6 +58,9 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	case s.Kind == ast.SelectStmtKindValues:
 		return b.bindValues(s)
 	}
+	if call, name, ok := seriesCall(s); ok {
+		return b.bindSeries(call, name) // series.go
+	}
 	var from *rel
 	if s.From == nil {
 		from = &rel{node: &Values{Rows: [][]expr.Expr{{}}}, sc: &scope{}}

@@ -160,6 +160,12 @@ func describe(n Node) string {
 		return s
 	case *Values:
 		return fmt.Sprintf("Values %d rows", len(x.Rows))
+	case *Series:
+		args := []expr.Expr{x.Start, x.Stop}
+		if x.Step != nil {
+			args = append(args, x.Step)
+		}
+		return "Series generate_series(" + exprsSQL(args) + ")"
 	case *UnionAll:
 		return "UnionAll"
 	case *Distinct:
