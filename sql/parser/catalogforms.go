@@ -48,13 +48,52 @@ const MarkerArrayCast = "#arraycast"
 // the derived table (SELECT `#generate_series`(...) AS alias) alias.
 const MarkerSeries = "#generate_series"
 
-// inFromClause reports whether toks[i] (a function name, maybe after
-// pg_catalog.) starts a FROM item.
-func inFromClause(toks []token, i int) bool {
+// fromItemStart reports whether toks[i] (a function name, maybe after
+// schema.) starts a FROM item: it follows a clause-level FROM, a JOIN, or
+// a comma of a FROM list.
+func fromItemStart(toks []token, i int) bool {
 	k := i - 1
-	if k >= 1 && toks[k].isOp(".") && toks[k-1].is("pg_catalog") {
+	if k >= 1 && toks[k].isOp(".") && (toks[k-1].kind == tkIdent || toks[k-1].kind == tkQIdent) {
 		k -= 2
 	}
+	if k < 0 {
+		return false
+	}
+	switch {
+	case toks[k].is("join"):
+		return true
+	case toks[k].is("from"):
+		return clauseFrom(toks, k)
+	case toks[k].isOp(","):
+		return inFromClause(toks, k+1)
+	}
+	return false
+}
+
+// clauseFrom reports whether the FROM at toks[k] is a query's FROM clause
+// (not the FROM inside EXTRACT(... FROM ...) or SUBSTRING, TRIM, ...):
+// walking back, its SELECT comes before any unclosed parenthesis.
+func clauseFrom(toks []token, k int) bool {
+	depth := 0
+	for j := k - 1; j >= 0; j-- {
+		switch t := toks[j]; {
+		case t.isOp(")"):
+			depth++
+		case t.isOp("("):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && (t.is("select") || t.is("delete") || t.is("copy")):
+			return true
+		}
+	}
+	return false
+}
+
+// inFromClause reports whether toks[i] lies in a FROM list at its level.
+func inFromClause(toks []token, i int) bool {
+	k := i - 1
 	depth := 0
 	for ; k >= 0; k-- {
 		t := toks[k]
@@ -67,8 +106,10 @@ func inFromClause(toks []token, i int) bool {
 			}
 			depth--
 		case depth > 0 || t.kind != tkIdent:
-		case t.is("from") || t.is("join"):
+		case t.is("join"):
 			return true
+		case t.is("from"):
+			return clauseFrom(toks, k)
 		case fromClauseEnds[t.val]:
 			return false
 		}
@@ -76,8 +117,8 @@ func inFromClause(toks []token, i int) bool {
 	return false
 }
 
-var fromClauseEnds = map[string]bool{"select": true, "where": true, "on": true, "group": true, "having": true,
-	"order": true, "limit": true, "offset": true, "values": true, "set": true, "using": true, "returning": true, "window": true}
+var fromClauseEnds = map[string]bool{"select": true, "where": true, "group": true, "having": true,
+	"order": true, "limit": true, "offset": true, "values": true, "set": true, "returning": true, "window": true}
 
 // notAlias are the words after a FROM item that start the next clause.
 var notAlias = map[string]bool{"where": true, "join": true, "on": true, "left": true, "right": true, "inner": true,

@@ -166,7 +166,11 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
-		case t.is("generate_series") && i+1 < len(toks) && toks[i+1].isOp("(") && inFromClause(toks, i):
+		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") && fromItemStart(toks, i):
+			// A function in FROM: generate_series; others are 0A000.
+			if !t.is("generate_series") {
+				return posError(p.src, t.start, sqlerr.FeatureNotSupported, "function %s in FROM is not supported", t.val)
+			}
 			next, err := p.seriesInFrom(i)
 			if err != nil {
 				return err
