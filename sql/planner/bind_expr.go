@@ -62,19 +62,13 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if c.agg != nil {
 			col, err := c.agg.from.resolve(b, x)
 			if err != nil {
-				if e, ok := b.outerColumn(x, err); ok {
-					return e, nil
-				}
-				return nil, err
+				return b.outerColumn(x, err) // bind_subquery.go
 			}
 			return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.display()).WithPosition(b.pos(x))
 		}
 		col, err := c.sc.resolve(b, x)
 		if err != nil {
-			if e, ok := b.outerColumn(x, err); ok {
-				return e, nil
-			}
-			return nil, err
+			return b.outerColumn(x, err) // bind_subquery.go
 		}
 		return &expr.Column{Index: col.idx, Name: col.display(), T: col.typ}, nil
 	case *test_driver.ParamMarkerExpr:

@@ -41,29 +41,38 @@ func (o *outerScope) arg(e expr.Expr, name string) *expr.OuterRef {
 }
 
 // outerColumn resolves x in the enclosing query levels after it failed
-// with err in the current one. ok is false when no level has it (report
-// err).
-func (b *binder) outerColumn(x *ast.ColumnNameExpr, err error) (expr.Expr, bool) {
+// with err in the current one. It returns err when no level has it, and
+// 42803 when the level that has it is grouped by something else.
+func (b *binder) outerColumn(x *ast.ColumnNameExpr, err error) (expr.Expr, error) {
 	o := b.outer
 	if o == nil {
-		return nil, false
+		return nil, err
 	}
 	switch sqlerr.Code(err) {
 	case sqlerr.UndefinedColumn, sqlerr.UndefinedTable:
 	default:
-		return nil, false
+		return nil, err
 	}
 	b.outer = o.parent
 	e, err2 := b.bindExpr(x, o.ctx)
 	b.outer = o
 	if err2 != nil {
-		return nil, false
+		if sqlerr.Code(err2) == sqlerr.GroupingError && o.ctx.agg != nil {
+			col, rerr := o.ctx.agg.from.resolve(b, x)
+			if rerr == nil {
+				return nil, sqlerr.New(sqlerr.GroupingError, "subquery uses ungrouped column \"%s\" from outer query", col.display()).WithPosition(b.pos(x))
+			}
+		}
+		if sqlerr.Code(err2) == sqlerr.GroupingError {
+			return nil, err2
+		}
+		return nil, err
 	}
 	name := x.Name.Name.O
 	if x.Name.Table.O != "" {
 		name = x.Name.Table.O + "." + name
 	}
-	return o.arg(e, name), true
+	return o.arg(e, name), nil
 }
 
 // subquery binds the query of a subquery expression with c as its
@@ -283,4 +292,39 @@ func unparen(n ast.ExprNode) ast.ExprNode {
 		}
 		n = p.Expr
 	}
+}
+
+// nodeSubqueries returns the subquery expressions of n's own expressions
+// (not its children's), for EXPLAIN.
+func nodeSubqueries(n Node) []*expr.Subquery {
+	var es []expr.Expr
+	switch x := n.(type) {
+	case *Filter:
+		es = append(es, x.Cond)
+	case *Project:
+		es = append(es, x.Exprs...)
+	case *Aggregate:
+		es = append(es, x.GroupBy...)
+		for _, a := range x.Aggs {
+			es = append(es, a.Args...)
+		}
+	case *Join:
+		es = append(es, x.Residual)
+	case *Values:
+		for _, r := range x.Rows {
+			es = append(es, r...)
+		}
+	case *Series:
+		es = append(es, x.Start, x.Stop, x.Step)
+	}
+	var out []*expr.Subquery
+	for _, e := range es {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if s, ok := x.(*expr.Subquery); ok {
+				out = append(out, s)
+			}
+			return true
+		})
+	}
+	return out
 }
