@@ -11,6 +11,11 @@
 //     implicit casts (integer widths, varchar/text, unknown literals and
 //     parameters take their context's type) and infers $n types (Unknown
 //     where nothing constrains one).
+//   - A subquery in an expression (scalar, EXISTS, IN, ANY/ALL, ARRAY) is
+//     an expr.Subquery holding its own optimized, validated plan; a column
+//     it resolves in an enclosing query is an expr.OuterRef in that plan
+//     and an entry of the Subquery's Args (an expression over the
+//     enclosing row). EXPLAIN prints the plan as SubPlan n.
 //   - Every ASOF form of spec §1 becomes one AsofJoin node; a chain keyed
 //     off the same left input becomes one node with N rights (§2.7).
 //     Right-only ON conditions become a Filter on that right input (§2.5);
