@@ -294,9 +294,9 @@ func unparen(n ast.ExprNode) ast.ExprNode {
 	}
 }
 
-// nodeSubqueries returns the subquery expressions of n's own expressions
-// (not its children's), for EXPLAIN.
-func nodeSubqueries(n Node) []*expr.Subquery {
+// NodeSubqueries returns the subquery expressions of n's own expressions
+// (not its children's), in the order EXPLAIN prints them.
+func NodeSubqueries(n Node) []*expr.Subquery {
 	var es []expr.Expr
 	switch x := n.(type) {
 	case *Filter:

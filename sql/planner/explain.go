@@ -66,7 +66,7 @@ func explainNode(sb *strings.Builder, n Node, depth int) {
 	for _, c := range n.Children() {
 		explainNode(sb, c, depth+1)
 	}
-	for _, sq := range nodeSubqueries(n) { // bind_subquery.go
+	for _, sq := range NodeSubqueries(n) { // bind_subquery.go
 		fmt.Fprintf(sb, "%sSubPlan %d\n", strings.Repeat("  ", depth+1), sq.ID)
 		if p, ok := sq.Plan.(Node); ok {
 			explainNode(sb, p, depth+2)
