@@ -55,3 +55,21 @@ func TestSeries(t *testing.T) {
 	_, err := exec.NewSeries(memory.DefaultAllocator, "g", sqltypes.Int4Type, 1, 2, 0)
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
 }
+
+func TestUnnest(t *testing.T) {
+	s := func(v string) *string { return &v }
+	exectest.Run(t, exectest.Case{
+		Inputs: func(memory.Allocator) []arrow.RecordBatch { return nil },
+		Build: func(mem memory.Allocator, _ []exec.Operator) (exec.Operator, error) {
+			return exec.NewUnnest(mem, "u", []*string{s("a"), nil, s("")}), nil
+		},
+		Check: wantRows("a", "NULL", ""),
+	})
+	exectest.Run(t, exectest.Case{
+		Inputs: func(memory.Allocator) []arrow.RecordBatch { return nil },
+		Build: func(mem memory.Allocator, _ []exec.Operator) (exec.Operator, error) {
+			return exec.NewUnnest(mem, "u", nil), nil
+		},
+		Check: wantRows(),
+	})
+}

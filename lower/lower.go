@@ -157,6 +157,8 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		return b.window(n)
 	case *planner.Series:
 		return b.series(n) // subquery.go
+	case *planner.Unnest:
+		return b.unnest(n)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "plan node %T cannot be executed yet", n)
 }

@@ -110,3 +110,18 @@ func (b *builder) constant(e expr.Expr) (any, error) {
 }
 
 var emptySchema = arrow.NewSchema(nil, nil)
+
+// unnest builds unnest(array): the array is evaluated once, here.
+func (b *builder) unnest(n *planner.Unnest) (exec.Operator, error) {
+	v, err := b.constant(n.Array)
+	if err != nil {
+		return nil, err
+	}
+	var elems []*string
+	if v != nil { // unnest(NULL) has no rows
+		if _, elems, err = eval.ParseArray(v.(string)); err != nil {
+			return nil, err
+		}
+	}
+	return exec.NewUnnest(b.env.Mem, n.Cols[0].Name, elems), nil
+}

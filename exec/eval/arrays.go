@@ -21,7 +21,12 @@ var arrayFuncs = map[string][]sqltypes.Kind{
 	"array_lower":     {sqltypes.Text, sqltypes.Int4},
 	"array_upper":     {sqltypes.Text, sqltypes.Int4},
 	"array_subscript": {sqltypes.Text, sqltypes.Int8},
+	"array_cat":       {sqltypes.Text, sqltypes.Text},
 }
+
+// ParseArray returns the lower bound and elements (nil for NULL) of a
+// one-dimensional array in any of the forms above; 22P02 if malformed.
+func ParseArray(s string) (int, []*string, error) { return parseArray(s) }
 
 // parseArray returns an array's lower bound and elements (nil for NULL).
 func parseArray(s string) (int, []*string, error) {
@@ -109,6 +114,30 @@ func (c *compiler) compileArrayFunc(e *expr.Func) (node, bool, error) {
 			}
 			return int64(lb), nil
 		}
+	case "array_cat":
+		// Postgres' array || array: a NULL side gives the other side.
+		strict := false
+		f = func(v []any) (any, error) {
+			if v[0] == nil || v[1] == nil {
+				if v[0] == nil {
+					return v[1], nil
+				}
+				return v[0], nil
+			}
+			lb, l, err := parseArray(v[0].(string))
+			if err != nil {
+				return nil, err
+			}
+			rlb, r, err := parseArray(v[1].(string))
+			if err != nil {
+				return nil, err
+			}
+			if len(l) == 0 {
+				lb = rlb
+			}
+			return formatArray(lb, append(l, r...)), nil
+		}
+		return &rowFuncNode{args: args, t: e.T, strict: strict, f: f}, true, nil
 	case "array_subscript":
 		f = func(v []any) (any, error) {
 			lb, elems, err := parseArray(v[0].(string))

@@ -106,5 +106,9 @@ func TestArrayFunctions(t *testing.T) {
 		{"subscript out of range", fn("array_subscript", tt, txt("{4}"), i8(0)), "NULL|NULL|NULL|NULL", "", ""},
 		{"subscript vector from 0", fn("array_subscript", tt, txt("7 8"), i8(0)), "7|7|7|7", "", ""},
 		{"malformed", fn("array_upper", i4t, txt("{1"), i4(1)), "", "22P02", "malformed array literal"},
+		{"array_cat", fn("array_cat", tt, txt("{a}"), txt(`{"b c",NULL}`)), `{a,"b c",NULL}|{a,"b c",NULL}|{a,"b c",NULL}|{a,"b c",NULL}`, "", ""},
+		{"array_cat null side", fn("array_cat", tt, lit(tt, nil), txt("{x}")), "{x}|{x}|{x}|{x}", "", ""},
+		{"array_cat both null", fn("array_cat", tt, lit(tt, nil), lit(tt, nil)), "NULL|NULL|NULL|NULL", "", ""},
+		{"array_cat keeps lower bound", fn("array_cat", tt, txt("1 2"), txt("{3}")), "[0:2]={1,2,3}|[0:2]={1,2,3}|[0:2]={1,2,3}|[0:2]={1,2,3}", "", ""},
 	})
 }

@@ -127,9 +127,10 @@ var notAlias = map[string]bool{"where": true, "join": true, "on": true, "left": 
 	"fetch": true, "for": true}
 
 // seriesInFrom rewrites generate_series(args) [[AS] alias] at toks[i] to
-// (SELECT `#generate_series`(args) AS alias) alias; it returns the index
+// (SELECT `#generate_series`(args) AS alias) alias (marker names the
+// function: MarkerSeries or MarkerUnnest); it returns the index
 // to go on from (its arguments are rewritten as usual).
-func (p *pgPass) seriesInFrom(i int) (int, error) {
+func (p *pgPass) seriesInFrom(i int, marker string) (int, error) {
 	toks, e := p.toks, p.e
 	start := i
 	if i >= 2 && toks[i-1].isOp(".") && toks[i-2].is("pg_catalog") {
@@ -141,23 +142,26 @@ func (p *pgPass) seriesInFrom(i int) (int, error) {
 	if k < 0 {
 		return i, syntaxErrAt(p.src, toks, len(toks))
 	}
-	alias, aliasText, last := "generate_series", "", k
+	alias, aliasText, last := toks[i].val, "", k
 	switch {
 	case k+2 < len(toks) && toks[k+1].is("as") && (toks[k+2].kind == tkIdent || toks[k+2].kind == tkQIdent):
 		alias, last = toks[k+2].val, k+2
 	case k+1 < len(toks) && (toks[k+1].kind == tkIdent && !notAlias[toks[k+1].val] || toks[k+1].kind == tkQIdent):
 		alias, last = toks[k+1].val, k+1
 	default:
-		aliasText = " generate_series"
+		aliasText = " " + toks[i].val
 	}
 	if last+1 < len(toks) && toks[last+1].isOp("(") {
 		return i, posError(p.src, toks[last+1].start, sqlerr.FeatureNotSupported, "column alias lists for functions in FROM are not supported")
 	}
 	e.prepend(start, "(SELECT ")
-	e.replace(i, "`"+MarkerSeries+"`")
+	e.replace(i, "`"+marker+"`")
 	e.appendAfter(k, " AS "+quoteIdent(alias)+")"+aliasText)
 	return i, nil // the arguments are rewritten as usual
 }
+
+// MarkerUnnest is MarkerSeries' counterpart for unnest(array) in FROM.
+const MarkerUnnest = "#unnest"
 
 // MarkerSubscript is the function name the planner sees for x[i].
 const MarkerSubscript = "#subscript"

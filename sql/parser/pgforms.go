@@ -167,11 +167,12 @@ func (p *pgPass) run() error {
 			}
 			i = k + 1
 		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") && fromItemStart(toks, i):
-			// A function in FROM: generate_series; others are 0A000.
-			if !t.is("generate_series") {
+			// A function in FROM: generate_series and unnest; others are 0A000.
+			marker := map[string]string{"generate_series": MarkerSeries, "unnest": MarkerUnnest}[t.val]
+			if marker == "" || t.kind != tkIdent {
 				return posError(p.src, t.start, sqlerr.FeatureNotSupported, "function %s in FROM is not supported", t.val)
 			}
-			next, err := p.seriesInFrom(i)
+			next, err := p.seriesInFrom(i, marker)
 			if err != nil {
 				return err
 			}

@@ -172,7 +172,7 @@ func TestPostgresFormErrors(t *testing.T) {
 	}{
 		{"unknown cast type", "SELECT x::regproc", sqlerr.UndefinedObject, 11, "regproc"},
 		{"array slice", "SELECT x[1:2]", sqlerr.FeatureNotSupported, 11, "array slices"},
-		{"function in FROM", "SELECT * FROM unnest(a)", sqlerr.FeatureNotSupported, 15, "unnest in FROM"},
+		{"function in FROM", "SELECT * FROM json_each(a)", sqlerr.FeatureNotSupported, 15, "json_each in FROM"},
 		{"interval field qualifier", "SELECT INTERVAL '1' DAY", sqlerr.FeatureNotSupported, 21, "field qualifiers"},
 		{"mysql interval", "SELECT now() + INTERVAL 1 SECOND", sqlerr.SyntaxError, 25, `at or near "1"`},
 		{"cast without as", "SELECT CAST(x) FROM t", sqlerr.SyntaxError, 14, `at or near ")"`},

@@ -479,6 +479,8 @@ func requalify(n Node, alias string) {
 			setTable(x.Cols, alias)
 		case *Series:
 			setTable(x.Cols, alias)
+		case *Unnest:
+			setTable(x.Cols, alias)
 		case *Aggregate:
 			setTable(x.cols, alias)
 		}

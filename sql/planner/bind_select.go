@@ -58,8 +58,11 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	case s.Kind == ast.SelectStmtKindValues:
 		return b.bindValues(s)
 	}
-	if call, name, ok := seriesCall(s); ok {
-		return b.bindSeries(call, name) // series.go
+	if call, name, ok := seriesCall(s); ok { // series.go
+		if call.FnName.O == parser.MarkerUnnest {
+			return b.bindUnnest(call, name)
+		}
+		return b.bindSeries(call, name)
 	}
 	var from *rel
 	if s.From == nil {
@@ -386,8 +389,11 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos
 		}
-		if f, ok := e.(*expr.Func); ok {
+		if f, ok := e.(*expr.Func); ok && f.Name != "array_cat" { // array || array is an operator
 			return f.Name
+		}
+		if _, ok := e.(*expr.Func); ok {
+			return "?column?"
 		}
 		if bin, ok := e.(*expr.Binary); ok && bin.Op == expr.Concat {
 			return "?column?"

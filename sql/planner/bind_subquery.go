@@ -316,6 +316,8 @@ func NodeSubqueries(n Node) []*expr.Subquery {
 		}
 	case *Series:
 		es = append(es, x.Start, x.Stop, x.Step)
+	case *Unnest:
+		es = append(es, x.Array)
 	}
 	var out []*expr.Subquery
 	for _, e := range es {
@@ -327,4 +329,18 @@ func NodeSubqueries(n Node) []*expr.Subquery {
 		})
 	}
 	return out
+}
+
+// isArray reports whether e is known to be an array (ARRAY(subquery), a
+// ::type[] cast or an array concatenation): || then concatenates arrays.
+// Other arrays (catalog columns) are text to the planner, and || on two
+// of them concatenates text.
+func isArray(e expr.Expr) bool {
+	switch x := e.(type) {
+	case *expr.Subquery:
+		return x.Kind == expr.ArraySub
+	case *expr.Func:
+		return x.Name == "array_in" || x.Name == "array_cat"
+	}
+	return false
 }

@@ -166,6 +166,8 @@ func describe(n Node) string {
 		return s
 	case *Values:
 		return fmt.Sprintf("Values %d rows", len(x.Rows))
+	case *Unnest:
+		return "Unnest unnest(" + exprSQL(x.Array) + ")"
 	case *Series:
 		args := []expr.Expr{x.Start, x.Stop}
 		if x.Step != nil {

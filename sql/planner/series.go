@@ -36,7 +36,7 @@ func seriesCall(s *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
 	}
 	f := s.Fields.Fields[0]
 	call, ok := f.Expr.(*ast.FuncCallExpr)
-	if !ok || call.FnName.O != parser.MarkerSeries {
+	if !ok || call.FnName.O != parser.MarkerSeries && call.FnName.O != parser.MarkerUnnest {
 		return nil, "", false
 	}
 	return call, f.AsName.O, true
@@ -85,4 +85,38 @@ func (b *binder) seriesError(call *ast.FuncCallExpr, args []expr.Expr) error {
 	return sqlerr.New(sqlerr.UndefinedFunction, "function generate_series(%s) does not exist", strings.Join(ts, ", ")).
 		WithPosition(b.pos(call)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// Unnest is unnest(Array) as a FROM item: the elements of a text array
+// (Postgres' array text form, see sql/pgcatalog), in order, as TEXT.
+type Unnest struct {
+	Array expr.Expr
+	Cols  []Column
+}
+
+var _ Node = (*Unnest)(nil)
+
+func (u *Unnest) Schema() []Column                 { return u.Cols }
+func (u *Unnest) Children() []Node                 { return nil }
+func (u *Unnest) Ordering() ordering.Props         { return ordering.Props{} }
+func (u *Unnest) RequiredOrdering() []ordering.Lex { return nil }
+func (u *Unnest) PreservesOrder() []bool           { return nil }
+
+func (b *binder) bindUnnest(call *ast.FuncCallExpr, name string) (Node, error) {
+	c := &exprCtx{sc: &scope{}, clause: "functions in FROM"}
+	if len(call.Args) != 1 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unnest with %d arguments is not supported", len(call.Args)).WithPosition(b.pos(call))
+	}
+	arr, err := b.bindExpr(call.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function unnest(%s) does not exist", t).WithPosition(b.pos(call)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if arr, err = b.toText(arr, call.Args[0]); err != nil {
+		return nil, err
+	}
+	return &Unnest{Array: arr, Cols: []Column{{Name: name, Type: sqltypes.TextType, Nullable: true}}}, nil
 }
