@@ -462,8 +462,8 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 		if x.Name == "array_subscript" && et.Kind == sqltypes.Unknown {
 			// An element of an array of unknown element type (bind_subquery.go)
 			// is read as t, like an unknown literal.
-			x.T = sqltypes.TextType
-			return &expr.Cast{X: x, T: t}, nil
+			elem := &expr.Func{Name: x.Name, Args: x.Args, T: sqltypes.TextType}
+			return &expr.Cast{X: elem, T: t}, nil
 		}
 	case *expr.Param:
 		if et.Kind == sqltypes.Unknown {

@@ -191,6 +191,9 @@ func resolveUnknown(e expr.Expr) expr.Expr {
 	if l, ok := e.(*expr.Literal); ok {
 		return &expr.Literal{Value: l.Value, T: sqltypes.TextType}
 	}
+	if f, ok := e.(*expr.Func); ok && f.Name == "array_subscript" { // bind_subquery.go
+		return &expr.Func{Name: f.Name, Args: f.Args, T: sqltypes.TextType}
+	}
 	return e
 }
 
