@@ -88,6 +88,9 @@ type cteEnv struct {
 	cte    *ast.CommonTableExpression
 	// env is where the CTE's own query is bound (earlier CTEs only).
 	env *cteEnv
+	// outer is the enclosing query levels where the WITH clause stands
+	// (what the CTE's own query may refer to).
+	outer *outerScope
 }
 
 func (e *cteEnv) find(name string) *cteEnv {
@@ -203,7 +206,10 @@ func (b *binder) bindCTE(c *cteEnv) (Node, error) {
 	if c.cte.IsRecursive {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
 	}
+	saved := b.outer
+	b.outer = c.outer
 	node, err := b.bindQuery(c.cte.Query.Query, c.env)
+	b.outer = saved
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +254,7 @@ func (b *binder) withEnv(w *ast.WithClause, env *cteEnv) (*cteEnv, error) {
 			return nil, sqlerr.New("42712", "WITH query name \"%s\" specified more than once", c.Name.O)
 		}
 		seen[c.Name.O] = true
-		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env}
+		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env, outer: b.outer}
 	}
 	return env, nil
 }

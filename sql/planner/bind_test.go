@@ -48,6 +48,7 @@ func TestBindErrors(t *testing.T) {
 		{"subquery of two columns", `SELECT (SELECT 1, 2)`, sqlerr.SyntaxError, 0, `subquery must return only one column`},
 		{"IN subquery of two columns", `SELECT 1 IN (SELECT 1, 2)`, sqlerr.SyntaxError, 0, `subquery must return only one column`},
 		{"unknown column in a subquery", `SELECT (SELECT nope FROM events) FROM trades`, sqlerr.UndefinedColumn, 16, `column "nope" does not exist`},
+		{"a CTE does not see the subquery's outer query", `WITH c AS (SELECT sym FROM events) SELECT (SELECT count(*) FROM c) FROM trades`, sqlerr.UndefinedColumn, 19, `column "sym" does not exist`},
 		{"ungrouped outer column", `SELECT (SELECT price) FROM trades GROUP BY sym`, sqlerr.GroupingError, 16, `subquery uses ungrouped column "trades.price" from outer query`},
 		{"IN subquery types", `SELECT sym IN (SELECT t FROM events) FROM trades`, sqlerr.UndefinedFunction, 0, `operator does not exist: text = bigint`},
 		{"generate_series types", `SELECT * FROM generate_series('a'::text, 2)`, sqlerr.UndefinedFunction, 0, `function generate_series(text, integer) does not exist`},
