@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -83,7 +84,8 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 	}()
 	args := make([]any, len(arrs))
-	prevKey, runStart := "", 0
+	prevArgs := make([]any, len(arrs))
+	runStart := 0
 	var prev any
 	flush := func(end int) {
 		if end > runStart {
@@ -95,16 +97,16 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		for i, a := range arrs {
 			args[i] = valueAt(a, r)
 		}
-		key := fmt.Sprintf("%#v", args)
-		if r > 0 && key == prevKey {
+		if r > 0 && sameValues(args, prevArgs) { // the run goes on
 			continue
 		}
-		v, err := n.value(c.ctx, key, args)
+		v, err := n.value(c.ctx, fmt.Sprintf("%#v", args), args)
 		if err != nil {
 			return nil, err
 		}
 		flush(r)
-		prev, prevKey = v, key
+		prev = v
+		copy(prevArgs, args)
 	}
 	flush(rows)
 	if len(parts) == 1 {
@@ -116,6 +118,23 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		return constArray(c.mem, n.s.T, nil, 0), nil
 	}
 	return array.Concatenate(parts, c.mem)
+}
+
+// sameValues compares outer values as the cache key does.
+func sameValues(a, b []any) bool {
+	for i := range a {
+		x, xok := a[i].([]byte)
+		y, yok := b[i].([]byte)
+		switch {
+		case xok || yok:
+			if xok != yok || !bytes.Equal(x, y) || (x == nil) != (y == nil) {
+				return false
+			}
+		case a[i] != b[i]:
+			return false
+		}
+	}
+	return true
 }
 
 // value is the subquery's value for one combination of outer values.
