@@ -121,8 +121,8 @@ func TestEnginesAgreeWithReference(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			d := Generate(s, mem)
+			defer d.Release()
 			want := reference(t, d)
-			d.Release()
 			if !s.Lo.Unbounded || !s.Hi.Unbounded {
 				// Only a fully open range matches every left row here.
 				require.Greater(t, want.Nulls[0], int64(0), "shape must leave some left rows unmatched")
@@ -136,7 +136,8 @@ func TestEnginesAgreeWithReference(t *testing.T) {
 			defer probeMem.AssertSize(t, 0)
 			engines := []Engine{&OperatorEngine{}, &OperatorEngine{Serial: true},
 				&DuckDBEngine{DB: db, Threads: 1}, &DuckDBEngine{DB: db, Threads: 2}}
-			got, err := RunShape(ctx, s, engines, 2, mem, NewProbe(probeMem), io.Discard)
+			defer finish(t, engines, nil)
+			got, err := RunShape(ctx, s, d, engines, 2, NewProbe(probeMem), io.Discard)
 			require.NoError(t, err)
 			require.Equal(t, want.Summary.String(), got.Summary.String())
 			require.Len(t, got.Engines, len(engines))
@@ -164,11 +165,23 @@ func (w *wrongEngine) Run(ctx context.Context, p *Probe) (Measure, Summary, erro
 	return m, s, err
 }
 
+// finish ends engines as runShapes does, then closes adb (if any).
+func finish(t *testing.T, engines []Engine, adb *AsofDB) {
+	for i := len(engines) - 1; i >= 0; i-- {
+		require.NoError(t, engines[i].Finish())
+	}
+	if adb != nil {
+		require.NoError(t, adb.Close())
+	}
+}
+
 func TestRunShapeFailsOnDisagreement(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	s := smallShapes()[0]
-	_, err := RunShape(context.Background(), s, []Engine{&OperatorEngine{}, &wrongEngine{}}, 1, mem, NewProbe(mem), io.Discard)
+	d := Generate(s, mem)
+	defer d.Release()
+	_, err := RunShape(context.Background(), s, d, []Engine{&OperatorEngine{}, &wrongEngine{}}, 1, NewProbe(mem), io.Discard)
 	require.Error(t, err)
 	require.Equal(t, sqlerr.DataException, sqlerr.Code(err))
 	require.Contains(t, err.Error(), "asofsql and wrong disagree")
@@ -181,10 +194,19 @@ func TestRunShapeRejectsBadArguments(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	s := smallShapes()[0]
-	_, err := RunShape(context.Background(), s, []Engine{&OperatorEngine{}}, 0, mem, NewProbe(mem), io.Discard)
+	d := Generate(s, mem)
+	defer d.Release()
+	_, err := RunShape(context.Background(), s, d, []Engine{&OperatorEngine{}}, 0, NewProbe(mem), io.Discard)
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
-	_, err = RunShape(context.Background(), s, nil, 1, mem, NewProbe(mem), io.Discard)
+	_, err = RunShape(context.Background(), s, d, nil, 1, NewProbe(mem), io.Discard)
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
+	// The operator engine does not run operator shapes: no engine left.
+	q := QueryShapes[0]
+	_, err = RunShape(context.Background(), q, d, []Engine{&OperatorEngine{}}, 1, NewProbe(mem), io.Discard)
+	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
+	// Data generated for another shape is refused.
+	_, err = RunShape(context.Background(), smallShapes()[1], d, []Engine{&OperatorEngine{}}, 1, NewProbe(mem), io.Discard)
+	require.Equal(t, sqlerr.InternalError, sqlerr.Code(err))
 }
 
 // TestRunShapeReportsEngineErrors checks that an engine's refusal reaches
@@ -195,7 +217,9 @@ func TestRunShapeReportsEngineErrors(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	s := Shape{Name: "bad", Left: 100, Right: 100, Card: 3, Lo: asof.IntBound(5), Hi: asof.IntBound(-5), Rights: 1}
-	_, err := RunShape(ctx, s, []Engine{&OperatorEngine{}}, 1, mem, NewProbe(mem), io.Discard)
+	d := Generate(s, mem)
+	defer d.Release()
+	_, err := RunShape(ctx, s, d, []Engine{&OperatorEngine{}}, 1, NewProbe(mem), io.Discard)
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err))
 	require.Contains(t, err.Error(), "bad: asofsql run 0")
 
@@ -203,7 +227,9 @@ func TestRunShapeReportsEngineErrors(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	s.Lo, s.Hi = asof.IntBound(1), asof.IntBound(5)
-	_, err = RunShape(ctx, s, []Engine{&OperatorEngine{}, &DuckDBEngine{DB: db, Threads: 1}}, 1, mem, NewProbe(mem), io.Discard)
+	d2 := Generate(s, mem)
+	defer d2.Release()
+	_, err = RunShape(ctx, s, d2, []Engine{&OperatorEngine{}, &DuckDBEngine{DB: db, Threads: 1}}, 1, NewProbe(mem), io.Discard)
 	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
 	require.Contains(t, err.Error(), "prepare DuckDB 1T")
 }
@@ -406,9 +432,11 @@ func TestSelectShapes(t *testing.T) {
 		want []string
 		code string
 	}{
-		{in: "all", want: []string{"S1", "S2", "S3", "S4", "S5", "S6"}},
-		{in: "", want: []string{"S1", "S2", "S3", "S4", "S5", "S6"}},
+		{in: "all", want: []string{"S1", "S2", "S3", "S4", "S5", "S6", "F1", "F2", "O1", "O2", "T1", "G1", "G2", "G3"}},
+		{in: "", want: []string{"S1", "S2", "S3", "S4", "S5", "S6", "F1", "F2", "O1", "O2", "T1", "G1", "G2", "G3"}},
 		{in: "s1, S3,S1", want: []string{"S1", "S3"}},
+		{in: "asof", want: []string{"S1", "S2", "S3", "S4", "S5", "S6"}},
+		{in: "g2,ops", want: []string{"G2", "F1", "F2", "O1", "O2", "T1", "G1", "G3"}},
 		{in: "S7", code: sqlerr.InvalidParameterValue},
 		{in: "S1,", code: sqlerr.InvalidParameterValue},
 	}
@@ -486,10 +514,21 @@ func TestMedianAndTable(t *testing.T) {
 			{Engine: "DuckDB 1T", Times: []time.Duration{400 * time.Millisecond}, CPU: []time.Duration{800 * time.Millisecond}, PeakRSS: -1, PeakArrow: -1},
 		},
 	}})
-	require.Equal(t, `| shape | left × right | engine | median ms | ns/left row | CPU ns/left row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine |
-| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-| S1 | 524,288 × 524,288 | asofsql | 100.0 | 190.7 | 95.4 | 3.0 | 1.0 | — |
-| S1 | 524,288 × 524,288 | DuckDB 1T | 400.0 | 762.9 | 1525.9 | n/a | n/a | 0.25 |
+	WriteTable(&buf, []ShapeResult{{
+		Shape: QueryShapes[0],
+		Engines: []EngineResult{
+			{Engine: "asofsql SQL", Times: []time.Duration{200 * time.Millisecond}, CPU: []time.Duration{100 * time.Millisecond}, PeakRSS: -1, PeakArrow: -1},
+			{Engine: "DuckDB 2T", Times: []time.Duration{100 * time.Millisecond}, CPU: []time.Duration{200 * time.Millisecond}, PeakRSS: -1, PeakArrow: -1},
+		},
+	}})
+	require.Equal(t, `| shape | rows | engine | median ms | ns/row | CPU ns/row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine | asofsql/engine CPU |
+| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| S1 | 524,288 × 524,288 | asofsql | 100.0 | 190.7 | 95.4 | 3.0 | 1.0 | — | — |
+| S1 | 524,288 × 524,288 | DuckDB 1T | 400.0 | 762.9 | 1525.9 | n/a | n/a | 0.25 | 0.06 |
+| shape | rows | engine | median ms | ns/row | CPU ns/row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine | asofsql/engine CPU |
+| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| F1 | 10M | asofsql SQL | 200.0 | 19.1 | 9.5 | n/a | n/a | — | — |
+| F1 | 10M | DuckDB 2T | 100.0 | 9.5 | 19.1 | n/a | n/a | 2.00 | 0.50 |
 `, buf.String())
 	require.Equal(t, "10M", rowsString(10<<20))
 	require.Equal(t, "1,000", rowsString(1000))

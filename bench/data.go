@@ -68,8 +68,14 @@ func (d *Dataset) Bytes() int64 {
 // seed 1 and right input i with seed 2+i, as exec/asof's BenchmarkJoin
 // does. A right input with fewer rows than the left is spread over the same
 // time span by multiplying its t by Left/Right.
+//
+// An operator shape's data is table t alone (GenerateTable), as Left.
 func Generate(s Shape, mem memory.Allocator) *Dataset {
 	d := &Dataset{Shape: s}
+	if s.IsQuery() {
+		d.Left = GenerateTable(s.Left, mem)
+		return d
+	}
 	d.Left = genInput(mem, "l", "lp", s.Left, s.Card, s.StrKeys, 1, 1)
 	step := int64(1)
 	if s.Right < s.Left {

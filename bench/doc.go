@@ -19,9 +19,14 @@
 //   - prints a Markdown table of median times, ns per left row, peak RSS
 //     growth, asofsql's peak Arrow memory and the ratio asofsql/DuckDB.
 //
-// Engines implement Engine; asofsql is run as the exec/asof operator
-// (OperatorEngine) until the embedded SQL API exists, when a second
-// asofsql engine running the SQL text belongs beside it.
+// It also runs issue 6's SQL operator shapes (QueryShapes: filter+project,
+// sorts, top-N, GROUP BY on one 10M-row table) through asofsql's embedded
+// SQL API and DuckDB with exact answer checks (QuerySpec), and S1 through
+// the SQL API and the wire server with pgx (binary and text results).
+//
+// Engines implement Engine: OperatorEngine (exec/asof directly),
+// SQLEngine (DB.Query), WireEngine (pgx against the wire server) and
+// DuckDBEngine.
 //
 // Example (a quick run at 1% of the sizes, three timed runs):
 //

@@ -86,11 +86,22 @@ func (d *DuckDB) Unload(ctx context.Context) error {
 }
 
 func (d *DuckDB) loadInput(ctx context.Context, in Input) error {
-	keyType := "BIGINT"
-	if in.Schema.Field(1).Type.ID() != arrow.INT64 {
-		keyType = "VARCHAR"
+	var cols []string
+	for _, f := range in.Schema.Fields() {
+		var t string
+		switch f.Type.ID() {
+		case arrow.INT64:
+			t = "BIGINT"
+		case arrow.FLOAT64:
+			t = "DOUBLE"
+		case arrow.STRING:
+			t = "VARCHAR"
+		default:
+			return sqlerr.New(sqlerr.DatatypeMismatch, "input %s: column %s has type %s; want int64, float64 or utf8", in.Name, f.Name, f.Type)
+		}
+		cols = append(cols, f.Name+" "+t)
 	}
-	ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (t BIGINT, k %s, %s DOUBLE)", in.Name, keyType, in.Schema.Field(2).Name)
+	ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", in.Name, strings.Join(cols, ", "))
 	if _, err := d.conn.ExecContext(ctx, ddl); err != nil {
 		return err
 	}
@@ -103,24 +114,23 @@ func (d *DuckDB) loadInput(ctx context.Context, in Input) error {
 		if err != nil {
 			return err
 		}
+		row := make([]driver.Value, len(cols))
 		for _, b := range in.Batches {
-			ts, ok1 := b.Column(0).(*array.Int64)
-			ps, ok2 := b.Column(2).(*array.Float64)
-			ik, _ := b.Column(1).(*array.Int64)
-			sk, _ := b.Column(1).(*array.String)
-			if !ok1 || !ok2 || (ik == nil && sk == nil) {
-				app.Close()
-				return sqlerr.New(sqlerr.DatatypeMismatch, "input %s has columns %s, %s, %s; want int64, int64 or utf8, float64",
-					in.Name, b.Column(0).DataType(), b.Column(1).DataType(), b.Column(2).DataType())
-			}
 			for i := 0; i < int(b.NumRows()); i++ {
-				var k driver.Value
-				if ik != nil {
-					k = ik.Value(i)
-				} else {
-					k = sk.Value(i)
+				for j, c := range b.Columns() {
+					switch c := c.(type) {
+					case *array.Int64:
+						row[j] = c.Value(i)
+					case *array.Float64:
+						row[j] = c.Value(i)
+					case *array.String:
+						row[j] = c.Value(i)
+					default:
+						app.Close()
+						return sqlerr.New(sqlerr.DatatypeMismatch, "input %s: column %d has type %s", in.Name, j, c.DataType())
+					}
 				}
-				if err := app.AppendRow(ts.Value(i), k, ps.Value(i)); err != nil {
+				if err := app.AppendRow(row...); err != nil {
 					app.Close()
 					return err
 				}
@@ -135,19 +145,22 @@ type DuckDBEngine struct {
 	DB      *DuckDB
 	Threads int
 	query   string
-	rights  int
+	shape   Shape
 }
 
 var _ Engine = (*DuckDBEngine)(nil)
 
 func (e *DuckDBEngine) Name() string { return fmt.Sprintf("DuckDB %dT", e.Threads) }
 
+// Supports: every shape (a range it cannot spell fails in Prepare).
+func (e *DuckDBEngine) Supports(Shape) bool { return true }
+
 func (e *DuckDBEngine) Prepare(ctx context.Context, ds *Dataset) error {
-	q, err := JoinSQL(ds.Shape)
+	q, err := ShapeSQL(ds.Shape)
 	if err != nil {
 		return err
 	}
-	e.query, e.rights = q, ds.Shape.Rights
+	e.query, e.shape = q, ds.Shape
 	return e.DB.Load(ctx, ds)
 }
 
@@ -176,19 +189,23 @@ func (e *DuckDBEngine) Run(ctx context.Context, p *Probe) (Measure, Summary, err
 }
 
 func (e *DuckDBEngine) summary(ctx context.Context) (Summary, error) {
-	row := e.DB.conn.QueryRowContext(ctx, ChecksumSQL("temp.out", e.rights))
-	dest := make([]any, 1+2*e.rights)
+	if e.shape.IsQuery() {
+		return e.querySummary(ctx)
+	}
+	rights := e.shape.Rights
+	row := e.DB.conn.QueryRowContext(ctx, ChecksumSQL("temp.out", rights))
+	dest := make([]any, 1+2*rights)
 	var rows int64
-	nulls := make([]int64, e.rights)
-	sums := make([]string, e.rights)
+	nulls := make([]int64, rights)
+	sums := make([]string, rights)
 	dest[0] = &rows
-	for i := 0; i < e.rights; i++ {
+	for i := 0; i < rights; i++ {
 		dest[1+2*i], dest[2+2*i] = &nulls[i], &sums[i]
 	}
 	if err := row.Scan(dest...); err != nil {
 		return Summary{}, fmt.Errorf("DuckDB summary: %w", err)
 	}
-	s := Summary{Rows: rows, Nulls: nulls, Sums: make([]Sum128, e.rights)}
+	s := Summary{Rows: rows, Nulls: nulls, Sums: make([]Sum128, rights)}
 	for i, v := range sums {
 		var err error
 		if s.Sums[i], err = ParseSum128(v); err != nil {
@@ -196,6 +213,36 @@ func (e *DuckDBEngine) summary(ctx context.Context) (Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// querySummary checks an operator shape's result table (QuerySpec): the
+// same checksum as QuerySummarizer, and no wrong average or row out of
+// order (the table keeps the query's row order: DuckDB preserves insertion
+// order, and rowid numbers the rows in it).
+func (e *DuckDBEngine) querySummary(ctx context.Context) (Summary, error) {
+	spec := e.shape.Query
+	var rows, avgBad int64
+	var sum string
+	if err := e.DB.conn.QueryRowContext(ctx, QuerySummarySQL("temp.out", spec)).Scan(&rows, &sum, &avgBad); err != nil {
+		return Summary{}, fmt.Errorf("DuckDB summary: %w", err)
+	}
+	if avgBad != 0 {
+		return Summary{}, sqlerr.New(sqlerr.DataException, "DuckDB: %d result rows have an average other than sum / count", avgBad)
+	}
+	if q := QueryOrderSQL("temp.out", spec); q != "" {
+		var bad int64
+		if err := e.DB.conn.QueryRowContext(ctx, q).Scan(&bad); err != nil {
+			return Summary{}, fmt.Errorf("DuckDB order check: %w", err)
+		}
+		if bad != 0 {
+			return Summary{}, sqlerr.New(sqlerr.DataException, "DuckDB: %d result rows are out of order", bad)
+		}
+	}
+	cs, err := ParseSum128(sum)
+	if err != nil {
+		return Summary{}, err
+	}
+	return Summary{Rows: rows, Sums: []Sum128{cs}}, nil
 }
 
 // ChecksumSQL computes Summary over a result table with columns t, rt1,

@@ -9,16 +9,18 @@ import (
 )
 
 // Engine runs a shape's join. The harness calls Prepare once per dataset
-// (not timed), Run once per timed repetition, and Finish when the shape is
-// done. Run must time only the join producing the full, materialised
+// (not timed), Run once per timed repetition, and Finish when the dataset
+// is released (shapes on the same data share it). Run must time only the join producing the full, materialised
 // result: it calls p.Begin just before and p.End just after, and builds
 // the Summary after End.
 //
-// An "asofsql via the embedded SQL API" engine belongs next to
-// OperatorEngine once that API exists: it would load the dataset into
-// ordered tables in Prepare and run the same SELECT as DuckDB in Run.
+// Engines: OperatorEngine (the bare exec/asof operator), SQLEngine
+// (asofsql's embedded SQL API over tables in its catalog), WireEngine
+// (the same through the wire server and pgx) and DuckDBEngine.
 type Engine interface {
 	Name() string
+	// Supports reports whether the engine runs this shape at all.
+	Supports(s Shape) bool
 	Prepare(ctx context.Context, d *Dataset) error
 	Run(ctx context.Context, p *Probe) (Measure, Summary, error)
 	Finish() error
@@ -43,6 +45,9 @@ func (e *OperatorEngine) Name() string {
 	}
 	return "asofsql"
 }
+
+// Supports: the ASOF shapes.
+func (e *OperatorEngine) Supports(s Shape) bool { return !s.IsQuery() }
 
 func (e *OperatorEngine) Prepare(_ context.Context, d *Dataset) error {
 	e.d = d

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -45,32 +44,38 @@ type ShapeResult struct {
 	Engines []EngineResult
 }
 
-// RunShape generates the shape's data with mem, prepares every engine,
-// and runs each engine's join once untimed (warm-up and peak-RSS
-// measurement), then runs times. Every run's summary must equal the first
-// engine's first one, else RunShape stops with a 22000 error showing both.
-func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memory.Allocator, probe *Probe, log io.Writer) (ShapeResult, error) {
+// RunShape runs shape s on ds (its data, or data with the same DataKey)
+// with every engine that supports s: it prepares them, and runs each
+// engine's query once untimed (warm-up and peak-RSS measurement), then
+// runs times. Every run's summary must equal the first engine's first
+// one, else RunShape stops with a 22000 error showing both. The caller
+// calls the engines' Finish when it releases ds.
+func RunShape(ctx context.Context, s Shape, ds *Dataset, all []Engine, runs int, probe *Probe, log io.Writer) (ShapeResult, error) {
 	res := ShapeResult{Shape: s}
 	if runs < 1 {
 		return res, sqlerr.New(sqlerr.InvalidParameterValue, "-runs must be at least 1, got %d", runs)
 	}
+	var engines []Engine
+	for _, e := range all {
+		if e.Supports(s) {
+			engines = append(engines, e)
+		}
+	}
 	if len(engines) == 0 {
-		return res, sqlerr.New(sqlerr.InvalidParameterValue, "no engine to run")
+		return res, sqlerr.New(sqlerr.InvalidParameterValue, "no engine to run %s", s.Name)
 	}
-	t0 := time.Now()
-	ds := Generate(s, mem)
-	defer ds.Release()
-	fmt.Fprintf(log, "%s: generated %d left + %d×%d right rows (%.0f MiB) in %v\n",
-		s.Name, s.Left, s.Rights, s.Right, float64(ds.Bytes())/(1<<20), time.Since(t0).Round(time.Millisecond))
-	for _, e := range engines {
-		defer e.Finish()
+	if ds.Shape.DataKey() != s.DataKey() {
+		return res, sqlerr.New(sqlerr.InternalError, "%s: data generated for %s", s.Name, ds.Shape.DataKey())
 	}
+	ds.Shape = s
 	for _, e := range engines {
 		t0 := time.Now()
 		if err := e.Prepare(ctx, ds); err != nil {
 			return res, fmt.Errorf("%s: prepare %s: %w", s.Name, e.Name(), err)
 		}
-		fmt.Fprintf(log, "%s: %s ready in %v\n", s.Name, e.Name(), time.Since(t0).Round(time.Millisecond))
+		if d := time.Since(t0); d > time.Second {
+			fmt.Fprintf(log, "%s: %s ready in %v\n", s.Name, e.Name(), d.Round(time.Millisecond))
+		}
 	}
 	res.Engines = make([]EngineResult, len(engines))
 	for i, e := range engines {
@@ -123,31 +128,39 @@ func RunShape(ctx context.Context, s Shape, engines []Engine, runs int, mem memo
 	return res, nil
 }
 
-// WriteTable prints the results as a Markdown table. The ratio column is
-// the first engine's (asofsql's) median over this engine's: below 1 means
-// asofsql is faster. CPU ns/left row is the median of the runs' process
-// CPU time: with two threads it counts both.
+// WriteTable prints the results as a Markdown table. The ratio columns
+// are the shape's first engine's (asofsql's: the operator for ASOF shapes,
+// SQL for the operator shapes) median over this engine's, in wall and in
+// CPU time: below 1 means asofsql is faster. CPU ns/row is the median of
+// the runs' process CPU time: with two threads it counts both. "row" is a
+// left row of an ASOF join, a row of table t for the operator shapes.
 func WriteTable(w io.Writer, results []ShapeResult) {
-	fmt.Fprintln(w, "| shape | left × right | engine | median ms | ns/left row | CPU ns/left row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine |")
-	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| shape | rows | engine | median ms | ns/row | CPU ns/row | peak RSS Δ MiB | Arrow peak MiB | asofsql/engine | asofsql/engine CPU |")
+	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range results {
 		if len(r.Engines) == 0 {
 			continue
 		}
-		base := r.Engines[0].Median()
+		base, baseCPU := r.Engines[0].Median(), median(r.Engines[0].CPU)
 		sizes := fmt.Sprintf("%s × %d×%s", rowsString(r.Shape.Left), r.Shape.Rights, rowsString(r.Shape.Right))
-		if r.Shape.Rights == 1 {
+		switch {
+		case r.Shape.IsQuery():
+			sizes = rowsString(r.Shape.Left)
+		case r.Shape.Rights == 1:
 			sizes = rowsString(r.Shape.Left) + " × " + rowsString(r.Shape.Right)
 		}
 		for i, e := range r.Engines {
-			med := e.Median()
-			ratio := "—"
+			med, cpu := e.Median(), median(e.CPU)
+			ratio, ratioCPU := "—", "—"
 			if i > 0 && med > 0 {
 				ratio = fmt.Sprintf("%.2f", float64(base)/float64(med))
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %.1f | %.1f | %.1f | %s | %s | %s |\n",
+			if i > 0 && cpu > 0 {
+				ratioCPU = fmt.Sprintf("%.2f", float64(baseCPU)/float64(cpu))
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %.1f | %.1f | %.1f | %s | %s | %s | %s |\n",
 				r.Shape.Name, sizes, e.Engine, float64(med)/1e6, float64(med)/float64(r.Shape.Left),
-				float64(median(e.CPU))/float64(r.Shape.Left), mib(e.PeakRSS), mib(e.PeakArrow), ratio)
+				float64(cpu)/float64(r.Shape.Left), mib(e.PeakRSS), mib(e.PeakArrow), ratio, ratioCPU)
 		}
 	}
 }

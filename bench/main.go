@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -45,16 +46,20 @@ type config struct {
 	runs    int
 	threads []int
 	serial  bool
+	wire    bool
+	cpuProf string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	shapes := fs.String("shapes", "all", "comma-separated shapes to run (S1..S6) or all")
+	shapes := fs.String("shapes", "all", "comma-separated shapes to run (S1..S6, F1, F2, O1, O2, T1, G1..G3), or the groups asof, ops, all")
 	scale := fs.Float64("scale", 1, "multiply every shape's row counts by this (e.g. 0.01 for a quick run)")
 	runs := fs.Int("runs", 5, "timed runs per engine and shape; the median is reported")
 	threads := fs.String("threads", "1,2", "DuckDB thread counts to run, comma-separated (empty: no DuckDB)")
 	serial := fs.Bool("serial", false, "also run asofsql with every right input on one goroutine")
+	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (never commit it)")
+	wire := fs.Bool("wire", true, "also run S1 through the wire server with pgx (binary and text results)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
 	}
@@ -62,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, sqlerr.New(sqlerr.InvalidParameterValue, "unexpected argument %q", fs.Arg(0)).
 			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
 	}
-	c := config{scale: *scale, runs: *runs, serial: *serial}
+	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
 	}
@@ -92,9 +97,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	probe := NewProbe(memory.NewGoAllocator())
 	engines := []Engine{&OperatorEngine{}}
 	if c.serial {
 		engines = append(engines, &OperatorEngine{Serial: true})
+	}
+	adb := NewAsofDB(probe.Tracker())
+	defer adb.Close()
+	engines = append(engines, &SQLEngine{DB: adb})
+	if c.wire {
+		engines = append(engines, &WireEngine{DB: adb, Binary: true}, &WireEngine{DB: adb})
 	}
 	duckVersion := "not run"
 	if len(c.threads) > 0 {
@@ -114,20 +126,72 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "command: bench %s\n", strings.Join(args, " "))
 	fmt.Fprintf(stdout, "%s, GOMAXPROCS %d, %s; DuckDB %s; load average at start: %s\n\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), cpuModel(), duckVersion, loadAvg())
-	var results []ShapeResult
-	probe := NewProbe(memory.NewGoAllocator())
-	for _, s := range c.shapes {
-		r, err := RunShape(ctx, s.Scaled(c.scale), engines, c.runs, memory.NewGoAllocator(), probe, stderr)
+	if c.cpuProf != "" {
+		f, err := os.Create(c.cpuProf)
 		if err != nil {
 			return err
 		}
-		results = append(results, r)
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	results, err := runShapes(ctx, c, engines, adb, probe, stderr)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "Median of %d runs; load average at end: %s.\n\n", c.runs, loadAvg())
 	WriteTable(stdout, results)
 	fmt.Fprintln(stdout, "\nEvery engine gave the same answer in every run:")
 	WriteChecks(stdout, results)
 	return nil
+}
+
+// runShapes runs every selected shape, generating each dataset once for
+// the consecutive shapes that share it (the operator shapes all run on
+// table t) and finishing the engines and closing adb when it is released.
+func runShapes(ctx context.Context, c config, engines []Engine, adb *AsofDB, probe *Probe, log io.Writer) ([]ShapeResult, error) {
+	var results []ShapeResult
+	var ds *Dataset
+	release := func() error {
+		if ds == nil {
+			return nil
+		}
+		var err error
+		for i := len(engines) - 1; i >= 0; i-- {
+			if ferr := engines[i].Finish(); err == nil {
+				err = ferr
+			}
+		}
+		if cerr := adb.Close(); err == nil {
+			err = cerr
+		}
+		ds.Release()
+		ds = nil
+		return err
+	}
+	defer release()
+	for _, s := range c.shapes {
+		s = s.Scaled(c.scale)
+		if ds != nil && ds.Shape.DataKey() != s.DataKey() {
+			if err := release(); err != nil {
+				return nil, err
+			}
+		}
+		if ds == nil {
+			t0 := time.Now()
+			ds = Generate(s, memory.NewGoAllocator())
+			fmt.Fprintf(log, "%s: generated %s (%.0f MiB) in %v\n", s.Name, s.DataKey(),
+				float64(ds.Bytes())/(1<<20), time.Since(t0).Round(time.Millisecond))
+		}
+		r, err := RunShape(ctx, s, ds, engines, c.runs, probe, log)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, release()
 }
 
 func loadAvg() string {

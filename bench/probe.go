@@ -59,6 +59,11 @@ func (p *Probe) Allocator() memory.Allocator {
 	return p.alloc
 }
 
+// Tracker is the probe's counting allocator, for a component that
+// allocates outside the timed runs too (a database holding its tables):
+// give it Tracker, and call Allocator in each run to report PeakArrow.
+func (p *Probe) Tracker() memory.Allocator { return p.alloc }
+
 // MeasureRSS makes the next Begin/End pair measure peak RSS. It is for an
 // untimed warm-up run only: it returns the Go heap's free pages to the OS,
 // and the page faults that follow would make a timed Go run pay a cost

@@ -33,6 +33,11 @@ type Summary struct {
 func (s Summary) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rows=%d", s.Rows)
+	if s.Nulls == nil && len(s.Sums) == 1 {
+		// An operator shape's summary (QuerySummarizer).
+		fmt.Fprintf(&b, " checksum=%s", s.Sums[0])
+		return b.String()
+	}
 	for i := range s.Nulls {
 		fmt.Fprintf(&b, " r%d: nulls=%d checksum=%s", i+1, s.Nulls[i], s.Sums[i])
 	}

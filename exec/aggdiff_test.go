@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/eval"
@@ -44,6 +45,9 @@ func TestHashVersusStreamAggregate(t *testing.T) {
 				tcol{"v", sqltypes.Float8Type, cell(10, func() string { return fmt.Sprint(rng.IntN(1000)) })},
 				tcol{"s", sqltypes.TextType, cell(10, func() string { return fmt.Sprintf("s%d", rng.IntN(7)) })},
 				tcol{"q", sqltypes.Int8Type, cell(0, func() string { return fmt.Sprint(rng.IntN(50) - 25) })},
+				// Many int8 groups: the hash table grows several times.
+				tcol{"w", sqltypes.Int8Type, cell(5, func() string { return fmt.Sprint(rng.IntN(3000) - 1500) })},
+				tcol{"h", sqltypes.Int2Type, cell(5, func() string { return fmt.Sprint(rng.IntN(groups) - 30) })},
 			)
 			defer tbl.Release()
 			k := &expr.Column{Index: 0, Name: "k", T: sqltypes.Int4Type}
@@ -56,30 +60,39 @@ func TestHashVersusStreamAggregate(t *testing.T) {
 				agg("sum", true, q), agg("first", false, v), agg("last", false, s), agg("stddev", false, q),
 				agg("bool_or", false, &expr.IsNull{X: s}),
 			}
-			run := func(stream bool) []string {
-				layout := exectest.Layout{Seed: seed, Empty: true}
-				src := exec.NewBatches(tbl.Schema(), exectest.Split(tbl, layout, 0))
-				var op exec.Operator
-				var err error
-				if stream {
-					var srt exec.Operator
-					srt, err = exec.NewSort(src, mem, []exec.SortKey{{Col: 0}}, exec.SortOptions{BatchSize: 1 + rng.IntN(50)})
-					require.NoError(t, err)
-					op, err = exec.NewStreamAggregate(srt, mem, []expr.Expr{k}, []string{"k"}, aggs, eval.Env{}, exec.AggOptions{})
-				} else {
-					op, err = exec.NewHashAggregate(src, mem, []expr.Expr{k}, []string{"k"}, aggs, eval.Env{}, exec.AggOptions{BatchSize: 7})
-				}
-				require.NoError(t, err)
-				got, err := exectest.Collect(context.Background(), op, mem)
-				require.NoError(t, err)
-				defer got.Release()
-				rows := pgRows(got)
-				slices.Sort(rows)
-				return rows
+			keys := []*expr.Column{k, s, q,
+				{Index: 4, Name: "w", T: sqltypes.Int8Type}, {Index: 5, Name: "h", T: sqltypes.Int2Type}}
+			for _, key := range keys {
+				t.Run(key.Name, func(t *testing.T) {
+					hash, stream := runAgg(t, mem, rng, tbl, seed, key, aggs, false), runAgg(t, mem, rng, tbl, seed, key, aggs, true)
+					require.Equal(t, hash, stream)
+					require.NotEmpty(t, hash)
+				})
 			}
-			hash, stream := run(false), run(true)
-			require.Equal(t, hash, stream)
-			require.NotEmpty(t, hash)
 		})
 	}
+}
+
+// runAgg aggregates tbl grouped by key, by hash or (after a stable sort)
+// streaming, over random batch splits, and returns the result rows sorted.
+func runAgg(t *testing.T, mem memory.Allocator, rng *rand.Rand, tbl arrow.RecordBatch, seed uint64, key *expr.Column, aggs []exec.AggSpec, stream bool) []string {
+	layout := exectest.Layout{Seed: seed, Empty: true}
+	src := exec.NewBatches(tbl.Schema(), exectest.Split(tbl, layout, 0))
+	var op exec.Operator
+	var err error
+	if stream {
+		var srt exec.Operator
+		srt, err = exec.NewSort(src, mem, []exec.SortKey{{Col: key.Index}}, exec.SortOptions{BatchSize: 1 + rng.IntN(50)})
+		require.NoError(t, err)
+		op, err = exec.NewStreamAggregate(srt, mem, []expr.Expr{key}, []string{key.Name}, aggs, eval.Env{}, exec.AggOptions{})
+	} else {
+		op, err = exec.NewHashAggregate(src, mem, []expr.Expr{key}, []string{key.Name}, aggs, eval.Env{}, exec.AggOptions{BatchSize: 7})
+	}
+	require.NoError(t, err)
+	got, err := exectest.Collect(context.Background(), op, mem)
+	require.NoError(t, err)
+	defer got.Release()
+	rows := pgRows(got)
+	slices.Sort(rows)
+	return rows
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/big"
+	"math/bits"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -115,7 +116,17 @@ func grow[T any](s []T, n int) []T {
 	if n <= len(s) {
 		return s[:n]
 	}
-	return append(s, make([]T, n-len(s))...)
+	if n > cap(s) {
+		// Double: groups arrive a batch at a time, and append's 1.25x
+		// growth of large slices copied the state many times over.
+		ns := make([]T, n, max(n, 2*cap(s)))
+		copy(ns, s)
+		return ns
+	}
+	old := len(s)
+	s = s[:n]
+	clear(s[old:])
+	return s
 }
 
 func keep1[T any](s []T, g int) []T {
@@ -191,12 +202,73 @@ type decSumAcc struct {
 	in, out sqltypes.Type
 	avg     bool
 	sum     []decimal128.Num
-	cnt     []int64
+	// part holds, for integer arguments, the part of each group's sum
+	// not yet folded into sum: int64 additions until one would overflow.
+	part []int64
+	cnt  []int64
 }
 
-func (a *decSumAcc) resize(n int)      { a.sum, a.cnt = grow(a.sum, n), grow(a.cnt, n) }
-func (a *decSumAcc) keep(g int)        { a.sum, a.cnt = keep1(a.sum, g), keep1(a.cnt, g) }
-func (a *decSumAcc) groupBytes() int64 { return 24 }
+func (a *decSumAcc) resize(n int) {
+	a.sum, a.cnt = grow(a.sum, n), grow(a.cnt, n)
+	if a.in.Kind != sqltypes.Numeric {
+		a.part = grow(a.part, n)
+	}
+}
+
+func (a *decSumAcc) keep(g int) {
+	a.sum, a.cnt = keep1(a.sum, g), keep1(a.cnt, g)
+	if a.part != nil {
+		a.part = keep1(a.part, g)
+	}
+}
+
+func (a *decSumAcc) groupBytes() int64 { return 32 }
+
+// settle folds the int64 parts into the 128-bit sums.
+func (a *decSumAcc) settle() error {
+	for g, p := range a.part {
+		if p != 0 {
+			if err := a.fold(g, p); err != nil {
+				return err
+			}
+			a.part[g] = 0
+		}
+	}
+	return nil
+}
+
+func (a *decSumAcc) fold(g int, p int64) error {
+	v := decimal128.FromI64(p)
+	s := a.sum[g].Add(v)
+	if (v.Sign() > 0 && s.Less(a.sum[g])) || (v.Sign() < 0 && s.Greater(a.sum[g])) {
+		return sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
+			WithDetail("The sum does not fit in 128 bits.")
+	}
+	a.sum[g] = s
+	return nil
+}
+
+// addInts adds integer arguments through the int64 parts.
+func addInts[T int16 | int32 | int64](a *decSumAcc, gids []int32, vals []T, arg arrow.Array) error {
+	nulls := arg.NullN() > 0
+	part, cnt := a.part, a.cnt
+	for i, g := range gids {
+		if g < 0 || (nulls && arg.IsNull(i)) {
+			continue
+		}
+		v, p := int64(vals[i]), part[g]
+		s := p + v
+		if (v > 0 && s < p) || (v < 0 && s > p) {
+			if err := a.fold(int(g), p); err != nil {
+				return err
+			}
+			s = v
+		}
+		part[g] = s
+		cnt[g]++
+	}
+	return nil
+}
 
 func inScale(t sqltypes.Type) int32 {
 	if t.Kind == sqltypes.Numeric {
@@ -229,18 +301,14 @@ func (a *decSumAcc) add(gids []int32, arg arrow.Array) error {
 				}
 			}
 		}
+	case sqltypes.Int2:
+		return addInts(a, gids, eval.FixedValues[int16](arg), arg)
+	case sqltypes.Int4:
+		return addInts(a, gids, eval.FixedValues[int32](arg), arg)
+	case sqltypes.Int8:
+		return addInts(a, gids, eval.FixedValues[int64](arg), arg)
 	default:
-		vals, err := readIntCol(arg, a.in)
-		if err != nil {
-			return err
-		}
-		for i, g := range gids {
-			if g >= 0 && arg.IsValid(i) {
-				if err := addOne(g, decimal128.FromI64(vals[i])); err != nil {
-					return err
-				}
-			}
-		}
+		return sqlerr.New(sqlerr.InternalError, "aggregate: integer argument expected, got %s", a.in)
 	}
 	return nil
 }
@@ -264,7 +332,22 @@ func readIntCol(a arrow.Array, t sqltypes.Type) ([]int64, error) {
 	return out, nil
 }
 
-func pow10(n int32) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+// pow10s caches the powers of ten the decimal results need.
+var pow10s = func() []*big.Int {
+	p := make([]*big.Int, 80)
+	for i := range p {
+		p[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(i)), nil)
+	}
+	return p
+}()
+
+// pow10 is 10^n; the result may be shared: callers must not modify it.
+func pow10(n int32) *big.Int {
+	if n >= 0 && int(n) < len(pow10s) {
+		return pow10s[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
 
 // roundDiv is num/den rounded half away from zero.
 func roundDiv(num, den *big.Int) *big.Int {
@@ -302,6 +385,9 @@ func decResult(b *array.Decimal128Builder, v *big.Int, from int32, out sqltypes.
 }
 
 func (a *decSumAcc) finish(mem memory.Allocator, n int) (arrow.Array, error) {
+	if err := a.settle(); err != nil {
+		return nil, err
+	}
 	s := inScale(a.in)
 	if a.out.Kind == sqltypes.Int8 {
 		vals := make([]int64, n)
@@ -310,19 +396,25 @@ func (a *decSumAcc) finish(mem memory.Allocator, n int) (arrow.Array, error) {
 			if a.cnt[g] == 0 {
 				continue
 			}
-			v := a.sum[g].BigInt()
-			if !v.IsInt64() {
+			v := a.sum[g]
+			if !((v.HighBits() == 0 && v.LowBits() < 1<<63) || (v.HighBits() == -1 && v.LowBits() >= 1<<63)) {
 				return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "bigint out of range")
 			}
-			vals[g], valid[g] = v.Int64(), true
+			vals[g], valid[g] = int64(v.LowBits()), true
 		}
 		return eval.MakeFixed(mem, arrow.PrimitiveTypes.Int64, vals, valid), nil
 	}
 	b := array.NewDecimal128Builder(mem, a.out.Arrow().(*arrow.Decimal128Type))
 	defer b.Release()
+	outScale := a.out.Arrow().(*arrow.Decimal128Type).Scale
+	b.Reserve(n)
 	for g := 0; g < n; g++ {
 		if a.cnt[g] == 0 {
 			b.AppendNull()
+			continue
+		}
+		if r, ok := a.fastResult(g, s, outScale); ok {
+			b.UnsafeAppend(r)
 			continue
 		}
 		v := a.sum[g].BigInt()
@@ -341,6 +433,59 @@ func (a *decSumAcc) finish(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// fastResult computes group g's result without big.Int, exactly as the
+// big.Int path of finish does, when the sum fits in int64 and the
+// scales are small (every sum of integer columns short of int64
+// overflow); ok is false otherwise and the caller takes that path.
+func (a *decSumAcc) fastResult(g int, inScale, outScale int32) (decimal128.Num, bool) {
+	v := a.sum[g]
+	if !((v.HighBits() == 0 && v.LowBits() < 1<<63) || (v.HighBits() == -1 && v.LowBits() >= 1<<63)) {
+		return decimal128.Num{}, false
+	}
+	dt := a.out.Arrow().(*arrow.Decimal128Type)
+	if !a.avg {
+		if outScale < inScale || outScale-inScale > 18 {
+			return decimal128.Num{}, false
+		}
+		r := v.Mul(decimal128.GetScaleMultiplier(int(outScale - inScale)))
+		return r, r.FitsInPrecision(dt.Precision)
+	}
+	// avg: |sum|·10^(outScale+1-inScale) / cnt truncated, then the guard
+	// digit rounded half away from zero (decResult's rule), on magnitudes.
+	k := outScale + 1 - inScale
+	if k < 0 || k > 19 {
+		return decimal128.Num{}, false
+	}
+	x := int64(v.LowBits())
+	m := uint64(x)
+	if x < 0 {
+		m = uint64(-x)
+	}
+	hi, lo := bits.Mul64(m, decimal128.GetScaleMultiplier(int(k)).LowBits())
+	hi, lo, _ = divU128(hi, lo, uint64(a.cnt[g]))
+	hi, lo, rem := divU128(hi, lo, 10)
+	if rem >= 5 {
+		var c uint64
+		lo, c = bits.Add64(lo, 1, 0)
+		hi += c
+	}
+	if hi >= 1<<63 {
+		return decimal128.Num{}, false
+	}
+	r := decimal128.New(int64(hi), lo)
+	if x < 0 {
+		r = r.Negate()
+	}
+	return r, r.FitsInPrecision(dt.Precision)
+}
+
+// divU128 divides the 128-bit hi:lo by d.
+func divU128(hi, lo, d uint64) (qhi, qlo, rem uint64) {
+	qhi = hi / d
+	qlo, rem = bits.Div64(hi%d, lo, d)
+	return qhi, qlo, rem
 }
 
 // ---- sum/avg over floats ----
@@ -753,7 +898,35 @@ func (a *minMaxAcc[T]) resize(n int)      { a.val, a.seen = grow(a.val, n), grow
 func (a *minMaxAcc[T]) keep(g int)        { a.val, a.seen = keep1(a.val, g), keep1(a.seen, g) }
 func (a *minMaxAcc[T]) groupBytes() int64 { return 24 }
 
+// minMaxFixed is minMaxAcc.add for the plain integer types, without a
+// closure call per row.
+func minMaxFixed[T int16 | int32 | int64](val []T, seen []bool, isMax bool, gids []int32, vals []T, arg arrow.Array) {
+	nulls := arg.NullN() > 0
+	for i, g := range gids {
+		if g < 0 || (nulls && arg.IsNull(i)) {
+			continue
+		}
+		v := vals[i]
+		if !seen[g] {
+			val[g], seen[g] = v, true
+		} else if (isMax && v > val[g]) || (!isMax && v < val[g]) {
+			val[g] = v
+		}
+	}
+}
+
 func (a *minMaxAcc[T]) add(gids []int32, arg arrow.Array) error {
+	switch m := any(a).(type) {
+	case *minMaxAcc[int64]:
+		minMaxFixed(m.val, m.seen, m.max, gids, eval.FixedValues[int64](arg), arg)
+		return nil
+	case *minMaxAcc[int32]:
+		minMaxFixed(m.val, m.seen, m.max, gids, eval.FixedValues[int32](arg), arg)
+		return nil
+	case *minMaxAcc[int16]:
+		minMaxFixed(m.val, m.seen, m.max, gids, eval.FixedValues[int16](arg), arg)
+		return nil
+	}
 	get := a.ops.reader(arg)
 	for i, g := range gids {
 		if g < 0 || arg.IsNull(i) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -88,7 +89,9 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		}
 		if spec.Type == (sqltypes.Type{}) {
 			spec.Type = rt
-		} else if spec.Type != rt {
+		} else if spec.Type != rt && !(spec.Type.Kind == sqltypes.Numeric && rt == unconstrainedNumeric && arrow.TypeEqual(spec.Type.Arrow(), rt.Arrow())) {
+			// (The planner may give an unconstrained NUMERIC result a
+			// display scale: same values, printed with that scale.)
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "%s(%s) returns %s, not %s", spec.Func, argType, rt, spec.Type)
 		}
 		acc, err := newAccumulator(*spec, argType)
@@ -247,7 +250,13 @@ func (c *aggCore) releaseKeys() {
 type HashAggregate struct {
 	child Operator
 	core  *aggCore
+	// One of three group tables: ints for a single integer-like key,
+	// strs for a single text key, table (encoded keys) otherwise.
+	ints  *intGroupTable
+	strs  map[string]int32
 	table map[string]int32
+	// nullGroup is the group of a NULL single key (-1: none yet).
+	nullGroup int32
 	// tableBytes estimates the hash table's keys and entries.
 	tableBytes int64
 	out        arrow.RecordBatch
@@ -264,7 +273,32 @@ func NewHashAggregate(child Operator, mem memory.Allocator, groupBy []expr.Expr,
 	if err != nil {
 		return nil, err
 	}
-	return &HashAggregate{child: child, core: core, table: map[string]int32{}}, nil
+	h := &HashAggregate{child: child, core: core, nullGroup: -1}
+	switch {
+	case len(core.groupTypes) == 1 && intKeyKind(core.groupTypes[0].Kind):
+		h.ints = newIntGroupTable()
+	case len(core.groupTypes) == 1 && textKeyKind(core.groupTypes[0]):
+		h.strs = map[string]int32{}
+	default:
+		h.table = map[string]int32{}
+	}
+	return h, nil
+}
+
+// intKeyKind reports whether a key of kind k is read as int16/32/64
+// values whose equality is the key's (no -0/NaN or interval rules).
+func intKeyKind(k sqltypes.Kind) bool {
+	switch k {
+	case sqltypes.Int2, sqltypes.Int4, sqltypes.Int8, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampTZ:
+		return true
+	}
+	return false
+}
+
+// textKeyKind reports whether a key of type t is an *array.String whose
+// byte equality is the key's (the keyEncoder's default case).
+func textKeyKind(t sqltypes.Type) bool {
+	return t.Arrow().ID() == arrow.STRING
 }
 
 func (h *HashAggregate) Schema() *arrow.Schema          { return h.core.schema }
@@ -289,11 +323,39 @@ func (h *HashAggregate) consume(ctx context.Context, b arrow.RecordBatch) error 
 	gids := make([]int32, rows)
 	var newRows []int
 	var tableBytes int64
-	if len(keys) == 0 {
+	switch {
+	case len(keys) == 0:
 		if h.core.ngroups == 0 {
 			newRows = []int{0}
 		}
-	} else {
+	case h.ints != nil:
+		switch h.core.groupTypes[0].Kind {
+		case sqltypes.Int2:
+			newRows = groupInts(h, eval.FixedValues[int16](keys[0]), keys[0], gids)
+		case sqltypes.Int4, sqltypes.Date:
+			newRows = groupInts(h, eval.FixedValues[int32](keys[0]), keys[0], gids)
+		default:
+			newRows = groupInts(h, eval.FixedValues[int64](keys[0]), keys[0], gids)
+		}
+		tableBytes = h.ints.bytes() - h.tableBytes
+	case h.strs != nil:
+		col := keys[0].(*array.String)
+		for i := 0; i < rows; i++ {
+			if col.IsNull(i) {
+				gids[i] = h.nullGroupFor(&newRows, i)
+				continue
+			}
+			v := col.Value(i)
+			g, found := h.strs[v]
+			if !found {
+				g = int32(h.core.ngroups + len(newRows))
+				h.strs[strings.Clone(v)] = g
+				newRows = append(newRows, i)
+				tableBytes += int64(len(v)) + 64
+			}
+			gids[i] = g
+		}
+	default:
 		enc := keyEncoder{cols: keys, types: h.core.groupTypes}
 		var buf []byte
 		for i := 0; i < rows; i++ {
@@ -316,6 +378,93 @@ func (h *HashAggregate) consume(ctx context.Context, b arrow.RecordBatch) error 
 	}
 	h.tableBytes += tableBytes
 	return h.core.budget.set(h.core.stateBytes(h.tableBytes))
+}
+
+// nullGroupFor returns the group of a NULL single key at row i, making it
+// a new group (appended to newRows) the first time.
+func (h *HashAggregate) nullGroupFor(newRows *[]int, i int) int32 {
+	if h.nullGroup < 0 {
+		h.nullGroup = int32(h.core.ngroups + len(*newRows))
+		*newRows = append(*newRows, i)
+	}
+	return h.nullGroup
+}
+
+// groupInts assigns the group ids of one batch's single integer key
+// column (values vals, validity from col) into gids and returns the rows
+// that start new groups.
+func groupInts[T int16 | int32 | int64](h *HashAggregate, vals []T, col arrow.Array, gids []int32) []int {
+	var newRows []int
+	t := h.ints
+	next := int32(h.core.ngroups)
+	nulls := col.NullN() > 0
+	for i, v := range vals {
+		if nulls && col.IsNull(i) {
+			gids[i] = h.nullGroupFor(&newRows, i)
+			next = int32(h.core.ngroups + len(newRows))
+			continue
+		}
+		g, added := t.findOrAdd(int64(v), next)
+		if added {
+			newRows = append(newRows, i)
+			next++
+		}
+		gids[i] = g
+	}
+	return newRows
+}
+
+// intGroupTable maps int64 keys to group ids: open addressing with linear
+// probing, Fibonacci hashing, load at most 1/2.
+type intGroupTable struct {
+	keys  []int64
+	gids  []int32 // group id + 1; 0 is an empty slot
+	shift uint
+	n     int
+}
+
+const intTableMinBits = 10
+
+func newIntGroupTable() *intGroupTable {
+	return &intGroupTable{keys: make([]int64, 1<<intTableMinBits), gids: make([]int32, 1<<intTableMinBits), shift: 64 - intTableMinBits}
+}
+
+func (t *intGroupTable) bytes() int64 { return int64(len(t.keys)) * 12 }
+
+// findOrAdd returns k's group, or adds k as group next.
+func (t *intGroupTable) findOrAdd(k int64, next int32) (int32, bool) {
+	mask := uint64(len(t.keys) - 1)
+	for s := (uint64(k) * 0x9E3779B97F4A7C15) >> t.shift; ; s = (s + 1) & mask {
+		g := t.gids[s]
+		if g == 0 {
+			t.keys[s], t.gids[s] = k, next+1
+			t.n++
+			if 2*t.n > len(t.keys) {
+				t.rehash()
+			}
+			return next, true
+		}
+		if t.keys[s] == k {
+			return g - 1, false
+		}
+	}
+}
+
+func (t *intGroupTable) rehash() {
+	keys, gids := t.keys, t.gids
+	t.keys, t.gids = make([]int64, 2*len(keys)), make([]int32, 2*len(keys))
+	t.shift--
+	mask := uint64(len(t.keys) - 1)
+	for i, g := range gids {
+		if g == 0 {
+			continue
+		}
+		s := (uint64(keys[i]) * 0x9E3779B97F4A7C15) >> t.shift
+		for t.gids[s] != 0 {
+			s = (s + 1) & mask
+		}
+		t.keys[s], t.gids[s] = keys[i], g
+	}
 }
 
 func (h *HashAggregate) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -353,7 +502,7 @@ func (h *HashAggregate) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		h.out = out
 		h.core.releaseKeys()
-		h.table = nil
+		h.table, h.strs, h.ints = nil, nil, nil
 	}
 	if h.out == nil || h.pos >= h.out.NumRows() {
 		return nil, io.EOF

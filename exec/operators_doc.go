@@ -16,9 +16,11 @@ package exec
 //   - NewLimit: LIMIT/OFFSET by slicing; stops pulling its child once the
 //     count is reached.
 //   - NewSort: stable multi-key sort, ASC/DESC, NULLS FIRST/LAST with
-//     Postgres' defaults (NULLS LAST for ASC, FIRST for DESC).
+//     Postgres' defaults (NULLS LAST for ASC, FIRST for DESC); a radix
+//     sort when every key has an exact normalized form and no NULLs.
 //   - NewTopN: ORDER BY ... LIMIT n keeping only the best n rows; same
-//     order as Sort followed by Limit.
+//     order as Sort followed by Limit (lower uses it for LIMIT + OFFSET
+//     up to 16384 rows).
 //   - NewValues: a VALUES list of constant expressions.
 //   - NewUnionAll: children one after the other.
 //   - NewHashAggregate / NewStreamAggregate: GROUP BY with count(*),

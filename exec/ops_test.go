@@ -286,6 +286,11 @@ func TestTopN(t *testing.T) {
 			{{Col: 1}},
 			{{Col: 1, Desc: true, Nulls: exec.NullsLast}, {Col: 2}},
 			{{Col: 2, Desc: true}},
+			// Numeric first keys take TopN's normalized prefilter (in
+			// batches without NULLs there), ties on them the full compare.
+			{{Col: 3, Desc: true}},
+			{{Col: 2, Nulls: exec.NullsLast}, {Col: 3, Desc: true}},
+			{{Col: 2, Desc: true, Nulls: exec.NullsLast}, {Col: 1}},
 		} {
 			t.Run(fmt.Sprintf("n=%d,keys=%v", n, keys), func(t *testing.T) {
 				// The expectation is a full Sort + Limit over the same input.

@@ -125,11 +125,12 @@ func rowComparator2(l, r arrow.RecordBatch, keys []SortKey, types []sqltypes.Typ
 func prefixed(sa *array.String, full func(i, j int) int) func(i, j int) int {
 	pre := make([]uint64, sa.Len())
 	short := make([]int8, sa.Len()) // length if at most 8, else -1
+	lcp := commonPrefix(sa)         // shared by all: skipped
 	for i := range pre {
 		if sa.IsNull(i) {
 			continue
 		}
-		v := sa.Value(i)
+		v := sa.Value(i)[lcp:]
 		var p uint64
 		for k := 0; k < 8; k++ {
 			p <<= 8
@@ -242,12 +243,15 @@ func normalizedKeys(a arrow.Array, t sqltypes.Type, desc bool) (keys []uint64, e
 		// The first 7 bytes, then the length capped at 8: strings of at
 		// most 7 bytes are encoded exactly, and a string that is a prefix
 		// of another sorts first, as bytewise order wants.
+		// Bytes every value shares (symbols, ids with a common prefix)
+		// are skipped: they cannot order two values of this column.
 		sa := a.(*array.String)
+		lcp := commonPrefix(sa)
 		for i := range keys {
 			if sa.IsNull(i) {
 				continue
 			}
-			v := sa.Value(i)
+			v := sa.Value(i)[lcp:]
 			var p uint64
 			for k := 0; k < 7; k++ {
 				p <<= 8
@@ -272,6 +276,33 @@ func normalizedKeys(a arrow.Array, t sqltypes.Type, desc bool) (keys []uint64, e
 		}
 	}
 	return keys, true, true
+}
+
+// commonPrefix is the length of the longest prefix all non-NULL values
+// of sa share.
+func commonPrefix(sa *array.String) int {
+	var p string
+	first := true
+	for i := 0; i < sa.Len(); i++ {
+		if sa.IsNull(i) {
+			continue
+		}
+		v := sa.Value(i)
+		if first {
+			p, first = v, false
+			continue
+		}
+		n := min(len(p), len(v))
+		k := 0
+		for k < n && p[k] == v[k] {
+			k++
+		}
+		p = p[:k]
+		if k == 0 {
+			return 0
+		}
+	}
+	return len(p)
 }
 
 // strKeyExact reports whether a normalized string key encodes its whole
@@ -303,6 +334,14 @@ func sortNormalized(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type, 
 		for i := range entries {
 			entries[i].k1, entries[i].n1 = norms[1][i], c1.IsNull(i)
 		}
+	}
+	if len(keys) == m && radixable(entries, norms, exact, keys, b) {
+		entries = radixSort(entries, m)
+		idx := make([]int, len(entries))
+		for i, e := range entries {
+			idx[i] = int(e.row)
+		}
+		return idx, nil
 	}
 	// tieFrom[l] compares keys[l:] on the columns: for ties past the
 	// normalized keys, or from a key whose normalized form was only a
@@ -359,6 +398,71 @@ func sortNormalized(b arrow.RecordBatch, keys []SortKey, types []sqltypes.Type, 
 		idx[i] = int(e.row)
 	}
 	return idx, nil
+}
+
+// radixable reports whether the normalized keys alone decide the order:
+// every sort key is normalized, none is NULL, and every string key holds
+// its whole value.
+func radixable(entries []sortEntry, norms [][]uint64, exact []bool, keys []SortKey, b arrow.RecordBatch) bool {
+	for l, k := range keys {
+		if b.Column(k.Col).NullN() > 0 {
+			return false
+		}
+		if !exact[l] {
+			for _, v := range norms[l] {
+				if !strKeyExact(v, k.Desc) {
+					return false
+				}
+			}
+		}
+	}
+	return len(entries) > 1
+}
+
+// radixSort sorts entries by (k0[, k1]) with a stable least-significant-
+// digit radix sort on bytes, skipping the bytes where every key agrees:
+// entries start in row order, so ties keep it.
+func radixSort(entries []sortEntry, m int) []sortEntry {
+	tmp := make([]sortEntry, len(entries))
+	for key := m - 1; key >= 0; key-- {
+		second := key == 1
+		var counts [8][256]int
+		for i := range entries {
+			v := entries[i].k0
+			if second {
+				v = entries[i].k1
+			}
+			for d := 0; d < 8; d++ {
+				counts[d][byte(v>>(8*d))]++
+			}
+		}
+		for d := 0; d < 8; d++ {
+			c := &counts[d]
+			first := entries[0].k0
+			if second {
+				first = entries[0].k1
+			}
+			if c[byte(first>>(8*d))] == len(entries) {
+				continue // every key has this byte
+			}
+			sum := 0
+			for i := range c {
+				c[i], sum = sum, sum+c[i]
+			}
+			shift := 8 * d
+			for _, e := range entries {
+				v := e.k0
+				if second {
+					v = e.k1
+				}
+				dig := byte(v >> shift)
+				tmp[c[dig]] = e
+				c[dig]++
+			}
+			entries, tmp = tmp, entries
+		}
+	}
+	return entries
 }
 
 // Sort materializes its input and emits it ordered by keys. The sort is
@@ -486,15 +590,20 @@ func (t *TopN) absorb(b arrow.RecordBatch) error {
 	if t.top != nil && t.top.NumRows() == t.n {
 		// Only rows strictly better than the current worst can enter
 		// (an equal row comes later in the input, so it loses the tie).
-		cmp, err := rowComparator2(b, t.top, t.keys, t.types)
+		worst := int(t.n - 1)
+		cand, ok, err := t.prefilter(b, worst)
 		if err != nil {
 			return err
 		}
-		worst := int(t.n - 1)
-		var cand []int
-		for i := 0; i < int(b.NumRows()); i++ {
-			if cmp(i, worst) < 0 {
-				cand = append(cand, i)
+		if !ok {
+			cmp, err := rowComparator2(b, t.top, t.keys, t.types)
+			if err != nil {
+				return err
+			}
+			for i := 0; i < int(b.NumRows()); i++ {
+				if cmp(i, worst) < 0 {
+					cand = append(cand, i)
+				}
 			}
 		}
 		if len(cand) == 0 {
@@ -535,6 +644,44 @@ func (t *TopN) absorb(b arrow.RecordBatch) error {
 	t.top = next
 	t.budget.used = 0
 	return t.budget.grow(batchBytes(next))
+}
+
+// prefilter finds the rows of b better than the kept row worst by the
+// first key's normalized form, when that form is exact (numbers, dates,
+// timestamps) and neither side is NULL there: one integer compare per
+// row, the full comparison only for rows equal on the first key. ok is
+// false when it does not apply.
+func (t *TopN) prefilter(b arrow.RecordBatch, worst int) (cand []int, ok bool, err error) {
+	k := t.keys[0]
+	bc, tc := b.Column(k.Col), t.top.Column(k.Col)
+	if bc.NullN() > 0 || tc.IsNull(worst) {
+		return nil, false, nil
+	}
+	norm, exact, ok := normalizedKeys(bc, t.types[0], k.Desc)
+	if !ok || !exact {
+		return nil, false, nil
+	}
+	ws := array.NewSlice(tc, int64(worst), int64(worst+1))
+	wn, _, _ := normalizedKeys(ws, t.types[0], k.Desc)
+	ws.Release()
+	w := wn[0]
+	var cmp func(i, j int) int
+	for i, v := range norm {
+		switch {
+		case v < w:
+			cand = append(cand, i)
+		case v == w && len(t.keys) > 1:
+			if cmp == nil {
+				if cmp, err = rowComparator2(b, t.top, t.keys, t.types); err != nil {
+					return nil, false, err
+				}
+			}
+			if cmp(i, worst) < 0 {
+				cand = append(cand, i)
+			}
+		}
+	}
+	return cand, true, nil
 }
 
 func (t *TopN) Next(ctx context.Context) (arrow.RecordBatch, error) {

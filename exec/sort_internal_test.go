@@ -112,3 +112,63 @@ func referenceComparator(t *testing.T, b arrow.RecordBatch, keys []SortKey, type
 		return 0
 	}
 }
+
+// TestRadixSortMatchesComparator covers the paths for NULL-free keys:
+// the radix sort (every key normalized and exact, strings sharing a long
+// common prefix that the normalization skips) and, when some string does
+// not fit its key, the comparison sort; ties must keep input order.
+func TestRadixSortMatchesComparator(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 5000
+	schema := arrow.NewSchema([]arrow.Field{
+		sqltypes.Int8Type.Field("i", true), sqltypes.Float8Type.Field("f", true),
+		sqltypes.TextType.Field("sym", true), sqltypes.TextType.Field("long", true), sqltypes.Int2Type.Field("h", true),
+	}, nil)
+	bld := array.NewRecordBuilder(mem, schema)
+	defer bld.Release()
+	floats := []float64{math.NaN(), 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1.5, -1.5, 1e300, -1e-300}
+	for i := 0; i < n; i++ {
+		bld.Field(0).(*array.Int64Builder).Append(rng.Int64N(1<<40) - 1<<39)
+		bld.Field(1).(*array.Float64Builder).Append(floats[rng.IntN(len(floats))])
+		// "SYM" + 13 digits of which the first 9 are zeros: exact after
+		// skipping the 12-byte common prefix; some values are shorter.
+		sym := fmt.Sprintf("SYM%013d", rng.IntN(300))
+		if rng.IntN(20) == 0 {
+			sym = sym[:12+rng.IntN(4)]
+		}
+		bld.Field(2).(*array.StringBuilder).Append(sym)
+		// A common prefix, then up to 12 more bytes: not always exact.
+		bld.Field(3).(*array.StringBuilder).Append("prefix/" + strings.Repeat("ab", rng.IntN(6)) + fmt.Sprint(rng.IntN(3)))
+		bld.Field(4).(*array.Int16Builder).Append(int16(rng.IntN(5) - 2))
+	}
+	rec := bld.NewRecordBatch()
+	defer rec.Release()
+	types := []sqltypes.Type{sqltypes.Int8Type, sqltypes.Float8Type, sqltypes.TextType, sqltypes.TextType, sqltypes.Int2Type}
+	for trial := 0; trial < 40; trial++ {
+		var keys []SortKey
+		var kt []sqltypes.Type
+		for _, c := range rng.Perm(5)[:1+rng.IntN(2)] {
+			keys = append(keys, SortKey{Col: c, Desc: rng.IntN(2) == 0})
+			kt = append(kt, types[c])
+		}
+		t.Run(fmt.Sprint(keys), func(t *testing.T) {
+			got, err := sortedOrder(rec, keys, kt)
+			require.NoError(t, err)
+			want := make([]int, n)
+			for i := range want {
+				want[i] = i
+			}
+			slices.SortStableFunc(want, referenceComparator(t, rec, keys, kt))
+			require.Equal(t, want, got)
+		})
+	}
+	// The symbol column is exact after its common prefix: radix-sortable.
+	norm, exact, ok := normalizedKeys(rec.Column(2), sqltypes.TextType, false)
+	require.True(t, ok)
+	require.False(t, exact)
+	for i, v := range norm {
+		require.True(t, strKeyExact(v, false), rec.Column(2).ValueStr(i))
+	}
+}

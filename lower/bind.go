@@ -126,7 +126,7 @@ func (b *builder) bind(e expr.Expr) expr.Expr {
 		}
 		return lit
 	case *expr.Cast:
-		return &expr.Cast{X: b.bind(n.X), T: n.T}
+		return &expr.Cast{X: b.bind(n.X), T: n.T, Assign: n.Assign}
 	case *expr.Unary:
 		return &expr.Unary{Op: n.Op, X: b.bind(n.X), T: n.T}
 	case *expr.Binary:

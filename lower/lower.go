@@ -52,6 +52,11 @@ func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env E
 	return rename(op, root.Schema())
 }
 
+// topNMaxRows is the largest LIMIT + OFFSET lowered to a top-N: TopN
+// re-sorts its kept rows with each batch that improves them, which pays
+// off for the small limits of "the best k" queries, not for huge ones.
+const topNMaxRows = 16384
+
 type builder struct {
 	ctx  context.Context
 	snap *catalog.Snapshot
@@ -101,6 +106,25 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		offset, err := b.int64Of(n.Offset, 0, "OFFSET")
 		if err != nil {
 			return nil, err
+		}
+		if srt, ok := n.Input.(*planner.Sort); ok && count >= 0 && offset >= 0 && count <= topNMaxRows-offset {
+			// ORDER BY ... LIMIT: keep the best count+offset rows instead
+			// of sorting the whole input.
+			top, err := b.unary(srt.Input, func(child exec.Operator) (exec.Operator, error) {
+				return exec.NewTopN(child, b.env.Mem, sortKeys(srt.Keys), count+offset, exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
+			})
+			if err != nil {
+				return nil, err
+			}
+			if b.env.Analysis != nil {
+				top = b.env.Analysis.wrap(srt, top)
+			}
+			lim, err := exec.NewLimit(top, count, offset)
+			if err != nil {
+				top.Close()
+				return nil, err
+			}
+			return lim, nil
 		}
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			return exec.NewLimit(child, count, offset)
@@ -245,7 +269,7 @@ func (b *builder) bound(pb planner.Bound) (asof.Bound, error) {
 		return asof.Bound{}, sqlerr.New(sqlerr.FeatureNotSupported,
 			"ASOF range bound $%d of type %s cannot be a parameter yet; write the bound as a constant", pb.Param.N, lit.T)
 	}
-	return asof.Bound{Int: pb.Int, Float: pb.Float, Exclusive: pb.Exclusive}, nil
+	return asof.Bound{Int: pb.Int, Float: pb.Float, Dec: pb.Dec, HasDec: pb.HasDec, Exclusive: pb.Exclusive}, nil
 }
 
 func (b *builder) join(n *planner.Join) (exec.Operator, error) {

@@ -149,3 +149,48 @@ func TestSubqueries(t *testing.T) {
 	_, err = run(`SELECT (SELECT t FROM r WHERE r.k = l.k) FROM l`)
 	require.Equal(t, "21000", sqlerr.Code(err))
 }
+
+// TestOrderByLimitRunsAsTopN checks ORDER BY ... LIMIT [OFFSET], lowered
+// to a top-N under the limit: the same rows as the full sort (stable on
+// ties), LIMIT 0, a limit beyond the input, and EXPLAIN ANALYZE still
+// counting the Sort node.
+func TestOrderByLimitRunsAsTopN(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cat := setup(t, mem)
+	defer cat.Close()
+	snap, err := cat.Snapshot()
+	require.NoError(t, err)
+	defer snap.Release()
+	runPlan := func(q *planner.Query, an *lower.Analysis) []string {
+		op, err := lower.Query(context.Background(), snap, q.Root, lower.Env{Mem: mem, Analysis: an})
+		require.NoError(t, err)
+		var rows []string
+		require.NoError(t, exec.Drain(context.Background(), op, func(b arrow.RecordBatch) error {
+			for i := 0; i < int(b.NumRows()); i++ {
+				rows = append(rows, b.Column(0).ValueStr(i)+","+b.Column(1).ValueStr(i))
+			}
+			return nil
+		}))
+		return rows
+	}
+	run := func(sql string, an *lower.Analysis) []string { return runPlan(plan(t, cat, sql), an) }
+	// l: (t, k) = (1,1) (2,1) (3,2) (5,1).
+	require.Equal(t, []string{"1,1", "2,1", "5,1", "3,2"}, run("SELECT t, k FROM l ORDER BY k", nil))
+	require.Equal(t, []string{"1,1", "2,1"}, run("SELECT t, k FROM l ORDER BY k LIMIT 2", nil), "stable on ties")
+	require.Equal(t, []string{"2,1", "5,1"}, run("SELECT t, k FROM l ORDER BY k LIMIT 2 OFFSET 1", nil))
+	require.Equal(t, []string{"3,2", "5,1"}, run("SELECT t, k FROM l ORDER BY k DESC, t DESC LIMIT 2", nil))
+	require.Empty(t, run("SELECT t, k FROM l ORDER BY k LIMIT 0", nil))
+	require.Equal(t, []string{"5,1", "3,2", "2,1", "1,1"}, run("SELECT t, k FROM l ORDER BY t DESC LIMIT 100", nil))
+	require.Equal(t, []string{"3,2"}, run("SELECT t, k FROM l ORDER BY k LIMIT 100 OFFSET 3", nil))
+	// A limit above topNMaxRows takes the full sort: same answer.
+	require.Equal(t, []string{"1,1", "2,1", "5,1", "3,2"}, run("SELECT t, k FROM l ORDER BY k LIMIT 1000000", nil))
+
+	an := lower.NewAnalysis()
+	q := plan(t, cat, "SELECT t, k FROM l ORDER BY k LIMIT 2")
+	require.Equal(t, []string{"1,1", "2,1"}, runPlan(q, an))
+	text := an.Text(q.Root)
+	require.Regexp(t, `Limit 2.*\(actual rows=2 `, text)
+	require.Regexp(t, `Sort .*\(actual rows=2 `, text, "the top-N reports as the Sort node")
+	require.Regexp(t, `Scan l .*\(actual rows=4 `, text)
+}

@@ -45,7 +45,7 @@ func EncodeBinary(dst []byte, a arrow.Array, i int, t Type) ([]byte, error) {
 	case Numeric:
 		d := a.(*array.Decimal128)
 		scale := d.DataType().(*arrow.Decimal128Type).Scale
-		return appendNumericBinary(dst, d.Value(i), scale, t.Precision == NoLimit), nil
+		return appendNumericBinary(dst, d.Value(i), scale, t.displayArg()), nil
 	case Text, Varchar, Unknown:
 		return append(dst, a.(*array.String).Value(i)...), nil
 	case Bytea:
@@ -74,11 +74,15 @@ func EncodeBinary(dst []byte, a arrow.Array, i int, t Type) ([]byte, error) {
 // numericDigits returns the decimal digits of |n| and the display scale;
 // the unconstrained NUMERIC drops trailing fractional zeros (see
 // appendNumeric).
-func numericDigits(n decimal128.Num, scale int32, trim bool) (neg bool, digits []byte, dscale int) {
+func numericDigits(n decimal128.Num, scale int32, disp int) (neg bool, digits []byte, dscale int) {
 	neg = n.Sign() < 0
 	if neg {
 		n = n.Negate()
 	}
+	if disp >= 0 && int32(disp) < scale {
+		n, scale = roundScale(n, scale, int32(disp)), int32(disp)
+	}
+	trim := disp < 0
 	if n.HighBits() == 0 {
 		digits = strconv.AppendUint(make([]byte, 0, 40), n.LowBits(), 10)
 	} else {
@@ -94,17 +98,38 @@ func numericDigits(n decimal128.Num, scale int32, trim bool) (neg bool, digits [
 			dscale = 0
 		}
 	}
-	if len(digits) == 1 && digits[0] == '0' {
+	for dscale < disp {
+		digits = append(digits, '0')
+		dscale++
+	}
+	if n == (decimal128.Num{}) {
 		neg = false
 	}
 	return neg, digits, dscale
 }
 
+// roundScale rounds n (at scale from) half away from zero to scale to <
+// from.
+func roundScale(n decimal128.Num, from, to int32) decimal128.Num {
+	neg := n.Sign() < 0
+	if neg {
+		n = n.Negate()
+	}
+	q, r := n.Div(decimal128.GetScaleMultiplier(int(from - to)))
+	if r.GreaterEqual(decimal128.GetHalfScaleMultiplier(int(from - to))) {
+		q = q.Add(decimal128.FromU64(1))
+	}
+	if neg {
+		q = q.Negate()
+	}
+	return q
+}
+
 // appendNumericBinary writes Postgres' numeric_send format: ndigits,
 // weight, sign, dscale, then base-10000 digits with leading and trailing
 // zero groups stripped (zero has no digits and weight 0).
-func appendNumericBinary(dst []byte, n decimal128.Num, scale int32, trim bool) []byte {
-	neg, digits, dscale := numericDigits(n, scale, trim)
+func appendNumericBinary(dst []byte, n decimal128.Num, scale int32, disp int) []byte {
+	neg, digits, dscale := numericDigits(n, scale, disp)
 	// Pad so the decimal point falls on a group boundary.
 	intLen := len(digits) - dscale
 	lead := 0

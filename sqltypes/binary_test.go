@@ -117,8 +117,9 @@ func TestDecodeBinaryAppliesModifiers(t *testing.T) {
 		// 123456789.5 into numeric(12,0) rounds half away from zero.
 		{NumericType(12, 0), "0004000200000001000109291a851388", "123456790"},
 		{NumericType(12, 0), "000400024000000100010929 1a851388", "-123456790"},
-		// 1999-12-31 23:59:59.5 into timestamp(0).
-		{Type{Kind: Timestamp, Precision: 0, Scale: NoLimit, Length: NoLimit}, "fffffffffff85ee0", "2000-01-01 00:00:00"},
+		// 1999-12-31 23:59:59.5 into timestamp(0): half away from
+		// Postgres' epoch 2000-01-01 (checked against PG15).
+		{Type{Kind: Timestamp, Precision: 0, Scale: NoLimit, Length: NoLimit}, "fffffffffff85ee0", "1999-12-31 23:59:59"},
 		{VarcharOf(3), "61626320202020", "abc"},
 	}
 	for _, c := range cases {

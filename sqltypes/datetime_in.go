@@ -849,7 +849,9 @@ func parseTimestampSlow(s string, t Type, o *Options) (int64, error) {
 }
 
 // roundTimestamp applies a TIMESTAMP(p) precision, rounding half away from
-// zero like Postgres' AdjustTimestampForTypmod.
+// zero like Postgres' AdjustTimestampForTypmod. Postgres counts from
+// 2000-01-01, so "away from zero" is away from that instant: between 1970
+// and 2000 half-way values round down.
 func roundTimestamp(us int64, t Type) int64 {
 	if t.Precision == NoLimit || t.Precision >= 6 || us == TimestampInfinity || us == TimestampNegInfinity {
 		return us
@@ -859,11 +861,12 @@ func roundTimestamp(us int64, t Type) int64 {
 		scale *= 10
 	}
 	half := scale / 2
-	if us >= 0 {
-		if us > math.MaxInt64-half {
-			return us
-		}
-		return (us + half) / scale * scale
+	if us < math.MinInt64+pgEpochMicros+half || us > math.MaxInt64-half {
+		return us // (at the ends of int64: left to the range check)
 	}
-	return -((-us + half) / scale * scale)
+	x := us - pgEpochMicros // pgEpochMicros is a multiple of every scale
+	if x >= 0 {
+		return (x+half)/scale*scale + pgEpochMicros
+	}
+	return -((-x + half) / scale * scale) + pgEpochMicros
 }

@@ -73,7 +73,12 @@
 //     Infinity cannot be stored (0A000 / 22003). Its text and binary output
 //     drop trailing fractional zeros, since the storage does not remember
 //     the scale a value was written with (Postgres prints 1.50 as 1.50,
-//     asofsql as 1.5). NUMERIC(p,s) is limited to p <= 38.
+//     asofsql as 1.5). The planner can give an expression a display scale
+//     instead (NumericDisplay, carried in field metadata under
+//     DisplayScaleKey): values then print with exactly that many digits
+//     (12.50, 7.0/2 as 3.5000000000000000), at most 16. NUMERIC(p,s) is
+//     limited to p <= 38. NumericMath has Postgres' numeric ln, exp,
+//     sqrt, log and power with its result scales.
 //   - TIMESTAMP(TZ) ends at 294247-01-10 04:00:54.775806 UTC (the int64
 //     microsecond limit counted from 1970), not 294276-12-31.
 //   - INTERVAL's time part is int64 nanoseconds, so it holds +/-2562047

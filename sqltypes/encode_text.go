@@ -36,7 +36,7 @@ func EncodeText(dst []byte, a arrow.Array, i int, t Type, o *Options) []byte {
 	case Numeric:
 		d := a.(*array.Decimal128)
 		scale := d.DataType().(*arrow.Decimal128Type).Scale
-		return appendNumeric(dst, d.Value(i), scale, t.Precision == NoLimit)
+		return appendNumeric(dst, d.Value(i), scale, t.displayArg())
 	case Text, Varchar, Unknown:
 		return append(dst, a.(*array.String).Value(i)...)
 	case Bytea:
@@ -205,12 +205,13 @@ func midpoint(a, b float64) *big.Rat {
 	return ra.Quo(ra, big.NewRat(2, 1))
 }
 
-// appendNumeric prints a decimal with its scale ("12.340"). For the
-// unconstrained NUMERIC, stored at a fixed scale, trailing fractional zeros
-// are dropped: Postgres would print the scale the value was entered with,
-// which a fixed-scale decimal does not remember.
-func appendNumeric(dst []byte, n decimal128.Num, scale int32, trim bool) []byte {
-	neg, digits, s := numericDigits(n, scale, trim)
+// appendNumeric prints a decimal stored at scale with disp fractional
+// digits ("12.340"). disp < 0 (an unconstrained NUMERIC of unknown display
+// scale, stored at a fixed scale) drops trailing fractional zeros: Postgres
+// would print the scale the value was entered with, which a fixed-scale
+// decimal does not remember.
+func appendNumeric(dst []byte, n decimal128.Num, scale int32, disp int) []byte {
+	neg, digits, s := numericDigits(n, scale, disp)
 	if neg {
 		dst = append(dst, '-')
 	}

@@ -20,7 +20,15 @@ type Decimal struct {
 }
 
 // String returns the Postgres text form of d.
-func (d Decimal) String() string { return string(appendNumeric(nil, d.Coef, d.Scale, false)) }
+func (d Decimal) String() string { return string(appendNumeric(nil, d.Coef, d.Scale, int(d.Scale))) }
+
+// FormatNumeric returns the Postgres text form of v, a value of the
+// NUMERIC type t in t's storage (Arrow) scale, printed with t's display
+// scale.
+func FormatNumeric(v decimal128.Num, t Type) string {
+	_, s := t.numericPS()
+	return string(appendNumeric(nil, v, s, t.displayArg()))
+}
 
 // Float64 returns the nearest float64 to d.
 func (d Decimal) Float64() float64 {
@@ -68,7 +76,11 @@ func GoValue(a arrow.Array, i int, t Type) any {
 		return a.(*array.Float64).Value(i)
 	case Numeric:
 		d := a.(*array.Decimal128)
-		return Decimal{Coef: d.Value(i), Scale: d.DataType().(*arrow.Decimal128Type).Scale}
+		v, scale := d.Value(i), d.DataType().(*arrow.Decimal128Type).Scale
+		if disp, ok := t.DisplayScale(); ok && int32(disp) < scale {
+			v, scale = roundScale(v, scale, int32(disp)), int32(disp)
+		}
+		return Decimal{Coef: v, Scale: scale}
 	case Text, Varchar, Unknown:
 		return a.(*array.String).Value(i)
 	case Bytea:

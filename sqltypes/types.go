@@ -76,6 +76,49 @@ func NumericType(p, s int) Type {
 	return Type{Kind: Numeric, Precision: p, Scale: s, Length: NoLimit}
 }
 
+// NumericDisplay returns the unconstrained NUMERIC whose values print with
+// d fractional digits (capped at DefaultNumericScale, the stored scale; d
+// < 0 means "unknown": trailing zeros are trimmed). It is stored exactly
+// like NUMERIC, has no type modifier and is spelled "numeric": the display
+// scale is plan-time knowledge about an expression (a literal's digits,
+// a sum's or a quotient's result scale), standing in for the per-value
+// dscale Postgres keeps. Table columns never carry one.
+func NumericDisplay(d int) Type {
+	if d < 0 {
+		return NumericType(NoLimit, NoLimit)
+	}
+	return NumericType(NoLimit, min(d, DefaultNumericScale))
+}
+
+// DisplayScale is the number of fractional digits values of t print with:
+// the scale of NUMERIC(p,s), the display scale of an unconstrained NUMERIC
+// expression (NumericDisplay); ok is false for an unconstrained NUMERIC of
+// unknown scale and for other kinds but the integers (scale 0).
+func (t Type) DisplayScale() (int, bool) {
+	switch {
+	case t.IsInteger():
+		return 0, true
+	case t.Kind != Numeric:
+		return 0, false
+	case t.Precision != NoLimit:
+		if t.Scale == NoLimit {
+			return 0, true
+		}
+		return t.Scale, true
+	case t.Scale != NoLimit:
+		return t.Scale, true
+	}
+	return 0, false
+}
+
+// displayArg is the display scale appendNumeric takes: -1 to trim.
+func (t Type) displayArg() int {
+	if d, ok := t.DisplayScale(); ok {
+		return d
+	}
+	return -1
+}
+
 // VarcharOf returns VARCHAR(n).
 func VarcharOf(n int) Type {
 	return Type{Kind: Varchar, Precision: NoLimit, Scale: NoLimit, Length: n}
@@ -146,13 +189,21 @@ func (t Type) Arrow() arrow.DataType {
 // MetadataKey is the Arrow field metadata key holding a column's SQL type.
 const MetadataKey = "asofsql.type"
 
+// DisplayScaleKey is the Arrow field metadata key holding the display
+// scale of an unconstrained NUMERIC expression (NumericDisplay).
+const DisplayScaleKey = "asofsql.dscale"
+
 // Field returns an Arrow field of type t carrying t in its metadata.
 func (t Type) Field(name string, nullable bool) arrow.Field {
+	keys, vals := []string{MetadataKey}, []string{t.String()}
+	if t.Kind == Numeric && t.Precision == NoLimit && t.Scale != NoLimit {
+		keys, vals = append(keys, DisplayScaleKey), append(vals, strconv.Itoa(t.Scale))
+	}
 	return arrow.Field{
 		Name:     name,
 		Type:     t.Arrow(),
 		Nullable: nullable,
-		Metadata: arrow.NewMetadata([]string{MetadataKey}, []string{t.String()}),
+		Metadata: arrow.NewMetadata(keys, vals),
 	}
 }
 
@@ -160,7 +211,15 @@ func (t Type) Field(name string, nullable bool) arrow.Field {
 // metadata if present, else the type inferred from its Arrow type.
 func FromField(f arrow.Field) (Type, error) {
 	if i := f.Metadata.FindKey(MetadataKey); i >= 0 {
-		return ParseTypeName(f.Metadata.Values()[i])
+		t, err := ParseTypeName(f.Metadata.Values()[i])
+		if err == nil && t.Kind == Numeric && t.Precision == NoLimit {
+			if j := f.Metadata.FindKey(DisplayScaleKey); j >= 0 {
+				if d, err := strconv.Atoi(f.Metadata.Values()[j]); err == nil && d >= 0 {
+					t = NumericDisplay(d)
+				}
+			}
+		}
+		return t, err
 	}
 	return FromArrow(f.Type)
 }

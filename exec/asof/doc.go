@@ -28,12 +28,22 @@
 //
 // On columns: int8–int64, uint8–uint64, date32/64, time32/64, timestamps
 // of every unit (with or without zone), float32/64 (eligibility and
-// distance in float64, NaN is NULL, -0 = 0) and decimal128 (unscaled
-// values up to ±9.2e18; beyond that a clear 0A000 error). Left and right
-// must share a class and unit (integer widths may differ). Lo and Hi are in
+// distance in float64, NaN is NULL, -0 = 0) and decimal128 (any value;
+// distances exact in 128 bits). Left and right must share a class and unit
+// (integer widths may differ; decimals share the scale). Lo and Hi are in
 // the column's physical unit: days, the timestamp's unit, unscaled decimal
-// units; Float for float columns. Offsets never overflow: windows are
-// computed on a uint64 number line with explicit under/overflow.
+// units (Dec when beyond int64); Float for float columns. Offsets never
+// overflow: windows are computed on a uint64 number line (ontime.go), or
+// for decimals on a 128-bit one (ondec.go), with explicit under/overflow.
+//
+// Strings and large strings, binaries (large, fixed-size) and booleans are
+// on columns too, compared bytewise (C collation, as the catalog and
+// exec.Sort order them; false < true), but only with Lo and Hi each 0 or
+// Unbounded and at least one bounded: the compatibility inequality forms
+// (l.t >= r.t is Lo Unbounded, Hi 0; > makes Hi 0 Exclusive; <= and < the
+// mirror images) and the exact match. The winner is the closest in order.
+// These and decimals run on a comparison kernel (ontext.go) with the same
+// rules, memory bound and order checks as the number-line kernel.
 //
 // By-keys: any number of integer, float, bool, (large) string, (large)
 // binary, fixed-size binary, decimal128, date and timestamp columns. Keys

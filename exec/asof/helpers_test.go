@@ -76,6 +76,10 @@ func appendAny(b array.Builder, v any) {
 	case *array.TimestampBuilder:
 		b.Append(arrow.Timestamp(toInt(v)))
 	case *array.Decimal128Builder:
+		if n, ok := v.(decimal128.Num); ok {
+			b.Append(n)
+			return
+		}
 		b.Append(decimal128.FromI64(int64(toInt(v))))
 	case *array.StringBuilder:
 		b.Append(v.(string))

@@ -12,8 +12,9 @@ import (
 // mapped to uint64 so that unsigned comparison is the type's order and, for
 // integer-like types, differences are exact. Signed values flip the sign bit
 // (so -1 < 0 across zero, and MinInt64 maps to 0); unsigned values map to
-// themselves; floats use the IEEE total-order trick with -0 folded into 0;
-// decimals use their unscaled value, which must fit in int64.
+// themselves; floats use the IEEE total-order trick with -0 folded into 0.
+// Decimals, strings, binaries and booleans are off this line: the
+// comparison kernel (ontext.go, ondec.go) joins them.
 
 const signBit = uint64(1) << 63
 
@@ -75,9 +76,13 @@ type onColumn struct {
 
 func (c *onColumn) ok(i int) bool { return c.valid == nil || c.valid[i] }
 
-// decodeOn maps arr into c, reusing c's storage. NaN is NULL. A decimal
-// whose unscaled value does not fit in int64 is an error.
+// decodeOn maps arr into c, reusing c's storage. NaN is NULL.
 func decodeOn(arr arrow.Array, c *onColumn, input string) error {
+	if offLine(arr.DataType()) {
+		// The comparison kernel (ontext.go) decodes and checks it.
+		c.t, c.valid = c.t[:0], nil
+		return nil
+	}
 	n := arr.Len()
 	if cap(c.t) < n {
 		c.t = make([]uint64, n)
@@ -155,19 +160,6 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 	case *array.Float32:
 		for i, v := range a.Float32Values() {
 			t[i] = c.floatKey(i, float64(v))
-		}
-	case *array.Decimal128:
-		for i := 0; i < n; i++ {
-			if !c.ok(i) {
-				continue
-			}
-			v := a.Value(i)
-			lo, hi := v.LowBits(), v.HighBits()
-			if (hi != 0 || lo > math.MaxInt64) && (hi != -1 || lo <= math.MaxInt64) {
-				return sqlerr.New(sqlerr.FeatureNotSupported,
-					"ASOF on column of %s: value %s exceeds the supported range of about ±9.2e18 unscaled units", input, a.ValueStr(i))
-			}
-			t[i] = lo ^ signBit
 		}
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "type %s cannot be an ASOF on column", arr.DataType())

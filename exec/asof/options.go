@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -48,11 +49,15 @@ func (t Tie) String() string {
 // Bound is one end of the eligibility range on Δ = right.t − left.t.
 // Int is used for integer, date, timestamp and decimal on columns, in the
 // column's own physical unit (days, the timestamp's unit, the decimal's
-// unscaled units); Float for floating-point on columns.
+// unscaled units); Float for floating-point on columns. A decimal bound
+// beyond int64 units is Dec (HasDec set). String, binary and boolean on
+// columns take only Unbounded or 0 (the compatibility inequality forms).
 type Bound struct {
 	Unbounded bool
 	Int       int64
 	Float     float64
+	Dec       decimal128.Num
+	HasDec    bool
 	// Exclusive leaves the bound's own value out (a strict inequality):
 	// the window edge moves one step on the column's number line, the
 	// next integer or the next float, so no rounding can let it in.
@@ -61,6 +66,15 @@ type Bound struct {
 
 // IntBound returns an inclusive integer bound.
 func IntBound(v int64) Bound { return Bound{Int: v, Float: float64(v)} }
+
+// DecBound returns an inclusive decimal bound in unscaled units.
+func DecBound(v decimal128.Num) Bound {
+	b := Bound{Dec: v, HasDec: true}
+	if bi := v.BigInt(); bi.IsInt64() {
+		b.Int = bi.Int64()
+	}
+	return b
+}
 
 // FloatBound returns an inclusive floating-point bound.
 func FloatBound(v float64) Bound { return Bound{Float: v} }
@@ -113,6 +127,9 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
+	// ord is set when t is compared by the comparison kernel (ontext.go)
+	// instead of mapped to the number line.
+	ord ordClass
 }
 
 func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error) {
@@ -144,21 +161,34 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 			return nil, err
 		}
 		lt, rt := left.Field(r.LeftOn), rs.Field(r.On)
-		lk, err := timeKindOf(lt.Type)
-		if err != nil {
-			return nil, fmt.Errorf("ASOF on column %q of %s: %w", lt.Name, opts.LeftName, err)
-		}
-		rk, err := timeKindOf(rt.Type)
-		if err != nil {
-			return nil, fmt.Errorf("ASOF on column %q of %s: %w", rt.Name, r.Name, err)
-		}
-		if !lk.comparable(rk) {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch,
+		notComparable := func() error {
+			return sqlerr.New(sqlerr.DatatypeMismatch,
 				"ASOF on columns are not comparable: %s.%s is %s but %s.%s is %s",
 				opts.LeftName, lt.Name, lt.Type, r.Name, rt.Name, rt.Type)
 		}
-		if err := checkRange(r, rk); err != nil {
-			return nil, err
+		var lk, rk timeKind
+		lo, ro := ordClassOf(lt.Type), ordClassOf(rt.Type)
+		if lo != ordNone || ro != ordNone {
+			if lo != ro || lo == ordDecimal && lt.Type.(*arrow.Decimal128Type).Scale != rt.Type.(*arrow.Decimal128Type).Scale {
+				return nil, notComparable()
+			}
+			if err := checkOrdRange(r, rt.Type, lo); err != nil {
+				return nil, err
+			}
+		} else {
+			var err error
+			if lk, err = timeKindOf(lt.Type); err != nil {
+				return nil, fmt.Errorf("ASOF on column %q of %s: %w", lt.Name, opts.LeftName, err)
+			}
+			if rk, err = timeKindOf(rt.Type); err != nil {
+				return nil, fmt.Errorf("ASOF on column %q of %s: %w", rt.Name, r.Name, err)
+			}
+			if !lk.comparable(rk) {
+				return nil, notComparable()
+			}
+			if err := checkRange(r, rk); err != nil {
+				return nil, err
+			}
 		}
 		if len(r.LeftKeys) != len(r.Keys) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d left keys but %d right keys", r.Name, len(r.LeftKeys), len(r.Keys))
@@ -172,7 +202,7 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 				return nil, err
 			}
 		}
-		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc}
+		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, ord: lo}
 	}
 	return specs, nil
 }
@@ -199,6 +229,34 @@ func checkRange(r Right, k timeKind) error {
 	}
 	if r.Lo.Int > r.Hi.Int || (r.Lo.Int == r.Hi.Int && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %d is greater than upper bound %d", r.Lo.Int, r.Hi.Int)
+	}
+	return nil
+}
+
+// checkOrdRange checks the range of an on column of the comparison kernel:
+// a decimal takes any 128-bit range; strings, binaries and booleans only
+// the compatibility inequality forms' bounds (unbounded or 0), since
+// their values have no distance.
+func checkOrdRange(r Right, dt arrow.DataType, c ordClass) error {
+	if c != ordDecimal {
+		if r.Lo.Unbounded && r.Hi.Unbounded {
+			return sqlerr.New(sqlerr.FeatureNotSupported,
+				"ASOF on column of type %s (%s) needs one bounded side: its values have no distance to choose the nearest by", dt, r.Name)
+		}
+		for _, b := range []Bound{r.Lo, r.Hi} {
+			if !b.Unbounded && (b.Int != 0 || b.Float != 0 || b.HasDec && b.Dec.Sign() != 0) {
+				return sqlerr.New(sqlerr.FeatureNotSupported,
+					"ASOF on column of type %s (%s) takes no range, only the inequality forms (bounds 0 or unbounded)", dt, r.Name)
+			}
+		}
+	}
+	if r.Lo.Unbounded || r.Hi.Unbounded {
+		return nil
+	}
+	lo, hi := decBound(r.Lo), decBound(r.Hi)
+	if c := cmpDecimal(lo, hi); c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive) {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %s is greater than upper bound %s",
+			lo.BigInt(), hi.BigInt())
 	}
 	return nil
 }

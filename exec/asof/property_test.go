@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
@@ -20,7 +23,8 @@ import (
 type genCase struct {
 	seed    uint64
 	float   bool
-	keys    int // by-key columns: 0, 1 (int or string) or 2
+	ord     ordGen // a text or decimal on column instead (ordGenNone: integer or float)
+	keys    int    // by-key columns: 0, 1 (int or string) or 2
 	strKey  bool
 	specs   []Right
 	layout  exectest.Layout
@@ -34,6 +38,9 @@ func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordB
 	onType := arrow.DataType(arrow.PrimitiveTypes.Int64)
 	if g.float {
 		onType = f64
+	}
+	if g.ord.kind != ordGenNone {
+		onType = g.ord.dt
 	}
 	keyType := arrow.DataType(arrow.PrimitiveTypes.Int64)
 	if g.strKey {
@@ -68,6 +75,9 @@ func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordB
 				if ts[i] > 0 && ts[i] > math.MaxInt64/2 {
 					tv = float64(ts[i])
 				}
+			}
+			if g.ord.kind != ordGenNone {
+				tv = g.ord.value(ts[i] - base)
 			}
 			if nullT && rng.IntN(6) == 0 {
 				tv = nil
@@ -174,8 +184,18 @@ func randomBound(rng *rand.Rand, float bool) Bound {
 }
 
 func randomCase(seed uint64) *genCase {
+	return randomCaseOf(seed, ordGenNone)
+}
+
+// randomCaseOf generates a case whose on column is an integer or float
+// (ordGenNone) or of the given comparison-kernel kind.
+func randomCaseOf(seed uint64, kind ordGenKind) *genCase {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	g := &genCase{seed: seed, float: rng.IntN(5) == 0, keys: rng.IntN(3), strKey: rng.IntN(2) == 0, serial: rng.IntN(2) == 0}
+	if kind != ordGenNone {
+		g.float = false
+		g.ord = newOrdGen(kind, rng)
+	}
 	nr := 1 + rng.IntN(3)
 	for i := 0; i < nr; i++ {
 		var lo, hi Bound
@@ -214,6 +234,9 @@ func randomCase(seed uint64) *genCase {
 		if !lo.Unbounded && !hi.Unbounded && (lo.Exclusive || hi.Exclusive) &&
 			(g.float && lo.Float == hi.Float || !g.float && lo.Int == hi.Int) {
 			lo.Exclusive, hi.Exclusive = false, false
+		}
+		if g.ord.kind != ordGenNone {
+			lo, hi = g.ord.bounds(rng)
 		}
 		keys := make([]int, g.keys)
 		for k := range keys {
@@ -277,8 +300,8 @@ func checkCase(t testing.TB, g *genCase) {
 	require.NoError(t, err)
 	defer got.Release()
 	if gotS := exectest.Format(got); gotS != want {
-		t.Fatalf("seed %d (float=%v keys=%d str=%v serial=%v keyMajor=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
-			g.seed, g.float, g.keys, g.strKey, g.serial, g.keyMajor, g.layout, describe(g.specs), exectest.Format(tables[0]),
+		t.Fatalf("seed %d (float=%v ord=%s keys=%d str=%v serial=%v keyMajor=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
+			g.seed, g.float, g.ord.dt, g.keys, g.strKey, g.serial, g.keyMajor, g.layout, describe(g.specs), exectest.Format(tables[0]),
 			formatAll(tables[1:]), want, gotS)
 	}
 }
@@ -299,11 +322,13 @@ func formatAll(ts []arrow.RecordBatch) string {
 	return s
 }
 
-// TestDifferential checks 10,000 random cases against the reference.
+// TestDifferential checks 7,000 random cases with integer and float on
+// columns against the reference; with TestDifferentialOrd's 3,000 that
+// makes 10,000 in the normal run.
 func TestDifferential(t *testing.T) {
-	n := 10000
+	n := 7000
 	if testing.Short() {
-		n = 1000
+		n = 700
 	}
 	const parts = 4
 	for p := 0; p < parts; p++ {
@@ -319,12 +344,34 @@ func TestDifferential(t *testing.T) {
 	}
 }
 
+// TestDifferentialOrd checks random cases with text, binary and decimal
+// on columns (the comparison kernel) against the reference: 1,500 of each
+// kind (150 each in -short).
+func TestDifferentialOrd(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 150
+	}
+	for _, kind := range []ordGenKind{ordGenText, ordGenDecimal} {
+		t.Run(kind.String(), func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= uint64(n); seed++ {
+				checkCase(t, randomCaseOf(seed, kind))
+				if t.Failed() {
+					return
+				}
+			}
+		})
+	}
+}
+
 func FuzzJoin(f *testing.F) {
 	for seed := uint64(1); seed < 20; seed++ {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		checkCase(t, randomCase(seed))
+		// Integer/float, text and decimal on columns in turn.
+		checkCase(t, randomCaseOf(seed, ordGenKind(seed%3)))
 	})
 }
 
@@ -350,6 +397,12 @@ func sortKeyMajor(mem memory.Allocator, rec arrow.RecordBatch, keys int) arrow.R
 			return cmpOrdered(x.Value(a), x.Value(b))
 		case *array.String:
 			return cmpOrdered(x.Value(a), x.Value(b))
+		case *array.LargeString:
+			return cmpOrdered(x.Value(a), x.Value(b))
+		case *array.Binary:
+			return cmpOrdered(string(x.Value(a)), string(x.Value(b)))
+		case *array.Decimal128:
+			return x.Value(a).BigInt().Cmp(x.Value(b).BigInt())
 		}
 		panic("sortKeyMajor: " + c.DataType().String())
 	}
@@ -396,4 +449,136 @@ func cmpOrdered[T int64 | float64 | string](a, b T) int {
 		return 1
 	}
 	return 0
+}
+
+type ordGenKind uint8
+
+const (
+	ordGenNone ordGenKind = iota
+	ordGenText
+	ordGenDecimal
+)
+
+func (k ordGenKind) String() string {
+	return [...]string{"none", "text", "decimal"}[k]
+}
+
+// ordGen generates the on values of a text or decimal case. Values are a
+// monotone function of the integer generator's offsets, so sorted offsets
+// give sorted values with the same duplicates.
+type ordGen struct {
+	kind ordGenKind
+	dt   arrow.DataType
+	// text: a sorted pool of distinct strings with empty strings,
+	// prefixes of each other, NUL and bytes >= 0x80
+	pool []string
+	// decimal: value = offset·unit + shift, unscaled
+	unit, shift *big.Int
+}
+
+func newOrdGen(kind ordGenKind, rng *rand.Rand) ordGen {
+	g := ordGen{kind: kind}
+	if kind == ordGenText {
+		g.dt = []arrow.DataType{str, arrow.BinaryTypes.Binary, arrow.BinaryTypes.LargeString}[rng.IntN(3)]
+		alphabet := []byte{0x00, 'a', 'b', 0x7f, 0x80, 0xc3, 0xff}
+		seen := map[string]bool{}
+		for n := 1 + rng.IntN(12); len(g.pool) < n; {
+			b := make([]byte, rng.IntN(4))
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if !seen[string(b)] {
+				seen[string(b)] = true
+				g.pool = append(g.pool, string(b))
+			}
+		}
+		slices.Sort(g.pool) // bytewise
+		return g
+	}
+	g.dt = &arrow.Decimal128Type{Precision: 38, Scale: []int32{0, 2, 16}[rng.IntN(3)]}
+	g.unit = big.NewInt(1)
+	if rng.IntN(2) == 0 {
+		// Distances and bounds beyond int64 units.
+		g.unit = new(big.Int).Exp(big.NewInt(10), big.NewInt(17), nil)
+	}
+	g.shift = new(big.Int)
+	switch rng.IntN(8) {
+	case 0: // near the top of the 128-bit range: windows overflow it
+		g.shift = new(big.Int).Sub(maxDecimal.BigInt(), new(big.Int).Exp(big.NewInt(10), big.NewInt(37), nil))
+	case 1:
+		g.shift = new(big.Int).Add(minDecimal.BigInt(), new(big.Int).Exp(big.NewInt(10), big.NewInt(37), nil))
+	}
+	return g
+}
+
+// value maps an offset (>= 0, ascending) to an on value.
+func (g ordGen) value(off int64) any {
+	if g.kind == ordGenText {
+		i := int(off)
+		if i >= len(g.pool) {
+			i = len(g.pool) - 1
+		}
+		if g.dt.ID() == arrow.BINARY {
+			return []byte(g.pool[i])
+		}
+		return g.pool[i]
+	}
+	v := new(big.Int).Mul(big.NewInt(off), g.unit)
+	return decimal128.FromBigInt(v.Add(v, g.shift))
+}
+
+// bounds draws a range: for text one of the inequality forms (or an
+// exact match), for decimals any range including ones beyond int64 units
+// and at the ends of the 128-bit line.
+func (g ordGen) bounds(rng *rand.Rand) (Bound, Bound) {
+	if g.kind == ordGenText {
+		switch rng.IntN(5) {
+		case 0:
+			return Unbounded, Bound{}
+		case 1:
+			return Unbounded, Bound{Exclusive: true}
+		case 2:
+			return Bound{}, Unbounded
+		case 3:
+			return Bound{Exclusive: true}, Unbounded
+		}
+		return Bound{}, Bound{}
+	}
+	one := func() Bound {
+		switch rng.IntN(10) {
+		case 0:
+			return DecBound(maxDecimal)
+		case 1:
+			return DecBound(minDecimal)
+		case 2:
+			return DecBound(decimal128.FromBigInt(new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(38), nil), big.NewInt(1))))
+		}
+		v := new(big.Int).Mul(big.NewInt(int64(rng.IntN(21))-10), g.unit)
+		if rng.IntN(2) == 0 && v.IsInt64() {
+			return IntBound(v.Int64())
+		}
+		return DecBound(decimal128.FromBigInt(v))
+	}
+	var lo, hi Bound
+	switch rng.IntN(6) {
+	case 0:
+		lo, hi = Unbounded, one()
+	case 1:
+		lo, hi = one(), Unbounded
+	default:
+		lo, hi = one(), one()
+		if refBound(lo).Cmp(refBound(hi)) > 0 {
+			lo, hi = hi, lo
+		}
+	}
+	if !lo.Unbounded && rng.IntN(5) == 0 {
+		lo.Exclusive = true
+	}
+	if !hi.Unbounded && rng.IntN(5) == 0 {
+		hi.Exclusive = true
+	}
+	if !lo.Unbounded && !hi.Unbounded && refBound(lo).Cmp(refBound(hi)) == 0 {
+		lo.Exclusive, hi.Exclusive = false, false
+	}
+	return lo, hi
 }

@@ -1,6 +1,7 @@
 package asof
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/big"
@@ -20,6 +21,8 @@ type tval struct {
 	null bool
 	i    *big.Int // integer-like types (exact)
 	f    float64  // floating-point types
+	s    []byte   // strings, binaries, booleans (ordered bytewise)
+	str  bool
 }
 
 func tvalOf(a arrow.Array, i int) tval {
@@ -61,6 +64,21 @@ func tvalOf(a arrow.Array, i int) tval {
 		return tval{i: big.NewInt(int64(a.Value(i)))}
 	case *array.Decimal128:
 		return tval{i: a.Value(i).BigInt()}
+	case *array.String:
+		return tval{s: []byte(a.Value(i)), str: true}
+	case *array.LargeString:
+		return tval{s: []byte(a.Value(i)), str: true}
+	case *array.Binary:
+		return tval{s: a.Value(i), str: true}
+	case *array.LargeBinary:
+		return tval{s: a.Value(i), str: true}
+	case *array.FixedSizeBinary:
+		return tval{s: a.Value(i), str: true}
+	case *array.Boolean:
+		if a.Value(i) {
+			return tval{s: []byte{1}, str: true}
+		}
+		return tval{s: []byte{0}, str: true}
 	}
 	panic("reference: unsupported on type " + a.DataType().String())
 }
@@ -125,6 +143,41 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 			}
 			var sign int
 			var dist *big.Float
+			if rv.str {
+				// No distance: bounds are 0 or unbounded, and the closest
+				// row in byte order wins (spec §3: inequality forms only).
+				sign = bytes.Compare(rv.s, l.s)
+				if !r.Lo.Unbounded && (sign < 0 || sign == 0 && r.Lo.Exclusive) {
+					continue
+				}
+				if !r.Hi.Unbounded && (sign > 0 || sign == 0 && r.Hi.Exclusive) {
+					continue
+				}
+				if best < 0 {
+					best, bestSign = ri, sign
+					continue
+				}
+				bt := tvalOf(rt, best).s
+				switch {
+				case sign == 0 && bestSign == 0:
+					best = ri // the last of equal t at the left row
+				case sign == 0 || bestSign == 0:
+					if sign == 0 {
+						best, bestSign = ri, sign
+					}
+				case sign < 0 && bestSign < 0:
+					if bytes.Compare(rv.s, bt) >= 0 {
+						best = ri // greater is closer; the last of equal t
+					}
+				case sign > 0 && bestSign > 0:
+					if bytes.Compare(rv.s, bt) < 0 {
+						best = ri // smaller is closer; the first of equal t stays
+					}
+				default:
+					panic("reference: a byte on column's range reaches both sides")
+				}
+				continue
+			}
 			if isFloat {
 				if !r.Lo.Unbounded && (!(l.f+r.Lo.Float <= rv.f) || r.Lo.Exclusive && !(l.f+r.Lo.Float < rv.f)) {
 					continue
@@ -142,10 +195,10 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 				dist = big.NewFloat(math.Abs(d))
 			} else {
 				delta := new(big.Int).Sub(rv.i, l.i)
-				if c := delta.Cmp(big.NewInt(r.Lo.Int)); !r.Lo.Unbounded && (c < 0 || c == 0 && r.Lo.Exclusive) {
+				if c := delta.Cmp(refBound(r.Lo)); !r.Lo.Unbounded && (c < 0 || c == 0 && r.Lo.Exclusive) {
 					continue
 				}
-				if c := delta.Cmp(big.NewInt(r.Hi.Int)); !r.Hi.Unbounded && (c > 0 || c == 0 && r.Hi.Exclusive) {
+				if c := delta.Cmp(refBound(r.Hi)); !r.Hi.Unbounded && (c > 0 || c == 0 && r.Hi.Exclusive) {
 					continue
 				}
 				sign = delta.Sign()
@@ -174,6 +227,14 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		out[li] = best
 	}
 	return out
+}
+
+// refBound is an exact bound's value (a decimal bound may exceed int64).
+func refBound(b Bound) *big.Int {
+	if b.HasDec {
+		return b.Dec.BigInt()
+	}
+	return big.NewInt(b.Int)
 }
 
 // refJoin renders the expected output of the join of left with rights in

@@ -101,9 +101,16 @@ type rightState struct {
 	okBuf       []byte
 	okBuf2      []byte
 	compactions int
+
+	// ord, when set, is the comparison kernel (ontext.go) that does all
+	// the work for an on column off the number line.
+	ord ordKernel
 }
 
 func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) *rightState {
+	if sp.ord != ordNone {
+		return &rightState{sp: sp, ord: newOrdKernel(sp, opts, pool, left)}
+	}
 	rs := sp.Input.Schema()
 	r := &rightState{
 		sp:      sp,
@@ -441,6 +448,9 @@ func (r *rightState) firstAfter(ctx context.Context, k int32, w window, lookup f
 // process matches one left batch and gathers this input's payload columns
 // for it. lt is the batch's decoded left on column.
 func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn) ([]arrow.Array, []ref, error) {
+	if r.ord != nil {
+		return r.ord.process(ctx, lb)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -696,6 +706,9 @@ func (r *rightState) close() {
 		return
 	}
 	r.closed = true
+	if r.ord != nil {
+		r.ord.close()
+	}
 	for s := range r.slots {
 		for _, c := range r.slots[s].cols {
 			c.Release()

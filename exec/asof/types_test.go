@@ -275,7 +275,7 @@ func TestValidationErrors(t *testing.T) {
 		{"key types", []arrow.Field{f("t", i64), f("k", str)}, []arrow.Field{f("t", i64), f("k", i64)},
 			Right{Lo: Unbounded, Hi: IntBound(0), LeftKeys: []int{1}, Keys: []int{1}},
 			sqlerr.DatatypeMismatch, "ASOF by-keys are not comparable: trades.k is utf8 but quotes.k is int64"},
-		{"on type unsupported", []arrow.Field{f("t", str)}, []arrow.Field{f("t", str)}, Right{Lo: Unbounded, Hi: IntBound(0)},
+		{"on type unsupported", []arrow.Field{f("t", arrow.FixedWidthTypes.MonthDayNanoInterval)}, []arrow.Field{f("t", arrow.FixedWidthTypes.MonthDayNanoInterval)}, Right{Lo: Unbounded, Hi: IntBound(0)},
 			sqlerr.FeatureNotSupported, "cannot be an ASOF on column"},
 		{"key type unsupported", []arrow.Field{f("t", i64), f("k", arrow.ListOf(i64))}, []arrow.Field{f("t", i64), f("k", arrow.ListOf(i64))},
 			Right{Lo: Unbounded, Hi: IntBound(0), LeftKeys: []int{1}, Keys: []int{1}},

@@ -18,10 +18,11 @@ import (
 // Postgres' input and output functions — that is also how Postgres defines
 // the I/O conversion casts.
 type castNode struct {
-	x    node
-	from sqltypes.Type
-	to   sqltypes.Type
-	kind castKind
+	x      node
+	from   sqltypes.Type
+	to     sqltypes.Type
+	kind   castKind
+	assign bool // an assignment cast: to varchar(n), 22001 instead of truncating
 }
 
 type castKind uint8
@@ -46,7 +47,11 @@ func (c *compiler) compileCast(e *expr.Cast) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.compileCastNode(x, e.T)
+	n, err := c.compileCastNode(x, e.T)
+	if cn, ok := n.(*castNode); ok && e.Assign {
+		cn.assign = true
+	}
+	return n, err
 }
 
 func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
@@ -58,7 +63,8 @@ func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
 	}
 	fk, tk := from.Kind, to.Kind
 	switch {
-	case from == to || (isStringKind(fk) && tk == sqltypes.Text) || (isStringKind(fk) && tk == sqltypes.Varchar && to.Length == sqltypes.NoLimit):
+	case from == to || (isStringKind(fk) && tk == sqltypes.Text) || (isStringKind(fk) && tk == sqltypes.Varchar && to.Length == sqltypes.NoLimit),
+		fk == sqltypes.Numeric && tk == sqltypes.Numeric && arrow.TypeEqual(from.Arrow(), to.Arrow()): // only the display scale differs
 		n.kind = castSame
 	case isStringKind(fk) && tk == sqltypes.Varchar:
 		n.kind = castVarchar
@@ -194,6 +200,9 @@ func (n *castNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		return makeBool(c.mem, bs, valid), nil
 	case castVarchar:
+		if n.assign {
+			return castViaText(c, x, n.from, n.to, true)
+		}
 		xs := x.(*array.String)
 		bld := array.NewStringBuilder(c.mem)
 		defer bld.Release()
@@ -206,7 +215,7 @@ func (n *castNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		return bld.NewArray(), nil
 	}
-	return castViaText(c, x, n.from, n.to)
+	return castViaText(c, x, n.from, n.to, n.assign)
 }
 
 func truncRunes(s string, n int) string {
@@ -220,7 +229,9 @@ func truncRunes(s string, n int) string {
 	return s
 }
 
-func castViaText(c *call, x arrow.Array, from, to sqltypes.Type) (arrow.Array, error) {
+// castViaText converts through the text form; assign keeps the input
+// function's 22001 for an over-long varchar(n) instead of truncating.
+func castViaText(c *call, x arrow.Array, from, to sqltypes.Type, assign bool) (arrow.Array, error) {
 	bld := array.NewBuilder(c.mem, to.Arrow())
 	defer bld.Release()
 	bld.Reserve(x.Len())
@@ -242,7 +253,7 @@ func castViaText(c *call, x arrow.Array, from, to sqltypes.Type) (arrow.Array, e
 			bld.(*array.StringBuilder).Append(s)
 			continue
 		}
-		if to.Kind == sqltypes.Varchar {
+		if to.Kind == sqltypes.Varchar && !assign {
 			bld.(*array.StringBuilder).Append(truncRunes(s, to.Length))
 			continue
 		}

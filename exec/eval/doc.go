@@ -41,10 +41,15 @@
 // Postgres' cascading of fractional months and days), date ± integer,
 // date − date; and the functions listed in Functions.
 // BETWEEN is expected as two comparisons joined by AND (the planner's
-// rewrite). Math functions take double precision; abs, round (also
-// round(x, n)), floor, ceil and sqrt also take numeric (exact, rounded half
-// away from zero); ln, exp and power of numeric are not implemented (42883:
-// the planner must cast to double precision).
+// rewrite). Math functions take double precision or numeric: abs, round
+// (also round(x, n)), trunc (also trunc(x, n)), floor, ceil and sign are
+// exact on numeric; sqrt, ln, exp, log, log10 and power of numeric compute
+// each value at Postgres' result scale (sqltypes.NumericMath), rounded half
+// away from zero and stored at the result type's scale. extract is
+// Postgres 15's exact numeric EXTRACT, date_part its double precision
+// one; date_trunc takes timestamps (with an optional zone for timestamptz)
+// and intervals; time_bucket is TimescaleDB's, with an optional origin or
+// offset.
 //
 // Why typed loops rather than arrow-go compute kernels: the arithmetic
 // kernels wrap on overflow (their _checked variants fail with Arrow's own

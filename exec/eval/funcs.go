@@ -19,6 +19,7 @@ var Functions = []string{
 	"date_trunc", "exp", "extract", "floor", "greatest", "least", "length", "ln",
 	"lower", "ltrim", "now", "nullif", "pow", "power", "round", "rtrim", "sqrt",
 	"substr", "substring", "time_bucket", "to_timestamp", "upper",
+	"log", "log10", "sign", "trunc", // nummath.go
 }
 
 func (c *compiler) compileFunc(e *expr.Func) (node, error) {
@@ -32,6 +33,9 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		types[i], kinds[i] = a.typ(), a.typ().Kind
 	}
 	bad := func() (node, error) { return nil, unsupported("function "+e.Name, types...) }
+	if n, ok, err := compileNumMath(e, args); ok { // nummath.go
+		return n, err
+	}
 	coerceAll := func() error {
 		for i := range args {
 			n, err := c.coerce(args[i], e.T)
@@ -129,9 +133,8 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 			return &mathNode{name: name, args: args, t: e.T}, nil
 		}
 		return bad()
-	case "sqrt", "ln", "exp":
-		numSqrt := e.Name == "sqrt" && len(args) == 1 && kinds[0] == sqltypes.Numeric && e.T.Kind == sqltypes.Numeric
-		if !numSqrt && (len(args) != 1 || kinds[0] != sqltypes.Float8 || e.T.Kind != sqltypes.Float8) {
+	case "sqrt", "ln", "exp": // (numeric: nummath.go)
+		if len(args) != 1 || kinds[0] != sqltypes.Float8 || e.T.Kind != sqltypes.Float8 {
 			return bad()
 		}
 		return &mathNode{name: e.Name, args: args, t: e.T}, nil
@@ -146,10 +149,15 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &litNode{v: c.env.Now.UnixMicro(), t: e.T}, nil
 	case "date_trunc":
-		if len(args) != 2 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ) || e.T.Kind != kinds[1] {
+		if len(args) < 2 || len(args) > 3 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Interval) || e.T.Kind != kinds[1] ||
+			len(args) == 3 && (kinds[1] != sqltypes.TimestampTZ || !isStringKind(kinds[2])) {
 			return bad()
 		}
-		return &dateTruncNode{unit: args[0], x: args[1], t: e.T}, nil
+		n := &dateTruncNode{unit: args[0], x: args[1], t: e.T}
+		if len(args) == 3 {
+			n.zone = args[2]
+		}
+		return n, nil
 	case "date_part", "extract":
 		switch {
 		case len(args) != 2 || !isStringKind(kinds[0]):
@@ -166,11 +174,16 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &toTimestampNode{x: args[0]}, nil
 	case "time_bucket":
-		if len(args) != 2 || kinds[0] != sqltypes.Interval ||
-			(kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Date) || e.T.Kind != kinds[1] {
+		if len(args) < 2 || len(args) > 3 || kinds[0] != sqltypes.Interval ||
+			(kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Date) || e.T.Kind != kinds[1] ||
+			(len(args) == 3 && kinds[2] != sqltypes.Interval && kinds[2] != kinds[1]) {
 			return bad()
 		}
-		return &timeBucketNode{width: args[0], x: args[1], t: e.T}, nil
+		n := &timeBucketNode{width: args[0], x: args[1], t: e.T}
+		if len(args) == 3 {
+			n.extra, n.offset = args[2], kinds[2] == sqltypes.Interval
+		}
+		return n, nil
 	}
 	if n, ok, err := c.compileStrFunc(e, args, kinds); ok {
 		return n, err
@@ -422,7 +435,8 @@ func (n *substrNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	return bld.NewArray(), nil
 }
 
-// mathNode covers abs, round, floor, ceil, sqrt, ln, exp and power.
+// mathNode covers abs, round, floor, ceil, and sqrt, ln, exp and power on
+// double precision.
 type mathNode struct {
 	name string
 	args []node
@@ -550,20 +564,6 @@ func (n *mathNode) numeric(c *call, arrs []arrow.Array, valid []bool) (arrow.Arr
 					v.Mul(v, pow10(xs-p))
 				}
 			}
-		case "sqrt":
-			if v.Sign() < 0 {
-				return decimalNum{}, sqlerr.New("2201F", "cannot take square root of a negative number")
-			}
-			// sqrt(v/10^xs) at ts+1 digits = isqrt(v·10^(2(ts+1)−xs)),
-			// truncated; the guard digit then rounds half away from zero.
-			e := 2*(ts+1) - xs
-			if e >= 0 {
-				v.Mul(v, pow10(e))
-			} else {
-				v.Quo(v, pow10(-e))
-			}
-			v.Sqrt(v)
-			return fitDec(rescaleBig(v, ts+1, ts), n.t)
 		case "floor", "ceil":
 			q, r := new(big.Int).QuoRem(v, pow10(xs), new(big.Int))
 			if r.Sign() != 0 {

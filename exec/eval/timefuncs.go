@@ -29,6 +29,8 @@ var unitAliases = map[string]string{
 	"century": "century", "centuries": "century", "c": "century", "cent": "century",
 	"millennium": "millennium", "millennia": "millennium", "mil": "millennium", "mils": "millennium",
 	"epoch": "epoch", "dow": "dow", "isodow": "isodow", "doy": "doy", "isoyear": "isoyear",
+	"timezone": "timezone", "timezone_h": "timezone_hour", "timezone_hour": "timezone_hour",
+	"timezone_m": "timezone_minute", "timezone_minute": "timezone_minute", "julian": "julian", "j": "julian",
 }
 
 func typeWords(t sqltypes.Type) string {
@@ -64,6 +66,7 @@ func tsLoc(c *call, t sqltypes.Type) *time.Location {
 
 type dateTruncNode struct {
 	unit, x node
+	zone    node // nil: the session zone (timestamptz) or UTC
 	t       sqltypes.Type
 }
 
@@ -78,19 +81,45 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 	defer xa.Release()
 	rows := xa.Len()
 	valid := validity(rows, ua, xa)
+	if n.t.Kind == sqltypes.Interval {
+		return n.evalInterval(c, ua, xa, valid) // trunc_interval.go
+	}
 	us := ua.(*array.String)
 	xs := fixed[int64](xa)
 	loc := tsLoc(c, n.t)
+	var zones *array.String
+	if n.zone != nil {
+		za, err := n.zone.eval(c, b)
+		if err != nil {
+			return nil, err
+		}
+		defer za.Release()
+		valid = validity(rows, ua, xa, za)
+		zones = za.(*array.String)
+	}
 	buf, out := newFixed[int64](c.mem, rows)
-	lastRaw, unit := "", ""
+	lastRaw, unit, lastZone, zoneSet := "", "", "", false
 	for i := 0; i < rows; i++ {
 		out[i] = 0
 		if !ok(valid, i) {
 			continue
 		}
+		if zones != nil && (!zoneSet || zones.Value(i) != lastZone) {
+			z := zones.Value(i)
+			l, err := sqltypes.ParseTimeZone(z)
+			if err != nil {
+				buf.Release()
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "time zone \"%s\" not recognized", z)
+			}
+			loc, lastZone, zoneSet = l, z, true
+		}
 		if raw := us.Value(i); unit == "" || raw != lastRaw {
 			u, err := parseUnit(raw, n.x.typ())
-			if err == nil && (u == "epoch" || u == "dow" || u == "isodow" || u == "doy" || u == "isoyear") {
+			if err == nil && u == "epoch" {
+				// a "reserved" word to Postgres, not a unit: not recognized
+				err = sqlerr.New(sqlerr.InvalidParameterValue, "unit \"%s\" not recognized for type %s", raw, typeWords(n.x.typ()))
+			} else if err == nil && (u == "dow" || u == "isodow" || u == "doy" || u == "isoyear" ||
+				u == "timezone" || u == "timezone_hour" || u == "timezone_minute" || u == "julian") {
 				err = errUnitUnsupported(raw, n.x.typ())
 			}
 			if err != nil {
@@ -156,9 +185,9 @@ func truncTS(us int64, unit string, loc *time.Location) int64 {
 	return t.UnixMicro()
 }
 
-// datePartNode is date_part/extract. It computes in float64 (date_part's
-// double precision) and converts to NUMERIC when the planner typed the call
-// as extract's numeric.
+// datePartNode is date_part/extract. date_part computes in float64 (its
+// double precision); extract, typed NUMERIC by the planner, is exact
+// (extract.go).
 type datePartNode struct {
 	unit, x node
 	t       sqltypes.Type
@@ -175,6 +204,9 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer xa.Release()
 	rows := xa.Len()
 	valid := validity(rows, ua, xa)
+	if n.t.Kind == sqltypes.Numeric {
+		return n.extractNum(c, ua, xa, valid) // extract.go
+	}
 	us := ua.(*array.String)
 	xt := n.x.typ()
 	loc := tsLoc(c, xt)
@@ -224,21 +256,7 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = v
 	}
-	if n.t.Kind == sqltypes.Float8 {
-		return writeFloats(c, n.t, out, valid)
-	}
-	bld := array.NewBuilder(c.mem, n.t.Arrow())
-	defer bld.Release()
-	for i, v := range out {
-		if !ok(valid, i) {
-			bld.AppendNull()
-			continue
-		}
-		if err := sqltypes.DecodeText(bld, n.t, strconv.FormatFloat(v, 'f', -1, 64), nil); err != nil {
-			return nil, err
-		}
-	}
-	return bld.NewArray(), nil
+	return writeFloats(c, n.t, out, valid)
 }
 
 func tsPart(us int64, unit string, loc *time.Location, t sqltypes.Type) (float64, bool, error) {
@@ -306,6 +324,14 @@ func tsPart(us int64, unit string, loc *time.Location, t sqltypes.Type) (float64
 		return float64(iy), false, nil
 	case "epoch":
 		return float64(us) / 1e6, false, nil
+	case "julian":
+		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix()/86400 + julianUnixDay
+		return float64(day) + (float64(hh*3600+mi*60+ss)+frac)/86400, false, nil
+	case "timezone", "timezone_hour", "timezone_minute":
+		if t.Kind == sqltypes.TimestampTZ {
+			p, err := tsPartNum(us, unit, loc, t)
+			return float64(p.num), false, err
+		}
 	}
 	return 0, false, errUnitUnsupported(unit, t)
 }
@@ -386,12 +412,28 @@ func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error
 	return finishFixedMem(c.mem, sqltypes.TimestampTZType.Arrow(), rows, buf, valid), nil
 }
 
-// timeBucketNode is TimescaleDB's time_bucket(width, ts): the start of the
-// width-sized bucket holding ts, buckets aligned to 2000-01-03 (a Monday)
-// for day/time widths and to 2000-01-01 for month widths, computed in UTC.
+// timeBucketNode is TimescaleDB's time_bucket(width, ts [, origin |
+// offset]): the start of the width-sized bucket holding ts, buckets
+// aligned to origin (default 2000-01-03, a Monday) for day/time widths
+// and to origin's month (default 2000-01) for month widths, computed in
+// UTC. With an offset interval it is time_bucket(width, ts - offset) +
+// offset.
 type timeBucketNode struct {
 	width, x node
+	extra    node // nil, the origin (of x's type) or the offset (offset set)
+	offset   bool
 	t        sqltypes.Type
+}
+
+// dayUs is a date as microseconds since 1970, infinities mapped.
+func dayUs(d int32) int64 {
+	switch d {
+	case sqltypes.DateInfinity:
+		return sqltypes.TimestampInfinity
+	case sqltypes.DateNegInfinity:
+		return sqltypes.TimestampNegInfinity
+	}
+	return int64(d) * usPerDay
 }
 
 func (n *timeBucketNode) typ() sqltypes.Type { return n.t }
@@ -409,25 +451,35 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 	defer wa.Release()
 	defer xa.Release()
 	rows := xa.Len()
-	valid := validity(rows, wa, xa)
-	ws := fixed[arrow.MonthDayNanoInterval](wa)
 	isDate := n.t.Kind == sqltypes.Date
-	var ts []int64
-	if isDate {
-		ts = make([]int64, rows)
-		for i, d := range fixed[int32](xa) {
-			switch d {
-			case sqltypes.DateInfinity:
-				ts[i] = sqltypes.TimestampInfinity
-			case sqltypes.DateNegInfinity:
-				ts[i] = sqltypes.TimestampNegInfinity
-			default:
-				ts[i] = int64(d) * usPerDay
-			}
+	toUs := func(a arrow.Array) []int64 {
+		if !isDate {
+			return fixed[int64](a)
 		}
-	} else {
-		ts = fixed[int64](xa)
+		out := make([]int64, a.Len())
+		for i, d := range fixed[int32](a) {
+			out[i] = dayUs(d)
+		}
+		return out
 	}
+	valid := validity(rows, wa, xa)
+	var origins []int64
+	var offsets []arrow.MonthDayNanoInterval
+	if n.extra != nil {
+		ea, err := n.extra.eval(c, b)
+		if err != nil {
+			return nil, err
+		}
+		defer ea.Release()
+		valid = validity(rows, wa, xa, ea)
+		if n.offset {
+			offsets = fixed[arrow.MonthDayNanoInterval](ea)
+		} else {
+			origins = toUs(ea)
+		}
+	}
+	ws := fixed[arrow.MonthDayNanoInterval](wa)
+	ts := toUs(xa)
 	res := make([]int64, rows)
 	for i := 0; i < rows; i++ {
 		if !ok(valid, i) {
@@ -438,28 +490,64 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 			res[i] = ts[i]
 			continue
 		}
-		if w.Months != 0 {
-			if w.Days != 0 || w.Nanoseconds != 0 {
-				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "month intervals cannot have day or time component")
+		x, origin, mOrigin := ts[i], bucketOrigin, int64(monthOrigin)
+		if origins != nil {
+			if isInfTS(origins[i]) {
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid origin: it must be finite")
 			}
-			if w.Months < 0 {
-				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
+			origin = origins[i]
+			om := time.UnixMicro(origin).UTC()
+			mOrigin = int64(om.Year())*12 + int64(om.Month()-1)
+		}
+		if offsets != nil {
+			neg := offsets[i]
+			neg.Months, neg.Days, neg.Nanoseconds = -neg.Months, -neg.Days, -neg.Nanoseconds
+			if x, err = addInterval(x, neg, time.UTC); err != nil {
+				return nil, err
 			}
-			tm := time.UnixMicro(ts[i]).UTC()
-			months := int64(tm.Year())*12 + int64(tm.Month()-1)
-			bm := monthOrigin + floorDiv(months-monthOrigin, int64(w.Months))*int64(w.Months)
-			res[i] = time.Date(int(floorDiv(bm, 12)), time.Month(bm-floorDiv(bm, 12)*12+1), 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-			continue
 		}
-		width := int64(w.Days)*usPerDay + w.Nanoseconds/1000
-		if width <= 0 {
-			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
+		r, err := bucketOne(w, x, origin, mOrigin, isDate)
+		if err != nil {
+			return nil, err
 		}
-		if isDate && width%usPerDay != 0 {
-			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "interval must not have sub-day precision for a date")
+		if offsets != nil {
+			if r, err = addInterval(r, offsets[i], time.UTC); err != nil {
+				return nil, err
+			}
 		}
-		res[i] = bucketOrigin + floorDiv(ts[i]-bucketOrigin, width)*width
+		res[i] = r
 	}
+	return n.finish(c, res, valid, rows)
+}
+
+// bucketOne is the start of the bucket of width w holding x (both in
+// microseconds since 1970, UTC): aligned to origin for day/time widths,
+// to the month mOrigin (months since year 0) for month widths.
+func bucketOne(w arrow.MonthDayNanoInterval, x, origin, mOrigin int64, isDate bool) (int64, error) {
+	if w.Months != 0 {
+		if w.Days != 0 || w.Nanoseconds != 0 {
+			return 0, sqlerr.New(sqlerr.InvalidParameterValue, "month intervals cannot have day or time component")
+		}
+		if w.Months < 0 {
+			return 0, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
+		}
+		tm := time.UnixMicro(x).UTC()
+		months := int64(tm.Year())*12 + int64(tm.Month()-1)
+		bm := mOrigin + floorDiv(months-mOrigin, int64(w.Months))*int64(w.Months)
+		return time.Date(int(floorDiv(bm, 12)), time.Month(bm-floorDiv(bm, 12)*12+1), 1, 0, 0, 0, 0, time.UTC).UnixMicro(), nil
+	}
+	width := int64(w.Days)*usPerDay + w.Nanoseconds/1000
+	if width <= 0 {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
+	}
+	if isDate && width%usPerDay != 0 {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "interval must not have sub-day precision for a date")
+	}
+	return origin + floorDiv(x-origin, width)*width, nil
+}
+
+func (n *timeBucketNode) finish(c *call, res []int64, valid []bool, rows int) (arrow.Array, error) {
+	isDate := n.t.Kind == sqltypes.Date
 	if isDate {
 		buf, out := newFixed[int32](c.mem, rows)
 		for i, v := range res {

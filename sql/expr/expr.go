@@ -49,6 +49,10 @@ type Param struct {
 type Cast struct {
 	X Expr
 	T sqltypes.Type
+	// Assign marks an assignment cast (a value stored into a column): to
+	// VARCHAR(n) a longer value is 22001 unless the excess is spaces,
+	// where an explicit cast truncates.
+	Assign bool
 }
 
 // UnaryOp is a prefix operator.

@@ -146,7 +146,13 @@ const (
 	mkAsofUsing = "#asof_using"
 	mkCast      = "#cast"
 	mkNulls     = "#nulls"
+	mkExtract   = ExtractFunc
 )
+
+// ExtractFunc is the function name EXTRACT(field FROM x) is parsed as:
+// a call ExtractFunc('field', x) the planner binds as Postgres' numeric
+// extract (TiDB's grammar only knows MySQL's units).
+const ExtractFunc = "#extract"
 
 // clauseEnd lists words that end a join clause at its own nesting level.
 var clauseEnd = map[string]bool{

@@ -32,6 +32,9 @@
 //   - Casts: every remaining `#cast` marker call (see below) with its
 //     sqltypes.Type.
 //   - NullsFirst: ORDER BY items written with NULLS FIRST/LAST.
+//   - EXTRACT(field FROM x) is the call ExtractFunc('field', x) (the
+//     field as a string literal), since TiDB's grammar knows only MySQL's
+//     units; the planner binds it as Postgres' numeric extract.
 //   - Pos(expr) / PosOf(offset): AST positions (OriginTextPosition) are byte
 //     offsets into the rewritten SQL; these map them to 1-based character
 //     positions in the user's original text, as Postgres reports them.
@@ -224,7 +227,7 @@
 //     reads it as a literal of type _name.
 //
 // Known gaps: other forms TiDB's grammar lacks (a column alias list on a
-// plain table, EXTRACT(EPOCH ...), EXISTS (...)::type, a column
+// plain table, EXISTS (...)::type, a column
 // named interval, ...) fail with a 42601 syntax error positioned at the
 // user's token. After a successful parse, TiDB-specific syntax the pre-pass
 // lets through (FOR UPDATE, LATERAL, TABLESAMPLE, MySQL functions) reaches

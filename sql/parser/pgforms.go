@@ -281,6 +281,18 @@ func (p *pgPass) run() error {
 				e.drop(k)
 			}
 			castStart[m] = i
+		case t.is("extract") && i+3 < len(toks) && toks[i+1].isOp("(") && (toks[i+2].kind == tkIdent || toks[i+2].kind == tkString) &&
+			toks[i+3].is("from") && !(i > 0 && toks[i-1].isOp(".")):
+			// EXTRACT(field FROM x): Postgres' fields, not MySQL's units.
+			e.replace(i, "`"+mkExtract+"`")
+			e.replace(i+2, quoteString(toks[i+2].val))
+			e.replace(i+3, ",")
+			i += 3
+		case t.is("extract") && i+3 < len(toks) && toks[i+1].isOp("(") && toks[i+2].kind == tkString && toks[i+3].isOp(",") &&
+			!(i > 0 && toks[i-1].isOp(".")):
+			// extract('field', x): the function form Postgres 14+ has.
+			e.replace(i, "`"+mkExtract+"`")
+			i += 3
 		case t.is("interval") && i+1 < len(toks) && (toks[i+1].kind == tkNumber || toks[i+1].kind == tkParam || toks[i+1].isOp("-")):
 			// MySQL's INTERVAL 1 SECOND; Postgres wants INTERVAL '1 second'.
 			return syntaxErrAt(p.src, toks, i+1)

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -12,6 +13,7 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
 // bindAsof turns one ASOF join of any spec §1 form into an AsofJoin node
@@ -241,9 +243,11 @@ func flip(op opcode.Op) opcode.Op {
 // right.t − left.t; a strict inequality excludes Δ = 0: by one unit for
 // exact types, and for floats by an exclusive bound at 0 (the operator
 // steps to the next float, which no addition in float64 can round away).
+// Types without a distance (text, bytea, boolean) take an exclusive 0 too.
 func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *parser.AsofJoin) error {
-	unit := Bound{Int: 1, Exclusive: isFloat(lt.typ)}
-	neg := Bound{Int: -1, Exclusive: isFloat(lt.typ)}
+	excl := isFloat(lt.typ) || noDistance(lt.typ)
+	unit := Bound{Int: 1, Exclusive: excl}
+	neg := Bound{Int: -1, Exclusive: excl}
 	switch op {
 	case opcode.GE: // l.t >= r.t: Δ <= 0
 		ar.Hi = Bound{}
@@ -256,6 +260,10 @@ func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *p
 	default:
 		return sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN inequality must be one of >= > <= <").WithPosition(a.Pos)
 	}
+	if excl {
+		// The exclusive bound is at 0 itself.
+		ar.Lo.Int, ar.Hi.Int = 0, 0
+	}
 	if !isFloat(lt.typ) {
 		ar.Lo.Float, ar.Hi.Float = 0, 0
 		if ar.Lo.Unbounded {
@@ -264,28 +272,40 @@ func (b *binder) inequalityBounds(ar *AsofRight, op opcode.Op, lt scopeCol, a *p
 		if ar.Hi.Unbounded {
 			ar.Hi = Bound{Unbounded: true}
 		}
-	} else {
-		ar.Lo.Int, ar.Hi.Int = 0, 0
 	}
 	return nil
 }
 
 func isFloat(t sqltypes.Type) bool { return t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8 }
 
-// asofOnTypes checks the on columns: a type the operator orders by, and
-// the same class on both sides.
+// noDistance reports on column types that are ordered but have no
+// distance: only the compatibility inequality forms (and USING's last
+// column) can join on them, compared bytewise (C collation).
+func noDistance(t sqltypes.Type) bool {
+	switch categoryOf(t) {
+	case catString, catBinary, catBool:
+		return true
+	}
+	return false
+}
+
+// asofOnTypes checks the on columns: a type the operator orders by, the
+// same class on both sides, and for types without a distance (text,
+// bytea, boolean) a form without a range.
 func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, rt scopeCol) error {
 	for _, c := range []scopeCol{lt, rt} {
 		switch categoryOf(c.typ) {
-		case catNumeric, catDateTime:
+		case catNumeric, catDateTime, catString, catBinary, catBool:
 		default:
 			return sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN on column %s of type %s is not supported", c.display(), c.typ).WithPosition(a.Pos).
-				WithHint("The on column must be an integer, floating-point, numeric, date or timestamp column.")
+				WithHint("The on column must be an integer, floating-point, numeric, date, timestamp, text, bytea or boolean column.")
 		}
 	}
 	ok := false
 	switch {
 	case lt.typ.IsInteger() && rt.typ.IsInteger():
+		ok = true
+	case lt.typ.IsString() && rt.typ.IsString():
 		ok = true
 	case isFloat(lt.typ) && isFloat(rt.typ):
 		ok = true
@@ -297,6 +317,15 @@ func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, r
 	if !ok {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN on columns cannot be compared: %s is %s but %s is %s", lt.display(), lt.typ, rt.display(), rt.typ).WithPosition(a.Pos).
 			WithHint("Cast one side in a subquery so both have the same type.")
+	}
+	if noDistance(lt.typ) && (a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr) {
+		pos := a.LoPos
+		if pos == 0 {
+			pos = a.Pos
+		}
+		return errDatatype(pos, "ASOF JOIN on column %s of type %s has no distance, so it takes no BETWEEN range", lt.display(), lt.typ).
+			WithHint("Use the inequality form, e.g. ON %s >= %s (or >, <=, <), or USING (..., %s): it takes the closest row in order.",
+				lt.display(), rt.display(), rt.name)
 	}
 	return nil
 }
@@ -316,16 +345,23 @@ func keysComparable(a, b sqltypes.Type) bool {
 // asofBounds type-checks and folds the range bounds against t (spec §3).
 func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) error {
 	var err error
-	if ar.Lo, err = b.asofBound(a.Lo, a.LoPos, lt); err != nil {
+	if ar.Lo, err = b.asofBound(a.Lo, a.LoPos, lt, true); err != nil {
 		return err
 	}
-	if ar.Hi, err = b.asofBound(a.Hi, a.HiPos, lt); err != nil {
+	if ar.Hi, err = b.asofBound(a.Hi, a.HiPos, lt, false); err != nil {
 		return err
 	}
 	if ar.Lo.Param != nil || ar.Hi.Param != nil {
 		return nil
 	}
-	if isFloat(lt.typ) && ar.Lo.Float > ar.Hi.Float || !isFloat(lt.typ) && ar.Lo.Int > ar.Hi.Int {
+	gt := ar.Lo.Int > ar.Hi.Int
+	switch {
+	case isFloat(lt.typ):
+		gt = ar.Lo.Float > ar.Hi.Float
+	case ar.Lo.HasDec && ar.Hi.HasDec:
+		gt = ar.Lo.Dec.Greater(ar.Hi.Dec)
+	}
+	if gt {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF JOIN lower bound %s is greater than upper bound %s", formatBound(ar.Lo, lt.typ), formatBound(ar.Hi, lt.typ)).
 			WithPosition(a.LoPos)
 	}
@@ -333,11 +369,20 @@ func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) erro
 }
 
 // asofBound evaluates one bound: nil is zero (range-on-expression form's
-// bare l.t); constants fold to the on column's unit.
-func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) {
+// bare l.t); constants fold to the on column's unit. lower says it is the
+// lower bound (a NUMERIC lower bound rounds up to the column's scale, an
+// upper one down: Δ is a multiple of the scale's unit, so that is exact).
+func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol, lower bool) (Bound, error) {
 	t := lt.typ
 	if n == nil {
 		return Bound{}, nil
+	}
+	if t.Kind == sqltypes.Numeric {
+		// Read a numeric constant from its own digits: as a literal it
+		// would be an unconstrained NUMERIC (at most 22 integer digits).
+		if s, ok := numericBoundText(n); ok {
+			return numericBound(s, pos, lt, lower)
+		}
 	}
 	e, err := b.bindExpr(n, &exprCtx{sc: &scope{}, clause: "ASOF JOIN bounds"})
 	if err != nil {
@@ -383,16 +428,7 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 			return wrong("Numeric on columns take exact numeric bounds, e.g. BETWEEN -0.25 AND 0.")
 		}
 		s, _ := literalText(lit)
-		d, err := decodeLiteral(sqltypes.NumericType(sqltypes.MaxNumericPrecision, numericScale(t)), s, b.opts.Types)
-		if err != nil {
-			return Bound{}, withPos(err, pos)
-		}
-		num := d.Value.(decimal128.Num)
-		bi := num.BigInt()
-		if !bi.IsInt64() {
-			return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range for on column %s", s, lt.display()).WithPosition(pos)
-		}
-		return Bound{Int: bi.Int64(), Float: float64(bi.Int64())}, nil
+		return numericBound(s, pos, lt, lower)
 	case t.Kind == sqltypes.Date:
 		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
 			return Bound{Int: v}, nil
@@ -425,6 +461,64 @@ func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol) (Bound, error) 
 		return wrong(hint)
 	}
 	return wrong("")
+}
+
+// numericBoundText returns the digits of a numeric constant beyond int64
+// (optionally signed or parenthesized), or false.
+func numericBoundText(n ast.ExprNode) (string, bool) {
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return numericBoundText(x.Expr)
+	case *ast.UnaryOperationExpr:
+		s, ok := numericBoundText(x.V)
+		switch {
+		case !ok || x.Op != opcode.Minus && x.Op != opcode.Plus:
+			return "", false
+		case x.Op == opcode.Plus:
+			return s, true
+		case strings.HasPrefix(s, "-"):
+			return s[1:], true
+		}
+		return "-" + s, true
+	case *test_driver.ValueExpr:
+		switch x.Datum.Kind() {
+		case test_driver.KindUint64:
+			return strconv.FormatUint(x.Datum.GetUint64(), 10), true
+		case test_driver.KindMysqlDecimal:
+			return x.Datum.GetMysqlDecimal().String(), true
+		}
+	}
+	return "", false
+}
+
+// numericBound reads the decimal text s in unscaled units of the NUMERIC
+// on column lt, exactly in 128 bits: a lower bound rounds up to the
+// column's scale, an upper bound down (the distance between two values is
+// a whole number of units, so eligibility does not change).
+func numericBound(s string, pos int, lt scopeCol, lower bool) (Bound, error) {
+	v, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s is not a number", s)
+	}
+	v.Mul(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(numericScale(lt.typ))), nil)))
+	q, m := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
+	// QuoRem truncates toward zero.
+	if m.Sign() != 0 && lower == (v.Sign() > 0) {
+		if lower {
+			q.Add(q, big.NewInt(1))
+		} else {
+			q.Sub(q, big.NewInt(1))
+		}
+	}
+	if q.BitLen() > 127 {
+		return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range for on column %s of type %s", s, lt.display(), lt.typ).
+			WithPosition(pos).WithHint("Values of the column are never that far apart; use the inequality form (ON ... AND l.t >= r.t) for a side without bound.")
+	}
+	bd := Bound{Dec: decimal128.FromBigInt(q), HasDec: true}
+	if q.IsInt64() {
+		bd.Int, bd.Float = q.Int64(), float64(q.Int64())
+	}
+	return bd, nil
 }
 
 // boundParamType is the type a bound of on column type t is read as.

@@ -366,14 +366,20 @@ func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.T
 		case sqltypes.Int2, sqltypes.Int4:
 			return sqltypes.Int8Type, arg, nil
 		case sqltypes.Int8, sqltypes.Numeric:
-			return sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), arg, nil
+			// Postgres' sum keeps the arguments' display scale.
+			d, ok := t.DisplayScale()
+			if !ok {
+				d = -1
+			}
+			return sqltypes.NumericDisplay(d), arg, nil
 		case sqltypes.Float4, sqltypes.Float8, sqltypes.Interval:
 			return t, arg, nil
 		}
 	case "avg":
 		switch t.Kind {
 		case sqltypes.Int2, sqltypes.Int4, sqltypes.Int8, sqltypes.Numeric:
-			return sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), arg, nil
+			// sum / count: a numeric division's result scale.
+			return numericResult(expr.Div, sqltypes.NumericDisplay(-1), sqltypes.Int8Type), arg, nil
 		case sqltypes.Float4, sqltypes.Float8:
 			return sqltypes.Float8Type, arg, nil
 		case sqltypes.Interval:
@@ -429,9 +435,10 @@ func (b *binder) literal(v *test_driver.ValueExpr) (expr.Expr, error) {
 			}
 			return &expr.Literal{Value: int64(u), T: sqltypes.Int8Type}, nil
 		}
-		return decodeLiteral(sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), strconv.FormatUint(d.GetUint64(), 10), b.opts.Types)
+		return decodeLiteral(sqltypes.NumericDisplay(0), strconv.FormatUint(d.GetUint64(), 10), b.opts.Types)
 	case test_driver.KindMysqlDecimal:
-		return decodeLiteral(sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), d.GetMysqlDecimal().String(), b.opts.Types)
+		s := d.GetMysqlDecimal().String()
+		return decodeLiteral(sqltypes.NumericDisplay(numericInputScale(s)), s, b.opts.Types)
 	case test_driver.KindFloat64:
 		return &expr.Literal{Value: d.GetFloat64(), T: sqltypes.Float8Type}, nil
 	case test_driver.KindString:
@@ -449,7 +456,11 @@ func (b *binder) coerce(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what stri
 
 // assign converts e for storing in a column of type t (INSERT).
 func (b *binder) assign(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what string) (expr.Expr, error) {
-	return b.convert(e, t, at, what, assignmentCast)
+	e, err := b.convert(e, t, at, what, assignmentCast)
+	if c, ok := e.(*expr.Cast); ok && err == nil && t.Kind == sqltypes.Varchar && t.Length != sqltypes.NoLimit {
+		c.Assign = true
+	}
+	return e, err
 }
 
 func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what string, allowed func(from, to sqltypes.Type) bool) (expr.Expr, error) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -40,34 +41,6 @@ func fixed(lo, hi int, res sqltypes.Type, params ...sqltypes.Type) funcSig {
 			return args, args[0].Type(), nil
 		}
 		return args, res, nil
-	}}
-}
-
-// numericSame takes one numeric argument and returns its type (abs,
-// floor, ceil, round).
-func numericSame(lo, hi int) funcSig {
-	return funcSig{min: lo, max: hi, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
-		t := args[0].Type()
-		if t.Kind == sqltypes.Unknown {
-			t = sqltypes.Float8Type
-			var err error
-			if args[0], err = b.coerce(args[0], t, at[0], "argument"); err != nil {
-				return nil, t, err
-			}
-		}
-		if categoryOf(t) != catNumeric {
-			return nil, t, funcError(b, n, args)
-		}
-		for i := 1; i < len(args); i++ {
-			var err error
-			if args[i], err = b.coerce(args[i], sqltypes.Int4Type, at[i], "argument"); err != nil {
-				return nil, t, funcError(b, n, args)
-			}
-		}
-		if t.Kind == sqltypes.Numeric {
-			t = sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)
-		}
-		return args, t, nil
 	}}
 }
 
@@ -125,25 +98,16 @@ var funcs = map[string]funcSig{
 	"substr": fixed(2, 3, sqltypes.TextType, sqltypes.TextType, sqltypes.Int4Type),
 	"btrim":  fixed(1, 2, sqltypes.TextType, sqltypes.TextType), "ltrim": fixed(1, 2, sqltypes.TextType, sqltypes.TextType),
 	"rtrim": fixed(1, 2, sqltypes.TextType, sqltypes.TextType),
-	"abs":   numericSame(1, 1), "floor": numericSame(1, 1), "ceil": numericSame(1, 1), "round": numericSame(1, 2),
-	"sqrt": fixed(1, 1, sqltypes.Float8Type, sqltypes.Float8Type), "ln": fixed(1, 1, sqltypes.Float8Type, sqltypes.Float8Type),
-	"exp":   fixed(1, 1, sqltypes.Float8Type, sqltypes.Float8Type),
-	"power": fixed(2, 2, sqltypes.Float8Type, sqltypes.Float8Type),
-	"now":   fixed(0, 0, sqltypes.TimestampTZType), "random": fixed(0, 0, sqltypes.Float8Type),
-	"date_trunc":   temporalSecond(sqltypes.UnknownType),
+	// math: bind_math.go
+	"abs": mathFuncs["abs"], "floor": mathFuncs["floor"], "ceil": mathFuncs["ceil"], "round": mathFuncs["round"],
+	"trunc": mathFuncs["trunc"], "sign": mathFuncs["sign"], "sqrt": mathFuncs["sqrt"], "ln": mathFuncs["ln"],
+	"exp": mathFuncs["exp"], "log": mathFuncs["log"], "log10": mathFuncs["log10"], "power": mathFuncs["power"],
+	"now": fixed(0, 0, sqltypes.TimestampTZType), "random": fixed(0, 0, sqltypes.Float8Type),
+	"date_trunc":   dateTruncSig, // bind_time.go
+	"extract":      extractSig,
 	"date_part":    temporalSecond(sqltypes.Float8Type),
 	"to_timestamp": fixed(1, 1, sqltypes.TimestampTZType, sqltypes.Float8Type),
-	"time_bucket": {min: 2, max: 2, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
-		var err error
-		if args[0], err = b.coerce(args[0], sqltypes.IntervalType, at[0], "argument"); err != nil {
-			return nil, sqltypes.UnknownType, funcError(b, n, args)
-		}
-		t := args[1].Type()
-		if t.Kind != sqltypes.Timestamp && t.Kind != sqltypes.TimestampTZ {
-			return nil, t, funcError(b, n, args)
-		}
-		return args, t, nil
-	}},
+	"time_bucket":  timeBucketSig,
 	"concat": {min: 1, max: -1, typ: func(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
 		for i := range args {
 			var err error
@@ -191,6 +155,9 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if a, ok := funcAliases[name]; ok {
 		name = a
 	}
+	if x.FnName.O == parser.ExtractFunc {
+		name = "extract"
+	}
 	sig, ok := funcs[name]
 	if !ok || len(args) < sig.min || (sig.max >= 0 && len(args) > sig.max) {
 		return nil, funcError(b, x, args)
@@ -235,12 +202,6 @@ func (b *binder) bindPow(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, err
 				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 		}
 		return nil, err
-	}
-	if t.Kind != sqltypes.Numeric && (lt.Kind == sqltypes.Numeric || rt.Kind == sqltypes.Numeric) {
-		// Without a numeric power the double result would silently lose
-		// numeric's precision and display scale.
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "operator numeric ^ numeric is not supported").WithPosition(b.pos(x)).
-			WithHint("Cast an operand to double precision.")
 	}
 	return &expr.Func{Name: "power", Args: args, T: t}, nil
 }

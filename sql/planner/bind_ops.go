@@ -108,6 +108,25 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 	switch {
 	case cl == catNumeric && cr == catNumeric:
 		ct, _ := commonType(lt, rt)
+		if ct.Kind == sqltypes.Numeric {
+			// Every unconstrained NUMERIC is stored alike: an operand
+			// that is one keeps its display scale.
+			ct = sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)
+			if !isPlainNumeric(lt) {
+				if l, err = b.coerce(l, ct, lat, "operand"); err != nil {
+					return nil, err
+				}
+			}
+			if !isPlainNumeric(rt) {
+				if r, err = b.coerce(r, ct, rat, "operand"); err != nil {
+					return nil, err
+				}
+			}
+			if d, ok := constDivScale(op, l, r); ok { // bind_math.go
+				return mk(l, r, sqltypes.NumericDisplay(d))
+			}
+			return mk(l, r, numericResult(op, lt, rt))
+		}
 		if l, err = b.coerce(l, ct, lat, "operand"); err != nil {
 			return nil, err
 		}
@@ -409,7 +428,15 @@ func (b *binder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 			return &expr.Literal{T: t}, nil
 		}
 		if s, ok := literalText(v); ok && foldableCast(v.T, t) {
+			if t.Kind == sqltypes.Varchar && t.Length != sqltypes.NoLimit {
+				// An explicit cast to varchar(n) truncates (Postgres);
+				// only assignment raises 22001.
+				s = truncateChars(s, t.Length)
+			}
 			l, err := decodeLiteral(t, s, b.opts.Types)
+			if err == nil && isPlainNumeric(t) && t.Scale == sqltypes.NoLimit {
+				l.T = sqltypes.NumericDisplay(numericInputScale(s))
+			}
 			if err != nil {
 				return nil, withPos(err, b.pos(x.Args[0]))
 			}
@@ -418,6 +445,13 @@ func (b *binder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	case *expr.Param:
 		if v.T.Kind == sqltypes.Unknown {
 			return b.param(v.N, t), nil
+		}
+	}
+	if isPlainNumeric(t) && t.Scale == sqltypes.NoLimit {
+		// ::numeric keeps the operand's display scale (12.50::numeric
+		// is 12.50, 5::numeric is 5).
+		if d, ok := e.Type().DisplayScale(); ok {
+			t = sqltypes.NumericDisplay(d)
 		}
 	}
 	if e.Type() == t {

@@ -156,7 +156,7 @@ func TestTypes(t *testing.T) {
 		name, sql string
 		want      []sqltypes.Type
 	}{
-		{"literals", `SELECT 1, 3000000000, 1.5, 'a', true, 1e3, NULL::date`, []sqltypes.Type{sqltypes.Int4Type, sqltypes.Int8Type, sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), sqltypes.TextType, sqltypes.BoolType, sqltypes.Float8Type, sqltypes.DateType}},
+		{"literals", `SELECT 1, 3000000000, 1.5, 'a', true, 1e3, NULL::date`, []sqltypes.Type{sqltypes.Int4Type, sqltypes.Int8Type, sqltypes.NumericDisplay(1), sqltypes.TextType, sqltypes.BoolType, sqltypes.Float8Type, sqltypes.DateType}},
 		{"int widths", `SELECT small + 1, small + t, t * 2 FROM names`, []sqltypes.Type{sqltypes.Int4Type, sqltypes.Int8Type, sqltypes.Int8Type}},
 		{"varchar and text", `SELECT code || name, code = 'ab', lower(code) FROM names`, []sqltypes.Type{sqltypes.TextType, sqltypes.BoolType, sqltypes.TextType}},
 		{"datetime arithmetic", `SELECT ts + INTERVAL '1 day', ts - ts, ts + '1 hour', d + 1, d - d FROM trades, daily`, []sqltypes.Type{sqltypes.TimestampType, sqltypes.IntervalType, sqltypes.TimestampType, sqltypes.DateType, sqltypes.Int4Type}},
@@ -245,7 +245,7 @@ func TestInsertPlan(t *testing.T) {
 	p, err = plan(t, cat, `INSERT INTO names (code) SELECT v FROM events`)
 	require.NoError(t, err)
 	proj = p.(*Insert).Input.(*Project)
-	require.Equal(t, &expr.Cast{X: &expr.Column{Index: 0, Name: "v", T: sqltypes.TextType}, T: sqltypes.VarcharOf(4)}, proj.Exprs[2])
+	require.Equal(t, &expr.Cast{X: &expr.Column{Index: 0, Name: "v", T: sqltypes.TextType}, T: sqltypes.VarcharOf(4), Assign: true}, proj.Exprs[2])
 }
 
 func TestStatementPlans(t *testing.T) {

@@ -10,7 +10,11 @@
 //     CTEs, subqueries in FROM), types every expression with Postgres'
 //     implicit casts (integer widths, varchar/text, unknown literals and
 //     parameters take their context's type) and infers $n types (Unknown
-//     where nothing constrains one).
+//     where nothing constrains one). Unconstrained NUMERIC expressions get
+//     Postgres' display scale where it can be known at plan time
+//     (sqltypes.NumericDisplay: literals, + - * / %, sum, avg, casts,
+//     rounding and math functions, EXTRACT fields; bind_math.go); an
+//     INSERT/UPDATE into varchar(n) is an assignment Cast (Cast.Assign).
 //   - A subquery in an expression (scalar, EXISTS, IN, ANY/ALL, ARRAY) is
 //     an expr.Subquery holding its own optimized, validated plan; a column
 //     it resolves in an enclosing query is an expr.OuterRef in that plan

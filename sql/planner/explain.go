@@ -261,7 +261,11 @@ func formatBound(b Bound, t sqltypes.Type) string {
 	case isFloat(t):
 		return fmt.Sprintf("%g", b.Float)
 	case t.Kind == sqltypes.Numeric:
-		return sqltypes.Decimal{Coef: decimal128.FromI64(b.Int), Scale: int32(numericScale(t))}.String()
+		coef := decimal128.FromI64(b.Int)
+		if b.HasDec {
+			coef = b.Dec
+		}
+		return sqltypes.Decimal{Coef: coef, Scale: int32(numericScale(t))}.String()
 	case t.Kind == sqltypes.Date:
 		if b.Int == 1 || b.Int == -1 {
 			return fmt.Sprintf("%d day", b.Int)

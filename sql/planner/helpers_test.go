@@ -29,6 +29,16 @@ var fixtureSQL = []string{
 	`CREATE TABLE nums (n numeric(10,2), k integer) ORDER BY (n)`,
 	`CREATE TABLE nums2 (n numeric(10,2), k integer, z integer) ORDER BY (n)`,
 	`CREATE TABLE names (t bigint, name text, code varchar(4), small smallint)`,
+	`CREATE TABLE words (w text, k integer, n integer) ORDER BY (w)`,
+	`CREATE TABLE words2 (w varchar(10), k integer, m integer) ORDER BY (w)`,
+	`CREATE TABLE words_by_k (k integer, w text, n integer) ORDER BY (k, w)`,
+	`CREATE TABLE words2_by_k (k integer, w text, m integer) ORDER BY (k, w)`,
+	`CREATE TABLE blobs (b bytea, k integer) ORDER BY (b)`,
+	`CREATE TABLE flags (f boolean, k integer) ORDER BY (f)`,
+	`CREATE TABLE spans (iv interval, k integer)`,
+	`CREATE TABLE bignums (n numeric, k integer) ORDER BY (n)`,
+	`CREATE TABLE bignums2 (n numeric, k integer, z integer) ORDER BY (n)`,
+	`CREATE TABLE wide (n numeric(38,0), k integer) ORDER BY (n)`,
 }
 
 // newCatalog returns an in-memory catalog with the fixture tables, and

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
@@ -70,11 +71,16 @@ type Project struct {
 // Bound is one end of an ASOF range on Δ = right.t − left.t, in the on
 // column's physical unit: days for DATE, microseconds for TIMESTAMP(TZ),
 // unscaled units for NUMERIC, the value itself for integers; Float for
-// REAL/DOUBLE PRECISION on columns.
+// REAL/DOUBLE PRECISION on columns. A NUMERIC bound is also Dec (HasDec
+// set), which holds it exactly where Int cannot (beyond int64 units). The
+// bounds of TEXT, VARCHAR, BYTEA and BOOLEAN on columns (inequality forms
+// only) are 0 or Unbounded.
 type Bound struct {
 	Unbounded bool
 	Int       int64
 	Float     float64
+	Dec       decimal128.Num
+	HasDec    bool
 	// Exclusive leaves the bound's value itself out: a strict inequality
 	// on a floating-point on column, where no finite step is exact.
 	Exclusive bool

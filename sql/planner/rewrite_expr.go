@@ -11,7 +11,7 @@ func mapColumns(e expr.Expr, f func(*expr.Column) expr.Expr) expr.Expr {
 	case *expr.Column:
 		return f(x)
 	case *expr.Cast:
-		return &expr.Cast{X: mapColumns(x.X, f), T: x.T}
+		return &expr.Cast{X: mapColumns(x.X, f), T: x.T, Assign: x.Assign}
 	case *expr.Unary:
 		return &expr.Unary{Op: x.Op, X: mapColumns(x.X, f), T: x.T}
 	case *expr.Binary:

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -82,11 +83,77 @@ func literalText(l *expr.Literal) (string, bool) {
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64), true
 	case decimal128.Num:
-		return sqltypes.Decimal{Coef: v, Scale: int32(numericScale(l.T))}.String(), true
+		return sqltypes.FormatNumeric(v, l.T), true
 	case bool:
 		return strconv.FormatBool(v), true
 	}
 	return "", false
+}
+
+// isPlainNumeric reports whether t is an unconstrained NUMERIC (with or
+// without a display scale): all of them are stored alike.
+func isPlainNumeric(t sqltypes.Type) bool {
+	return t.Kind == sqltypes.Numeric && t.Precision == sqltypes.NoLimit
+}
+
+// divScale is the display scale of a numeric quotient. Postgres'
+// select_div_scale gives at least NUMERIC_MIN_SIG_DIGITS (16) significant
+// digits, more fractional ones when the quotient is below 1 (1.0/3 prints
+// 20 digits) and fewer when it is large (100000.0/3 prints 12), per value.
+// asofsql fixes the scale at plan time and stores 16 fractional digits, so
+// a quotient always prints 16 (Postgres' answer for quotients from 1 to
+// 9999 and operands of at most 16 fractional digits).
+const divScale = sqltypes.DefaultNumericScale
+
+// numericResult is the type of l op r on numerics, with the display scale
+// Postgres gives the result (the common cases of its per-value dscale
+// rules): + - % the larger operand scale, * their sum, / divScale. An
+// operand of unknown display scale makes the result's unknown (values
+// print with trailing zeros trimmed), except for /.
+func numericResult(op expr.BinaryOp, l, r sqltypes.Type) sqltypes.Type {
+	if op == expr.Div {
+		return sqltypes.NumericDisplay(divScale)
+	}
+	dl, okl := l.DisplayScale()
+	dr, okr := r.DisplayScale()
+	if !okl || !okr {
+		return sqltypes.NumericDisplay(-1)
+	}
+	if op == expr.Mul {
+		return sqltypes.NumericDisplay(dl + dr)
+	}
+	return sqltypes.NumericDisplay(max(dl, dr))
+}
+
+// numericInputScale is the display scale Postgres' numeric_in gives the
+// text s: its fractional digits less a decimal exponent ("12.50" 2,
+// "1.5e-3" 4, "15e1" 0).
+func numericInputScale(s string) int {
+	s = strings.ToLower(strings.TrimSpace(s))
+	exp := 0
+	if i := strings.IndexByte(s, 'e'); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return 0
+		}
+		exp, s = e, s[:i]
+	}
+	frac := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		frac = len(s) - i - 1
+	}
+	return max(0, frac-exp)
+}
+
+// truncateChars cuts s to at most n characters.
+func truncateChars(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // numericScale is the storage scale of a NUMERIC type.
