@@ -61,6 +61,26 @@ func (a *Analysis) text(sb *strings.Builder, n planner.Node, depth int) {
 	for _, c := range n.Children() {
 		a.text(sb, c, depth+1)
 	}
+	// Subquery runs are not counted (they run once per outer value).
+	for _, sq := range planner.NodeSubqueries(n) {
+		fmt.Fprintf(sb, "%sSubPlan %d (runs not counted)\n", strings.Repeat("  ", depth+1), sq.ID)
+		if p, ok := sq.Plan.(planner.Node); ok {
+			subText(sb, p, depth+2)
+		}
+	}
+}
+
+func subText(sb *strings.Builder, n planner.Node, depth int) {
+	sb.WriteString(strings.Repeat("  ", depth) + planner.NodeLine(n) + "\n")
+	for _, c := range n.Children() {
+		subText(sb, c, depth+1)
+	}
+	for _, sq := range planner.NodeSubqueries(n) {
+		fmt.Fprintf(sb, "%sSubPlan %d\n", strings.Repeat("  ", depth+1), sq.ID)
+		if p, ok := sq.Plan.(planner.Node); ok {
+			subText(sb, p, depth+2)
+		}
+	}
 }
 
 // counting wraps one node's operator and adds to its NodeStats.

@@ -115,7 +115,7 @@ func (b *builder) bindAll(es []expr.Expr) []expr.Expr {
 // parameter's planned type when the literal's differs). Unchanged subtrees
 // are shared, not copied.
 func (b *builder) bind(e expr.Expr) expr.Expr {
-	if len(b.env.Params) == 0 || e == nil {
+	if len(b.env.Params) == 0 && b.outer == nil || e == nil {
 		return e
 	}
 	switch n := e.(type) {
@@ -143,6 +143,10 @@ func (b *builder) bind(e expr.Expr) expr.Expr {
 		return c
 	case *expr.Func:
 		return &expr.Func{Name: n.Name, Args: b.bindAll(n.Args), T: n.T}
+	case *expr.OuterRef:
+		return b.outerRef(n) // subquery.go
+	case *expr.Subquery: // its plan binds its own outer references when it runs
+		return &expr.Subquery{Kind: n.Kind, Plan: n.Plan, Args: b.bindAll(n.Args), T: n.T, ID: n.ID}
 	}
 	return e
 }

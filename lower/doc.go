@@ -8,6 +8,10 @@
 //     sides.
 //   - Statement parameters ($n) are substituted into every expression as
 //     typed literals before operators are built (Bind).
+//   - Subquery expressions run through eval.Env.Subquery, which lower
+//     sets: per distinct combination of outer values it builds the
+//     subquery's plan with its OuterRefs bound as literals (like
+//     parameters), reads what the expression needs and closes it.
 //   - The root operator's schema carries the plan's column names and SQL
 //     types (sqltypes field metadata), so consumers need nothing else.
 //   - Lower takes ownership of nothing: the returned operator owns the

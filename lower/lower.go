@@ -44,6 +44,7 @@ func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env E
 		env.Eval.Mem = env.Mem
 	}
 	b := &builder{ctx: ctx, snap: snap, env: env}
+	b.env.Eval.Subquery = b.runSubquery // subquery.go
 	op, err := b.node(root)
 	if err != nil {
 		return nil, err
@@ -60,6 +61,9 @@ type builder struct {
 	ctx  context.Context
 	snap *catalog.Snapshot
 	env  Env
+	// outer are the outer values of the subquery being built (its
+	// OuterRefs), nil at the top level.
+	outer []*expr.Literal
 }
 
 // node builds n's operator; on error it has closed whatever it built.
@@ -175,6 +179,10 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		})
 	case *planner.Window:
 		return b.window(n)
+	case *planner.Series:
+		return b.series(n) // subquery.go
+	case *planner.Unnest:
+		return b.unnest(n)
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "plan node %T cannot be executed yet", n)
 }

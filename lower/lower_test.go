@@ -108,6 +108,48 @@ func TestBind(t *testing.T) {
 	}
 }
 
+// Subqueries run per distinct outer value with the outer value and the
+// statement's parameters bound, and stop reading once they have what they
+// need; every batch they make is released.
+func TestSubqueries(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cat := setup(t, mem)
+	defer cat.Close()
+	snap, err := cat.Snapshot()
+	require.NoError(t, err)
+	defer snap.Release()
+	run := func(sql string, args ...any) ([]string, error) {
+		q := plan(t, cat, sql)
+		params, err := lower.Bind(q.Params, args, nil)
+		require.NoError(t, err)
+		op, err := lower.Query(context.Background(), snap, q.Root, lower.Env{Mem: mem, Params: params})
+		if err != nil {
+			return nil, err
+		}
+		var rows []string
+		err = exec.Drain(context.Background(), op, func(b arrow.RecordBatch) error {
+			for i := 0; i < int(b.NumRows()); i++ {
+				var cells []string
+				for _, c := range b.Columns() {
+					cells = append(cells, c.ValueStr(i))
+				}
+				rows = append(rows, strings.Join(cells, " "))
+			}
+			return nil
+		})
+		return rows, err
+	}
+	rows, err := run(`SELECT l.t, (SELECT max(r.t) FROM r WHERE r.k = l.k AND r.t < l.t), EXISTS (SELECT 1 FROM r WHERE r.t = l.t + $1) FROM l`, int64(1))
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 (null) true", "2 1 true", "3 (null) false", "5 2 false"}, rows)
+	rows, err = run(`SELECT t FROM l WHERE k IN (SELECT k FROM r WHERE t > 2) AND t NOT IN (SELECT g FROM generate_series(1, 2) g)`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"3", "5"}, rows)
+	_, err = run(`SELECT (SELECT t FROM r WHERE r.k = l.k) FROM l`)
+	require.Equal(t, "21000", sqlerr.Code(err))
+}
+
 // TestOrderByLimitRunsAsTopN checks ORDER BY ... LIMIT [OFFSET], lowered
 // to a top-N under the limit: the same rows as the full sort (stable on
 // ties), LIMIT 0, a limit beyond the input, and EXPLAIN ANALYZE still

@@ -26,6 +26,9 @@ type Env struct {
 	// Options carries the session TimeZone (timestamptz arithmetic,
 	// date_trunc and text casts) and float output settings; nil means UTC.
 	Options *sqltypes.Options
+	// Subquery runs the plans of subquery expressions (subquery.go); nil
+	// makes them a compile error.
+	Subquery SubqueryRunner
 }
 
 func (e *Env) loc() *time.Location {
@@ -132,6 +135,10 @@ func (c *compiler) compile(e expr.Expr) (node, error) {
 			return n, err
 		}
 		return c.compileFunc(e)
+	case *expr.Subquery:
+		return c.compileSubquery(e) // subquery.go
+	case *expr.OuterRef:
+		return nil, sqlerr.New(sqlerr.InternalError, "eval: unbound outer reference %s", e)
 	case nil:
 		return nil, sqlerr.New(sqlerr.InternalError, "eval: nil expression")
 	}

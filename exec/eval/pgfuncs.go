@@ -127,7 +127,7 @@ func (c *compiler) compilePgFunc(e *expr.Func) (n node, ok bool, err error) {
 			return false, nil
 		}
 	default:
-		return nil, false, nil
+		return c.compileArrayFunc(e) // arrays.go
 	}
 	args, err := c.compileAll(e.Args)
 	if err != nil {
@@ -191,6 +191,17 @@ func (n *rowFuncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			bld.(*array.BooleanBuilder).Append(v)
 		case string:
 			bld.(*array.StringBuilder).Append(v)
+		case int64:
+			switch ib := bld.(type) {
+			case *array.Int16Builder:
+				ib.Append(int16(v))
+			case *array.Int32Builder:
+				ib.Append(int32(v))
+			case *array.Int64Builder:
+				ib.Append(v)
+			default:
+				return nil, internalf("rowFuncNode: int result for %s", n.t)
+			}
 		default:
 			return nil, internalf("rowFuncNode: result %T", out)
 		}

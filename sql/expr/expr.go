@@ -320,6 +320,10 @@ func Walk(e Expr, fn func(Expr) bool) {
 		for _, x := range n.Args {
 			Walk(x, fn)
 		}
+	case *Subquery: // its Args are outer expressions; its Plan is not walked
+		for _, x := range n.Args {
+			Walk(x, fn)
+		}
 	}
 }
 

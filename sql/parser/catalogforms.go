@@ -1,6 +1,10 @@
 package parser
 
-import "github.com/asofsql/asofsql/sqlerr"
+import (
+	"strings"
+
+	"github.com/asofsql/asofsql/sqlerr"
+)
 
 // Postgres forms psql's catalog queries use: regular-expression matches,
 // OPERATOR(pg_catalog.op), no-op COLLATE clauses, OID alias casts and
@@ -23,6 +27,172 @@ func isCompareOp(t token) bool {
 		return t.kind == tkOp
 	}
 	return false
+}
+
+// MarkerArray is the function name the planner sees for ARRAY(subquery):
+// a call whose one argument is the subquery. Users cannot write it.
+const MarkerArray = "#array"
+
+// isArraySubquery reports whether toks[i] starts ARRAY(SELECT|WITH|VALUES ...).
+func isArraySubquery(toks []token, i int) bool {
+	return toks[i].is("array") && i+2 < len(toks) && toks[i+1].isOp("(") &&
+		(toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))
+}
+
+// MarkerArrayCast is the function name the planner sees for x::type[]:
+// a call with the operand and the element type's name as a string.
+const MarkerArrayCast = "#arraycast"
+
+// MarkerSeries is the function name the planner sees for
+// generate_series(...) [AS] alias in FROM, which the pre-pass writes as
+// the derived table (SELECT `#generate_series`(...) AS alias) alias.
+const MarkerSeries = "#generate_series"
+
+// fromItemStart reports whether toks[i] (a function name, maybe after
+// schema.) starts a FROM item: it follows a clause-level FROM, a JOIN, or
+// a comma of a FROM list.
+func fromItemStart(toks []token, i int) bool {
+	k := i - 1
+	if k >= 1 && toks[k].isOp(".") && (toks[k-1].kind == tkIdent || toks[k-1].kind == tkQIdent) {
+		k -= 2
+	}
+	if k < 0 {
+		return false
+	}
+	switch {
+	case toks[k].is("join"):
+		return true
+	case toks[k].is("from"):
+		return clauseFrom(toks, k)
+	case toks[k].isOp(","):
+		return inFromClause(toks, k+1)
+	}
+	return false
+}
+
+// clauseFrom reports whether the FROM at toks[k] is a query's FROM clause
+// (not the FROM inside EXTRACT(... FROM ...) or SUBSTRING, TRIM, ...):
+// walking back, its SELECT comes before any unclosed parenthesis.
+func clauseFrom(toks []token, k int) bool {
+	depth := 0
+	for j := k - 1; j >= 0; j-- {
+		switch t := toks[j]; {
+		case t.isOp(")"):
+			depth++
+		case t.isOp("("):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && (t.is("select") || t.is("delete") || t.is("copy")):
+			return true
+		}
+	}
+	return false
+}
+
+// inFromClause reports whether toks[i] lies in a FROM list at its level.
+func inFromClause(toks []token, i int) bool {
+	k := i - 1
+	depth := 0
+	for ; k >= 0; k-- {
+		t := toks[k]
+		switch {
+		case t.isOp(")"):
+			depth++
+		case t.isOp("("):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth > 0 || t.kind != tkIdent:
+		case t.is("join"):
+			return true
+		case t.is("from"):
+			return clauseFrom(toks, k)
+		case fromClauseEnds[t.val]:
+			return false
+		}
+	}
+	return false
+}
+
+var fromClauseEnds = map[string]bool{"select": true, "where": true, "group": true, "having": true,
+	"order": true, "limit": true, "offset": true, "values": true, "set": true, "returning": true, "window": true}
+
+// notAlias are the words after a FROM item that start the next clause.
+var notAlias = map[string]bool{"where": true, "join": true, "on": true, "left": true, "right": true, "inner": true,
+	"cross": true, "full": true, "natural": true, "group": true, "having": true, "order": true, "limit": true,
+	"offset": true, "union": true, "intersect": true, "except": true, "window": true, "asof": true, "using": true,
+	"fetch": true, "for": true}
+
+// seriesInFrom rewrites generate_series(args) [[AS] alias] at toks[i] to
+// (SELECT `#generate_series`(args) AS alias) alias (marker names the
+// function: MarkerSeries or MarkerUnnest); it returns the index
+// to go on from (its arguments are rewritten as usual).
+func (p *pgPass) seriesInFrom(i int, marker string) (int, error) {
+	toks, e := p.toks, p.e
+	start := i
+	if i >= 2 && toks[i-1].isOp(".") && toks[i-2].is("pg_catalog") {
+		start = i - 2
+		e.drop(i - 2)
+		e.drop(i - 1)
+	}
+	k := matchParen(toks, i+1)
+	if k < 0 {
+		return i, syntaxErrAt(p.src, toks, len(toks))
+	}
+	alias, aliasText, last := toks[i].val, "", k
+	switch {
+	case k+2 < len(toks) && toks[k+1].is("as") && (toks[k+2].kind == tkIdent || toks[k+2].kind == tkQIdent):
+		alias, last = toks[k+2].val, k+2
+	case k+1 < len(toks) && (toks[k+1].kind == tkIdent && !notAlias[toks[k+1].val] || toks[k+1].kind == tkQIdent):
+		alias, last = toks[k+1].val, k+1
+	default:
+		aliasText = " " + toks[i].val
+	}
+	if last+1 < len(toks) && toks[last+1].isOp("(") {
+		return i, posError(p.src, toks[last+1].start, sqlerr.FeatureNotSupported, "column alias lists for functions in FROM are not supported")
+	}
+	e.prepend(start, "(SELECT ")
+	e.replace(i, "`"+marker+"`")
+	e.appendAfter(k, " AS "+quoteIdent(alias)+")"+aliasText)
+	return i, nil // the arguments are rewritten as usual
+}
+
+// MarkerUnnest is MarkerSeries' counterpart for unnest(array) in FROM.
+const MarkerUnnest = "#unnest"
+
+// MarkerSubscript is the function name the planner sees for x[i].
+const MarkerSubscript = "#subscript"
+
+// typeWords is the text of a type name's tokens [i, end).
+func typeWords(toks []token, i, end int) string {
+	var parts []string
+	for k := i; k < end; k++ {
+		parts = append(parts, toks[k].val)
+	}
+	return strings.ReplaceAll(strings.Join(parts, " "), " . ", ".")
+}
+
+// closingBracket returns the index of the ] matching the [ at toks[i], or
+// -1 (also for a slice, whose : asofsql does not support).
+func closingBracket(toks []token, i int) int {
+	depth := 0
+	for k := i; k < len(toks); k++ {
+		switch {
+		case toks[k].isOp("["):
+			depth++
+		case toks[k].isOp("]"):
+			depth--
+			if depth == 0 {
+				return k
+			}
+		case toks[k].isOp(":") && depth == 1:
+			return -1
+		}
+	}
+	return -1
 }
 
 // MarkerRegCast is the function name the planner sees for x::regclass,

@@ -62,6 +62,12 @@
 //     the call `#regcast`(x, 'regclass') (MarkerRegCast), and the array of
 //     x op ANY|SOME (array) becomes `#any`(array) (MarkerAny; ANY
 //     (subquery) stays TiDB's); the planner resolves both.
+//   - Arrays and functions in FROM: ARRAY(subquery) becomes
+//     `#array`((subquery)) (MarkerArray), x::type[] `#arraycast`(x, 'type')
+//     (MarkerArrayCast), x[i] `#subscript`(x, i) (MarkerSubscript), and
+//     generate_series(...) [AS] s in FROM the derived table (SELECT
+//     `#generate_series`(...) AS s) s (MarkerSeries). Other functions in
+//     FROM, slices and ARRAY[...] are 0A000.
 //   - x::type, CAST(x AS type) and typed literals (TIMESTAMP '...', DATE
 //     '...', TIMESTAMPTZ '...', INTERVAL '5 seconds', and the other
 //     supported type names directly followed by a string) become the call
@@ -210,7 +216,7 @@
 //
 //   - Postgres constructs TiDB's grammar cannot express are named with
 //     0A000 at their first word: FULL JOIN, DISTINCT ON, FILTER (WHERE),
-//     ARRAY constructors and subscripts, RETURNING, ON CONFLICT, AT TIME
+//     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
 //     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //
 //   - ASOF RIGHT|FULL|CROSS|NATURAL JOIN: 0A000. By the keyword rule this

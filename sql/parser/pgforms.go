@@ -166,6 +166,35 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
+		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") && fromItemStart(toks, i):
+			// A function in FROM: generate_series and unnest; others are 0A000.
+			marker := map[string]string{"generate_series": MarkerSeries, "unnest": MarkerUnnest}[t.val]
+			if marker == "" || t.kind != tkIdent {
+				return posError(p.src, t.start, sqlerr.FeatureNotSupported, "function %s in FROM is not supported", t.val)
+			}
+			next, err := p.seriesInFrom(i, marker)
+			if err != nil {
+				return err
+			}
+			i = next
+		case t.isOp("["):
+			// x[i]: `#subscript`(x, i); slices and other brackets are 0A000.
+			k := closingBracket(toks, i)
+			if i == 0 || k < 0 || !(toks[i-1].kind == tkIdent || toks[i-1].kind == tkQIdent || toks[i-1].isOp(")")) {
+				return posError(p.src, toks[i].start, sqlerr.FeatureNotSupported, "arrays (\"[\" and \"]\") are not supported")
+			}
+			s := p.operandStart(i-1, castStart)
+			e.prepend(s, "`"+MarkerSubscript+"`(")
+			e.replace(i, ",")
+			e.replace(k, ")")
+			castStart[k] = s
+		case isArraySubquery(toks, i):
+			// ARRAY(subquery): `#array`((subquery)).
+			if k := matchParen(toks, i+1); k > 0 {
+				e.replace(i, "`"+MarkerArray+"`")
+				e.appendAfter(i+1, "(")
+				e.appendAfter(k, ")")
+			}
 		case (t.is("any") || t.is("some")) && i > 0 && isCompareOp(toks[i-1]) && i+1 < len(toks) && toks[i+1].isOp("(") &&
 			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
 			// x op ANY (array): `#any`(array); ANY (subquery) stays TiDB's.
@@ -193,6 +222,21 @@ func (p *pgPass) run() error {
 				continue
 			}
 			typ, next, err := parseType(p.src, toks, i+1)
+			if err != nil && next+1 < len(toks) && toks[next].isOp("[") && toks[next+1].isOp("]") {
+				// x::type[]: `#arraycast`(x, 'element type').
+				elem := "text"
+				if _, _, terr := parseType(p.src, toks[:next], i+1); terr == nil {
+					elem = typeWords(toks, i+1, next)
+				}
+				e.prepend(s, "`"+MarkerArrayCast+"`(")
+				e.replace(i, ", "+quoteString(elem)+")")
+				for k := i + 1; k < next+2; k++ {
+					e.drop(k)
+				}
+				castStart[next+1] = s
+				i = next + 1
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -369,8 +413,6 @@ func rejectUnsupported(src string, toks []token) error {
 	next := func(k int, w string) bool { return k < len(toks) && (toks[k].is(w) || toks[k].isOp(w)) }
 	for i, t := range toks {
 		switch {
-		case t.isOp("[") || t.isOp("]"):
-			return at(i, "arrays (\"[\" and \"]\")")
 		case t.kind != tkIdent:
 		case t.val == "full" && (next(i+1, "join") || next(i+1, "outer") && next(i+2, "join")):
 			return at(i, "FULL JOIN")
@@ -378,7 +420,7 @@ func rejectUnsupported(src string, toks []token) error {
 			return at(i, "DISTINCT ON")
 		case t.val == "filter" && next(i+1, "(") && next(i+2, "where"):
 			return at(i, "FILTER (WHERE ...)")
-		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")):
+		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":
 			return at(i, "RETURNING")

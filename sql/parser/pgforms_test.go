@@ -171,7 +171,8 @@ func TestPostgresFormErrors(t *testing.T) {
 		msg       string
 	}{
 		{"unknown cast type", "SELECT x::regproc", sqlerr.UndefinedObject, 11, "regproc"},
-		{"array type", "SELECT x::int[]", sqlerr.FeatureNotSupported, 14, "arrays"},
+		{"array slice", "SELECT x[1:2]", sqlerr.FeatureNotSupported, 11, "array slices"},
+		{"function in FROM", "SELECT * FROM json_each(a)", sqlerr.FeatureNotSupported, 15, "json_each in FROM"},
 		{"interval field qualifier", "SELECT INTERVAL '1' DAY", sqlerr.FeatureNotSupported, 21, "field qualifiers"},
 		{"mysql interval", "SELECT now() + INTERVAL 1 SECOND", sqlerr.SyntaxError, 25, `at or near "1"`},
 		{"cast without as", "SELECT CAST(x) FROM t", sqlerr.SyntaxError, 14, `at or near ")"`},

@@ -42,6 +42,13 @@ type binder struct {
 	opts   *Options
 	params []sqltypes.Type
 	pgsrc  *pgcatalog.Source // built on first use (pgcatalog.go)
+	// env is the WITH clauses of the query level being bound (what a
+	// subquery in an expression sees).
+	env *cteEnv
+	// outer is the enclosing query level while a subquery is bound.
+	outer *outerScope
+	// nsub counts the statement's subquery expressions.
+	nsub int
 }
 
 // inputDesc says what a FROM item is, for ordering errors and hints.
@@ -81,6 +88,9 @@ type cteEnv struct {
 	cte    *ast.CommonTableExpression
 	// env is where the CTE's own query is bound (earlier CTEs only).
 	env *cteEnv
+	// outer is the enclosing query levels where the WITH clause stands
+	// (what the CTE's own query may refer to).
+	outer *outerScope
 }
 
 func (e *cteEnv) find(name string) *cteEnv {
@@ -196,7 +206,10 @@ func (b *binder) bindCTE(c *cteEnv) (Node, error) {
 	if c.cte.IsRecursive {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
 	}
+	saved := b.outer
+	b.outer = c.outer
 	node, err := b.bindQuery(c.cte.Query.Query, c.env)
+	b.outer = saved
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +254,7 @@ func (b *binder) withEnv(w *ast.WithClause, env *cteEnv) (*cteEnv, error) {
 			return nil, sqlerr.New("42712", "WITH query name \"%s\" specified more than once", c.Name.O)
 		}
 		seen[c.Name.O] = true
-		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env}
+		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env, outer: b.outer}
 	}
 	return env, nil
 }
@@ -469,6 +482,10 @@ func requalify(n Node, alias string) {
 		case *UnionAll:
 			setTable(x.Cols, alias)
 		case *Values:
+			setTable(x.Cols, alias)
+		case *Series:
+			setTable(x.Cols, alias)
+		case *Unnest:
 			setTable(x.Cols, alias)
 		case *Aggregate:
 			setTable(x.cols, alias)

@@ -62,13 +62,13 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if c.agg != nil {
 			col, err := c.agg.from.resolve(b, x)
 			if err != nil {
-				return nil, err
+				return b.outerColumn(x, err) // bind_subquery.go
 			}
 			return nil, sqlerr.New(sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", col.display()).WithPosition(b.pos(x))
 		}
 		col, err := c.sc.resolve(b, x)
 		if err != nil {
-			return nil, err
+			return b.outerColumn(x, err) // bind_subquery.go
 		}
 		return &expr.Column{Index: col.idx, Name: col.display(), T: col.typ}, nil
 	case *test_driver.ParamMarkerExpr:
@@ -115,6 +115,17 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if x.FnName.O == "#cast" {
 			return b.bindCast(x, c)
 		}
+		switch x.FnName.O {
+		case parser.MarkerArrayCast:
+			return b.bindArrayCast(x, c) // bind_subquery.go
+		case parser.MarkerSubscript:
+			return b.bindSubscript(x, c)
+		}
+		if x.FnName.O == parser.MarkerArray {
+			if q, ok := subQuery(x.Args[0]); ok && len(x.Args) == 1 {
+				return b.bindArraySubquery(q, x, c) // bind_subquery.go
+			}
+		}
 		if x.FnName.O == parser.MarkerRegCast {
 			return b.bindRegCast(x, c)
 		}
@@ -140,8 +151,7 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		}
 		return nil, sqlerr.New(codeWindowingError, "window functions are not allowed in %s", clause).WithPosition(b.pos(x))
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported").WithPosition(b.pos(n)).
-			WithHint("Use a subquery in FROM and a join.")
+		return b.bindSubqueryExpr(n, c) // bind_subquery.go
 	case *ast.DefaultExpr:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DEFAULT is not supported").WithPosition(b.pos(x))
 	}
@@ -459,6 +469,13 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 		return e, nil
 	}
 	switch x := e.(type) {
+	case *expr.Func:
+		if x.Name == "array_subscript" && et.Kind == sqltypes.Unknown {
+			// An element of an array of unknown element type (bind_subquery.go)
+			// is read as t, like an unknown literal.
+			elem := &expr.Func{Name: x.Name, Args: x.Args, T: sqltypes.TextType}
+			return &expr.Cast{X: elem, T: t}, nil
+		}
 	case *expr.Param:
 		if et.Kind == sqltypes.Unknown {
 			p := b.param(x.N, t)

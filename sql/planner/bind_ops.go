@@ -79,6 +79,9 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		if r, err = b.toText(r, rat); err != nil {
 			return nil, err
 		}
+		if isArray(l) || isArray(r) { // bind_subquery.go
+			return &expr.Func{Name: "array_cat", Args: []expr.Expr{l, r}, T: sqltypes.TextType}, nil
+		}
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.TextType}, nil
 	}
 	// Arithmetic.
@@ -253,7 +256,7 @@ func (b *binder) bindBetween(x *ast.BetweenExpr, c *exprCtx) (expr.Expr, error) 
 
 func (b *binder) bindIn(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, error) {
 	if x.Sel != nil {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "IN (subquery) is not supported").WithPosition(b.pos(x))
+		return b.bindInSubquery(x, c) // bind_subquery.go
 	}
 	v, err := b.bindExpr(x.Expr, c)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -45,6 +46,8 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func(saved *cteEnv) { b.env = saved }(b.env)
+	b.env = env
 	switch {
 	case s.LockInfo != nil:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE/SHARE is not supported")
@@ -54,6 +57,12 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
 	case s.Kind == ast.SelectStmtKindValues:
 		return b.bindValues(s)
+	}
+	if call, name, ok := seriesCall(s); ok { // series.go
+		if call.FnName.O == parser.MarkerUnnest {
+			return b.bindUnnest(call, name)
+		}
+		return b.bindSeries(call, name)
 	}
 	var from *rel
 	if s.From == nil {
@@ -181,6 +190,9 @@ func resolveUnknown(e expr.Expr) expr.Expr {
 	}
 	if l, ok := e.(*expr.Literal); ok {
 		return &expr.Literal{Value: l.Value, T: sqltypes.TextType}
+	}
+	if f, ok := e.(*expr.Func); ok && f.Name == "array_subscript" { // bind_subquery.go
+		return &expr.Func{Name: f.Name, Args: f.Args, T: sqltypes.TextType}
 	}
 	return e
 }
@@ -371,11 +383,20 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 				return typName(info.Type)
 			}
 		}
+		switch x.FnName.O {
+		case parser.MarkerArray:
+			return "array"
+		case parser.MarkerArrayCast, parser.MarkerSubscript:
+			return b.derivedName(x.Args[0], nil)
+		}
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos
 		}
-		if f, ok := e.(*expr.Func); ok {
+		if f, ok := e.(*expr.Func); ok && f.Name != "array_cat" { // array || array is an operator
 			return f.Name
+		}
+		if _, ok := e.(*expr.Func); ok {
+			return "?column?"
 		}
 		if bin, ok := e.(*expr.Binary); ok && bin.Op == expr.Concat {
 			return "?column?"
@@ -383,6 +404,17 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		return x.FnName.L
 	case *ast.CaseExpr:
 		return "case"
+	case *ast.SubqueryExpr:
+		if x.Exists {
+			return "exists"
+		}
+		if s, ok := e.(*expr.Subquery); ok && s.Kind == expr.ScalarSub {
+			return s.Plan.(Node).Schema()[0].Name
+		}
+	case *ast.ExistsSubqueryExpr:
+		if !x.Not {
+			return "exists"
+		}
 	}
 	return "?column?"
 }

@@ -15,6 +15,11 @@
 //     (sqltypes.NumericDisplay: literals, + - * / %, sum, avg, casts,
 //     rounding and math functions, EXTRACT fields; bind_math.go); an
 //     INSERT/UPDATE into varchar(n) is an assignment Cast (Cast.Assign).
+//   - A subquery in an expression (scalar, EXISTS, IN, ANY/ALL, ARRAY) is
+//     an expr.Subquery holding its own optimized, validated plan; a column
+//     it resolves in an enclosing query is an expr.OuterRef in that plan
+//     and an entry of the Subquery's Args (an expression over the
+//     enclosing row). EXPLAIN prints the plan as SubPlan n.
 //   - Every ASOF form of spec §1 becomes one AsofJoin node; a chain keyed
 //     off the same left input becomes one node with N rights (§2.7).
 //     Right-only ON conditions become a Filter on that right input (§2.5);

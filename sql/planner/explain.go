@@ -66,6 +66,12 @@ func explainNode(sb *strings.Builder, n Node, depth int) {
 	for _, c := range n.Children() {
 		explainNode(sb, c, depth+1)
 	}
+	for _, sq := range NodeSubqueries(n) { // bind_subquery.go
+		fmt.Fprintf(sb, "%sSubPlan %d\n", strings.Repeat("  ", depth+1), sq.ID)
+		if p, ok := sq.Plan.(Node); ok {
+			explainNode(sb, p, depth+2)
+		}
+	}
 }
 
 // NodeLine is one node's EXPLAIN line (without children).
@@ -160,6 +166,14 @@ func describe(n Node) string {
 		return s
 	case *Values:
 		return fmt.Sprintf("Values %d rows", len(x.Rows))
+	case *Unnest:
+		return "Unnest unnest(" + exprSQL(x.Array) + ")"
+	case *Series:
+		args := []expr.Expr{x.Start, x.Stop}
+		if x.Step != nil {
+			args = append(args, x.Step)
+		}
+		return "Series generate_series(" + exprsSQL(args) + ")"
 	case *UnionAll:
 		return "UnionAll"
 	case *Distinct:

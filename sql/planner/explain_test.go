@@ -108,6 +108,8 @@ var explainCases = []struct{ name, sql string }{
 	{"error_numeric_wide_lo_gt_hi", `SELECT * FROM bignums ASOF JOIN bignums2 ON n BETWEEN 1000 AND 999.9999999999999999`},
 	{"error_missing_on_column", `SELECT * FROM events ASOF JOIN daily ON t BETWEEN -1 AND 0`},
 	{"error_ambiguous_chain_t", `SELECT * FROM events e ASOF JOIN ticks x ON e.k = x.k AND e.t >= x.t ASOF JOIN marks ON t BETWEEN -1 AND 0`},
+	{"subquery_correlated", `SELECT k, (SELECT max(x) FROM ticks WHERE ticks.k = e.k AND ticks.t <= e.t) FROM events e WHERE EXISTS (SELECT 1 FROM marks m WHERE m.k = e.k)`},
+	{"subquery_in_series", `SELECT k FROM events WHERE k NOT IN (SELECT g FROM generate_series(1, 3) g)`},
 	{"error_same_side_inequality", `SELECT * FROM events e ASOF JOIN ticks x ON e.k = x.k AND e.t >= e.k`},
 }
 

@@ -167,6 +167,36 @@ var catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallE
 		}
 		return out, nil
 	},
+	// pg_relation_is_publishable: true for a user table (Postgres: an
+	// ordinary permanent table outside the system catalogs), false for
+	// other relations, NULL for an OID that names none.
+	"pg_relation_is_publishable": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+		src, err := b.pgSource()
+		if err != nil {
+			return nil, err
+		}
+		arg, err := b.oidArg(args, x)
+		if err != nil {
+			return nil, err
+		}
+		var yes, no []expr.Expr
+		for _, r := range src.Rels() {
+			l := &expr.Literal{Value: r.OID, T: sqltypes.Int8Type}
+			if r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic) {
+				yes = append(yes, l)
+			} else {
+				no = append(no, l)
+			}
+		}
+		out := &expr.Case{T: sqltypes.BoolType}
+		if len(yes) > 0 {
+			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: yes}, Result: &expr.Literal{Value: true, T: sqltypes.BoolType}})
+		}
+		if len(no) > 0 {
+			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: no}, Result: &expr.Literal{Value: false, T: sqltypes.BoolType}})
+		}
+		return out, nil
+	},
 	"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
 		src, err := b.pgSource()
 		if err != nil {
@@ -247,6 +277,8 @@ func init() {
 	funcs["format_type"] = fixed(2, 2, text, i8, i4)
 	funcs["pg_encoding_to_char"] = fixed(1, 1, text, i4)
 	funcs["array_to_string"] = fixed(2, 3, text, text)
+	funcs["array_lower"] = fixed(2, 2, i4, text, i4) // eval/arrays.go
+	funcs["array_upper"] = fixed(2, 2, i4, text, i4)
 }
 
 // bindRegCast binds x::regclass, ::regtype, ::regnamespace, ::regrole and

@@ -36,6 +36,12 @@ func mapColumns(e expr.Expr, f func(*expr.Column) expr.Expr) expr.Expr {
 			out.Args = append(out.Args, mapColumns(a, f))
 		}
 		return out
+	case *expr.Subquery:
+		out := &expr.Subquery{Kind: x.Kind, Plan: x.Plan, T: x.T, ID: x.ID}
+		for _, a := range x.Args {
+			out.Args = append(out.Args, mapColumns(a, f))
+		}
+		return out
 	}
 	return e
 }

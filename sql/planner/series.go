@@ -1,0 +1,122 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Series is generate_series(Start, Stop[, Step]) as a FROM item: the
+// integers from Start to Stop by Step (1 when nil). Its arguments are
+// constant for one run (literals, parameters, outer references of a
+// subquery); its one column is INTEGER or BIGINT.
+type Series struct {
+	Start, Stop, Step expr.Expr
+	Cols              []Column
+}
+
+var _ Node = (*Series)(nil)
+
+func (s *Series) Schema() []Column                 { return s.Cols }
+func (s *Series) Children() []Node                 { return nil }
+func (s *Series) Ordering() ordering.Props         { return ordering.Props{} }
+func (s *Series) RequiredOrdering() []ordering.Lex { return nil }
+func (s *Series) PreservesOrder() []bool           { return nil }
+
+// seriesCall recognizes the select the parser writes for generate_series
+// in FROM: SELECT `#generate_series`(args) AS alias.
+func seriesCall(s *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
+	if s.From != nil || s.Fields == nil || len(s.Fields.Fields) != 1 {
+		return nil, "", false
+	}
+	f := s.Fields.Fields[0]
+	call, ok := f.Expr.(*ast.FuncCallExpr)
+	if !ok || call.FnName.O != parser.MarkerSeries && call.FnName.O != parser.MarkerUnnest {
+		return nil, "", false
+	}
+	return call, f.AsName.O, true
+}
+
+// bindSeries binds generate_series(start, stop[, step]) over integers.
+func (b *binder) bindSeries(call *ast.FuncCallExpr, name string) (Node, error) {
+	c := &exprCtx{sc: &scope{}, clause: "functions in FROM"}
+	args := make([]expr.Expr, len(call.Args))
+	t := sqltypes.Int4Type
+	for i, a := range call.Args {
+		e, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
+		if e.Type().Kind == sqltypes.Int8 {
+			t = sqltypes.Int8Type
+		}
+	}
+	if len(args) < 2 || len(args) > 3 {
+		return nil, b.seriesError(call, args)
+	}
+	for i, a := range args {
+		at := a.Type()
+		if !at.IsInteger() && at.Kind != sqltypes.Unknown {
+			return nil, b.seriesError(call, args)
+		}
+		var err error
+		if args[i], err = b.coerce(a, t, call.Args[i], "argument"); err != nil {
+			return nil, err
+		}
+	}
+	s := &Series{Start: args[0], Stop: args[1], Cols: []Column{{Name: name, Type: t}}}
+	if len(args) == 3 {
+		s.Step = args[2]
+	}
+	return s, nil
+}
+
+func (b *binder) seriesError(call *ast.FuncCallExpr, args []expr.Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().String()
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function generate_series(%s) does not exist", strings.Join(ts, ", ")).
+		WithPosition(b.pos(call)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// Unnest is unnest(Array) as a FROM item: the elements of a text array
+// (Postgres' array text form, see sql/pgcatalog), in order, as TEXT.
+type Unnest struct {
+	Array expr.Expr
+	Cols  []Column
+}
+
+var _ Node = (*Unnest)(nil)
+
+func (u *Unnest) Schema() []Column                 { return u.Cols }
+func (u *Unnest) Children() []Node                 { return nil }
+func (u *Unnest) Ordering() ordering.Props         { return ordering.Props{} }
+func (u *Unnest) RequiredOrdering() []ordering.Lex { return nil }
+func (u *Unnest) PreservesOrder() []bool           { return nil }
+
+func (b *binder) bindUnnest(call *ast.FuncCallExpr, name string) (Node, error) {
+	c := &exprCtx{sc: &scope{}, clause: "functions in FROM"}
+	if len(call.Args) != 1 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unnest with %d arguments is not supported", len(call.Args)).WithPosition(b.pos(call))
+	}
+	arr, err := b.bindExpr(call.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function unnest(%s) does not exist", t).WithPosition(b.pos(call)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if arr, err = b.toText(arr, call.Args[0]); err != nil {
+		return nil, err
+	}
+	return &Unnest{Array: arr, Cols: []Column{{Name: name, Type: sqltypes.TextType, Nullable: true}}}, nil
+}
