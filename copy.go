@@ -134,7 +134,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FROM STDIN needs a data stream").
 				WithHint("Use Session.CopyFrom.")
 		}
-		err = s.write(ctx, func(tx *catalog.Tx) error {
+		err = s.write(ctx, "COPY FROM", func(tx *catalog.Tx) error {
 			n, err = tx.CopyFrom(ctx, p.Table.Name, cs.r, opts)
 			return err
 		})
@@ -144,7 +144,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 	if err != nil {
 		return 0, err
 	}
-	err = s.write(ctx, func(tx *catalog.Tx) error {
+	err = s.write(ctx, "COPY FROM", func(tx *catalog.Tx) error {
 		n, err = tx.CopyFromFile(ctx, p.Table.Name, path, opts)
 		return err
 	})

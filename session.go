@@ -552,7 +552,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return done(tag)
 	case *planner.CreateTable:
-		if err := s.write(ctx, func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
+		if err := s.write(ctx, "CREATE TABLE", func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
 			return nil, err
 		}
 		if _, err := s.planCatalog(snap).Table(p.Def.Name); err != nil { // IF NOT EXISTS on an existing table keeps it
@@ -560,7 +560,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return done("CREATE TABLE")
 	case *planner.DropTable:
-		err := s.write(ctx, func(tx *catalog.Tx) error {
+		err := s.write(ctx, "DROP TABLE", func(tx *catalog.Tx) error {
 			for _, name := range p.Names {
 				if err := tx.DropTable(ctx, name, p.IfExists); err != nil {
 					return err
@@ -603,10 +603,11 @@ func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types 
 }
 
 // write runs one write statement in the open block, or on its own
-// (autocommit) outside one.
-func (s *Session) write(ctx context.Context, do func(*catalog.Tx) error) error {
+// (autocommit) outside one. command names the statement as Postgres does in
+// its read-only refusal ("INSERT", "COPY FROM").
+func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx) error) error {
 	if s.readOnly {
-		return sqlerr.New("25006", "cannot execute this statement in a read-only transaction")
+		return sqlerr.New("25006", "cannot execute %s in a read-only transaction", command)
 	}
 	if s.tx != nil {
 		return do(s.tx)
@@ -631,7 +632,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 	rdr := exec.ToReader(ctx, op)
 	defer rdr.Release()
 	var n int64
-	err = s.write(ctx, func(tx *catalog.Tx) error {
+	err = s.write(ctx, "INSERT", func(tx *catalog.Tx) error {
 		var err error
 		n, err = tx.Insert(ctx, p.Table.Name, rdr)
 		return err
