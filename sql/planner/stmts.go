@@ -163,6 +163,12 @@ func createTable(n *parser.CreateTableStmt) (Plan, error) {
 	if n.Temporary {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "temporary tables are not supported")
 	}
+	// A key the catalog would not enforce is refused: accepting it would let
+	// duplicates in behind a constraint the user believes holds.
+	if len(n.PrimaryKey) > 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "PRIMARY KEY constraints are not supported").
+			WithHint("asofsql enforces no keys. Declare the columns NOT NULL, and ORDER BY (...) if the table is queried in that order.")
+	}
 	def := catalog.TableDef{Name: n.Table.Name, OrderBy: n.OrderBy}
 	for _, c := range n.Columns {
 		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
