@@ -546,6 +546,10 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		return lids[i]
 	}
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
+	// The common backward form on a non-float column, t <= l with no
+	// lower bound, has the window [0, l] and edge l: windowFor's answer,
+	// without its call and branches per row.
+	plainBackward := !r.float && lo.Unbounded && !hi.Unbounded && !hi.Exclusive && hi.Int == 0
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
 	fixed := make([]*fixedGather, len(r.sp.Payload))
@@ -610,7 +614,12 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			continue
 		}
 		l := lt.t[i]
-		w := windowFor(l, lo, hi, r.float)
+		var w window
+		if plainBackward {
+			w = window{hi: l, b: l}
+		} else {
+			w = windowFor(l, lo, hi, r.float)
+		}
 		if w.empty {
 			continue
 		}
