@@ -126,7 +126,8 @@ func (kb *keyBatch) key(i int) []byte { return kb.buf[kb.offs[i]:kb.offs[i+1]] }
 func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	kb.n = n
 	if cap(kb.null) < n {
-		kb.null = make([]bool, n)
+		boolScratch.put(kb.null)
+		kb.null = boolScratch.get(n)
 	}
 	kb.null = kb.null[:n]
 	clear(kb.null)
@@ -147,7 +148,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	if len(cols) == 0 {
 		// No by-keys: every row has the same (empty) key.
 		if cap(kb.u64) < n {
-			kb.u64 = make([]uint64, n)
+			u64Scratch.put(kb.u64)
+			kb.u64 = u64Scratch.get(n)
 		}
 		kb.u64 = kb.u64[:n]
 		clear(kb.u64)
@@ -161,7 +163,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 			return
 		}
 		if cap(kb.u64) < n {
-			kb.u64 = make([]uint64, n)
+			u64Scratch.put(kb.u64)
+			kb.u64 = u64Scratch.get(n)
 		}
 		kb.u64 = kb.u64[:n]
 		fixedKeys(cols[0], kb.u64)
@@ -656,7 +659,8 @@ func (lk *leftKeys) load(enc *keyEncoding, d *keyDict, cols []arrow.Array, n int
 	enc.encode(cols, n, &lk.kb)
 	lk.hashes = d.hashAll(&lk.kb, lk.hashes)
 	if cap(lk.ids) < n {
-		lk.ids = make([]int32, n)
+		i32Scratch.put(lk.ids)
+		lk.ids = i32Scratch.get(n)
 	}
 	lk.ids = lk.ids[:n]
 	for i := range lk.ids {

@@ -243,7 +243,8 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		}
 		r.sp.keyEnc.encode(keyCols, n, &r.kb)
 		if cap(r.curIDs) < n {
-			r.curIDs = make([]int32, n)
+			i32Scratch.put(r.curIDs)
+			r.curIDs = i32Scratch.get(n)
 		}
 		r.curIDs = r.curIDs[:n]
 		r.rhash = r.dict.hashAll(&r.kb, r.rhash)
@@ -539,6 +540,10 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			return lids[i]
 		}
 		if !own {
+			if cap(r.lids) < len(lids) {
+				i32Scratch.put(r.lids)
+				r.lids = i32Scratch.get(len(lids))
+			}
 			r.lids = append(r.lids[:0], lids...)
 			lids, own = r.lids, true
 		}
@@ -835,5 +840,10 @@ func (r *rightState) close() {
 		c.Release()
 	}
 	r.curKeys = nil
+	r.cur.free()
+	r.kb.free()
+	i32Scratch.put(r.curIDs)
+	i32Scratch.put(r.lids)
+	r.curIDs, r.lids = nil, nil
 	r.sp.Input.Close()
 }
