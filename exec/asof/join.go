@@ -432,10 +432,19 @@ func (j *Join) Close() error {
 		}
 		f.lb.Release()
 	}
+	for _, f := range j.pending {
+		f.dec.free()
+	}
 	j.pending = nil
 	for _, r := range j.rights {
 		r.close()
 	}
+	// The goroutines have stopped: nothing reads the decoded batches now.
+	j.serial.free()
+	for _, dec := range j.spare {
+		dec.free()
+	}
+	j.spare = nil
 	j.pool.Close()
 	return j.left.Close()
 }

@@ -126,7 +126,8 @@ func (kb *keyBatch) key(i int) []byte { return kb.buf[kb.offs[i]:kb.offs[i+1]] }
 func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	kb.n = n
 	if cap(kb.null) < n {
-		kb.null = make([]bool, n)
+		boolScratch.put(kb.null)
+		kb.null = boolScratch.get(n)
 	}
 	kb.null = kb.null[:n]
 	clear(kb.null)
@@ -147,7 +148,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	if len(cols) == 0 {
 		// No by-keys: every row has the same (empty) key.
 		if cap(kb.u64) < n {
-			kb.u64 = make([]uint64, n)
+			u64Scratch.put(kb.u64)
+			kb.u64 = u64Scratch.get(n)
 		}
 		kb.u64 = kb.u64[:n]
 		clear(kb.u64)
@@ -161,7 +163,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 			return
 		}
 		if cap(kb.u64) < n {
-			kb.u64 = make([]uint64, n)
+			u64Scratch.put(kb.u64)
+			kb.u64 = u64Scratch.get(n)
 		}
 		kb.u64 = kb.u64[:n]
 		fixedKeys(cols[0], kb.u64)
@@ -373,8 +376,11 @@ func (t *keyTable) hu(k uint64) uint64 {
 	}
 	// Fibonacci hashing; the table indexes with the high bits (slot), which
 	// spreads sequential and clustered integer keys evenly.
-	return k * 0x9e3779b97f4a7c15
+	return k * fibMul
 }
+
+// fibMul is 2^64 divided by the golden ratio (Fibonacci hashing).
+const fibMul = 0x9e3779b97f4a7c15
 
 // slot maps a hash to a table position using its high bits.
 func (t *keyTable) slot(h uint64) uint64 { return (h >> t.shift) & t.mask }
@@ -490,6 +496,44 @@ func (t *keyTable) intern(kb *keyBatch, ids []int32) {
 	}
 }
 
+// findU64Rows sets ids[i] to the id of row i of kb (u64 mode) for rows
+// [from, len(ids)): -1 when NULL or absent. With onlyAbsent, rows whose id
+// is already set (>= 0) are left alone. It is lookup in one loop, with the
+// table's fields in registers and the hash written out: per row, the calls
+// and the re-reads of the table's fields cost as much as the probe itself.
+func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent bool) {
+	if t.hashU64 != nil {
+		// A test hook hashes: keep the general path.
+		for i := from; i < len(ids); i++ {
+			if !onlyAbsent || ids[i] < 0 {
+				ids[i] = t.lookup(kb, nil, i)
+			}
+		}
+		return
+	}
+	slots, keys, mask, shift := t.slots, t.keys, t.mask, t.shift
+	u, null := kb.u64[:len(ids)], kb.null[:len(ids)]
+	for i := from; i < len(ids); i++ {
+		if onlyAbsent && ids[i] >= 0 {
+			continue
+		}
+		if null[i] {
+			ids[i] = -1
+			continue
+		}
+		k := u[i]
+		p := ((k * fibMul) >> shift) & mask
+		for {
+			id := slots[p]
+			if id < 0 || keys[id] == k {
+				ids[i] = id
+				break
+			}
+			p = (p + 1) & mask
+		}
+	}
+}
+
 // lookup finds the id of row i of kb, -1 when absent or NULL. hashes caches
 // the byte-key hashes of kb (computed by hashAll).
 func (t *keyTable) lookup(kb *keyBatch, hashes []uint64, i int) int32 {
@@ -552,9 +596,16 @@ func (d *keyDict) hashAll(kb *keyBatch, hashes []uint64) []uint64 { return d.t.h
 func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
 	d.mu.RLock()
 	miss := false
-	for i := 0; i < kb.n; i++ {
-		ids[i] = d.t.lookup(kb, hashes, i)
-		miss = miss || (ids[i] < 0 && !kb.null[i])
+	if d.t.u64 {
+		d.t.findU64Rows(kb, ids[:kb.n], 0, false)
+		for i, id := range ids[:kb.n] {
+			miss = miss || (id < 0 && !kb.null[i])
+		}
+	} else {
+		for i := 0; i < kb.n; i++ {
+			ids[i] = d.t.lookup(kb, hashes, i)
+			miss = miss || (ids[i] < 0 && !kb.null[i])
+		}
 	}
 	d.mu.RUnlock()
 	if !miss {
@@ -581,6 +632,10 @@ func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
 func (d *keyDict) lookup(kb *keyBatch, hashes []uint64, ids []int32, from int) int {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
+	if d.t.u64 {
+		d.t.findU64Rows(kb, ids, from, true)
+		return d.t.len()
+	}
 	for i := from; i < len(ids); i++ {
 		if ids[i] < 0 {
 			ids[i] = d.t.lookup(kb, hashes, i)
@@ -604,7 +659,8 @@ func (lk *leftKeys) load(enc *keyEncoding, d *keyDict, cols []arrow.Array, n int
 	enc.encode(cols, n, &lk.kb)
 	lk.hashes = d.hashAll(&lk.kb, lk.hashes)
 	if cap(lk.ids) < n {
-		lk.ids = make([]int32, n)
+		i32Scratch.put(lk.ids)
+		lk.ids = i32Scratch.get(n)
 	}
 	lk.ids = lk.ids[:n]
 	for i := range lk.ids {

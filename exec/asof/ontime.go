@@ -85,14 +85,16 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 	}
 	n := arr.Len()
 	if cap(c.t) < n {
-		c.t = make([]uint64, n)
+		u64Scratch.put(c.t)
+		c.t = u64Scratch.get(n)
 	}
 	c.t = c.t[:n]
 	c.valid = c.valid[:0]
 	hasNulls := arr.NullN() > 0
 	if hasNulls {
 		if cap(c.valid) < n {
-			c.valid = make([]bool, n)
+			boolScratch.put(c.valid)
+			c.valid = boolScratch.get(n)
 		}
 		c.valid = c.valid[:n]
 		for i := 0; i < n; i++ {

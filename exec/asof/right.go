@@ -243,7 +243,8 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		}
 		r.sp.keyEnc.encode(keyCols, n, &r.kb)
 		if cap(r.curIDs) < n {
-			r.curIDs = make([]int32, n)
+			i32Scratch.put(r.curIDs)
+			r.curIDs = i32Scratch.get(n)
 		}
 		r.curIDs = r.curIDs[:n]
 		r.rhash = r.dict.hashAll(&r.kb, r.rhash)
@@ -539,6 +540,10 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			return lids[i]
 		}
 		if !own {
+			if cap(r.lids) < len(lids) {
+				i32Scratch.put(r.lids)
+				r.lids = i32Scratch.get(len(lids))
+			}
 			r.lids = append(r.lids[:0], lids...)
 			lids, own = r.lids, true
 		}
@@ -546,6 +551,10 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 		return lids[i]
 	}
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
+	// The common backward form on a non-float column, t <= l with no
+	// lower bound, has the window [0, l] and edge l: windowFor's answer,
+	// without its call and branches per row.
+	plainBackward := !r.float && lo.Unbounded && !hi.Unbounded && !hi.Exclusive && hi.Int == 0
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
 	fixed := make([]*fixedGather, len(r.sp.Payload))
@@ -610,7 +619,12 @@ func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onCo
 			continue
 		}
 		l := lt.t[i]
-		w := windowFor(l, lo, hi, r.float)
+		var w window
+		if plainBackward {
+			w = window{hi: l, b: l}
+		} else {
+			w = windowFor(l, lo, hi, r.float)
+		}
 		if w.empty {
 			continue
 		}
@@ -826,5 +840,10 @@ func (r *rightState) close() {
 		c.Release()
 	}
 	r.curKeys = nil
+	r.cur.free()
+	r.kb.free()
+	i32Scratch.put(r.curIDs)
+	i32Scratch.put(r.lids)
+	r.curIDs, r.lids = nil, nil
 	r.sp.Input.Close()
 }
