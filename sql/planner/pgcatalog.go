@@ -140,62 +140,15 @@ func (b *binder) bindRegexp(x *ast.PatternRegexpExpr, c *exprCtx) (expr.Expr, er
 // pgcatalog.Source, so they agree with the virtual tables.
 var catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error){
 	"pg_table_is_visible": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil {
-			return nil, err
-		}
-		arg, err := b.oidArg(args, x)
-		if err != nil {
-			return nil, err
-		}
-		var vis, invis []expr.Expr
-		for _, r := range src.Rels() {
-			l := &expr.Literal{Value: r.OID, T: sqltypes.Int8Type}
-			if src.Visible(r) {
-				vis = append(vis, l)
-			} else {
-				invis = append(invis, l)
-			}
-		}
-		// NULL for an OID that names no relation, as in Postgres.
-		out := &expr.Case{T: sqltypes.BoolType}
-		if len(vis) > 0 {
-			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: vis}, Result: &expr.Literal{Value: true, T: sqltypes.BoolType}})
-		}
-		if len(invis) > 0 {
-			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: invis}, Result: &expr.Literal{Value: false, T: sqltypes.BoolType}})
-		}
-		return out, nil
+		return b.relPredicate(args, x, func(src *pgcatalog.Source, r *pgcatalog.Rel) bool { return src.Visible(r) })
 	},
 	// pg_relation_is_publishable: true for a user table (Postgres: an
 	// ordinary permanent table outside the system catalogs), false for
-	// other relations, NULL for an OID that names none.
+	// other relations.
 	"pg_relation_is_publishable": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil {
-			return nil, err
-		}
-		arg, err := b.oidArg(args, x)
-		if err != nil {
-			return nil, err
-		}
-		var yes, no []expr.Expr
-		for _, r := range src.Rels() {
-			l := &expr.Literal{Value: r.OID, T: sqltypes.Int8Type}
-			if r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic) {
-				yes = append(yes, l)
-			} else {
-				no = append(no, l)
-			}
-		}
-		out := &expr.Case{T: sqltypes.BoolType}
-		if len(yes) > 0 {
-			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: yes}, Result: &expr.Literal{Value: true, T: sqltypes.BoolType}})
-		}
-		if len(no) > 0 {
-			out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: no}, Result: &expr.Literal{Value: false, T: sqltypes.BoolType}})
-		}
-		return out, nil
+		return b.relPredicate(args, x, func(_ *pgcatalog.Source, r *pgcatalog.Rel) bool {
+			return r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic)
+		})
 	},
 	"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
 		src, err := b.pgSource()
@@ -527,4 +480,35 @@ func (b *binder) itemName(n ast.ExprNode, e expr.Expr) string {
 		return b.regCastName(x)
 	}
 	return b.derivedName(n, e)
+}
+
+// relPredicate expands a boolean function of a relation OID into a CASE over
+// the statement's relations: true where pred holds, false where it does not,
+// NULL for an OID that names no relation, as in Postgres.
+func (b *binder) relPredicate(args []expr.Expr, x *ast.FuncCallExpr, pred func(*pgcatalog.Source, *pgcatalog.Rel) bool) (expr.Expr, error) {
+	src, err := b.pgSource()
+	if err != nil {
+		return nil, err
+	}
+	arg, err := b.oidArg(args, x)
+	if err != nil {
+		return nil, err
+	}
+	var yes, no []expr.Expr
+	for _, r := range src.Rels() {
+		l := &expr.Literal{Value: r.OID, T: sqltypes.Int8Type}
+		if pred(src, r) {
+			yes = append(yes, l)
+		} else {
+			no = append(no, l)
+		}
+	}
+	out := &expr.Case{T: sqltypes.BoolType}
+	if len(yes) > 0 {
+		out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: yes}, Result: &expr.Literal{Value: true, T: sqltypes.BoolType}})
+	}
+	if len(no) > 0 {
+		out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: no}, Result: &expr.Literal{Value: false, T: sqltypes.BoolType}})
+	}
+	return out, nil
 }
