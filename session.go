@@ -43,6 +43,7 @@ type Session struct {
 	vopts    *sqltypes.Options
 	values   map[string]string // lowercase setting name → SHOW value
 	timeout  time.Duration
+	memLimit int64       // memory_limit: bytes per materializing operator, 0 for none
 	tx       *catalog.Tx // the open transaction block; nil outside one
 	readOnly bool
 	failed   bool
@@ -60,9 +61,10 @@ type Session struct {
 }
 
 type savedSettings struct {
-	vopts   sqltypes.Options
-	values  map[string]string
-	timeout time.Duration
+	vopts    sqltypes.Options
+	values   map[string]string
+	timeout  time.Duration
+	memLimit int64
 }
 
 // Session opens a session with Postgres' default settings (TimeZone UTC).
@@ -70,6 +72,13 @@ func (db *DB) Session() *Session {
 	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}}
 	for k, st := range settings {
 		s.values[k] = st.def
+	}
+	if db.opts.memoryLimit > 0 {
+		// WithMemoryLimit is the database's default; SET memory_limit
+		// changes it for the session and RESET returns to it.
+		if err := s.Set("memory_limit", strconv.FormatInt(db.opts.memoryLimit, 10)); err != nil {
+			panic(err) // a positive byte count always parses
+		}
 	}
 	return s
 }
@@ -597,7 +606,7 @@ func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types 
 	}
 	mem := s.db.opts.mem
 	return lower.Query(ctx, snap, root, lower.Env{
-		Mem: mem, Params: params, MemoryLimit: s.db.opts.memoryLimit, Analysis: an,
+		Mem: mem, Params: params, MemoryLimit: s.memLimit, Analysis: an,
 		Eval: eval.Env{Mem: mem, Options: s.vopts},
 	})
 }
@@ -724,7 +733,7 @@ func (s *Session) transaction(ctx context.Context, st *parser.TransactionStmt) (
 		}
 		s.tx = s.db.cat.Begin()
 		s.readOnly = st.ReadOnly != nil && *st.ReadOnly
-		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout}
+		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit}
 		for k, v := range s.values {
 			s.saved.values[k] = v
 		}
@@ -761,6 +770,7 @@ func (s *Session) endBlock(rollback bool) {
 			*s.vopts = s.saved.vopts
 			s.values = s.saved.values
 			s.timeout = s.saved.timeout
+			s.memLimit = s.saved.memLimit
 		}
 	}
 	s.tx, s.saved, s.failed, s.readOnly = nil, nil, false, false

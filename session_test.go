@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -449,4 +450,59 @@ func TestSessionReset(t *testing.T) {
 	require.Equal(t, "psql", show("application_name"))
 	_, err = s.Exec(ctx, `RESET nosuch`)
 	require.Equal(t, sqlerr.UndefinedObject, sqlerr.Code(err))
+}
+
+// TestSessionMemoryLimit: memory_limit bounds a query's sort (53200 naming
+// the limit), defaults to WithMemoryLimit, and follows SET, RESET and
+// ROLLBACK like any setting.
+func TestSessionMemoryLimit(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithMemoryLimit(64<<20))
+	require.NoError(t, err)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	show := func() string {
+		v, ok := s.Setting("memory_limit")
+		require.True(t, ok)
+		return v
+	}
+	require.Equal(t, "64MB", show())
+	const sortQ = `SELECT generate_series AS g FROM generate_series(1, 200000) ORDER BY 1 DESC`
+	rows, err := sessRows(t, s, sortQ)
+	require.NoError(t, err)
+	require.Len(t, rows, 200000)
+
+	_, err = s.Exec(ctx, `SET memory_limit = '64kB'`)
+	require.NoError(t, err)
+	require.Equal(t, "64kB", show())
+	_, err = sessRows(t, s, sortQ)
+	require.Error(t, err)
+	require.Equal(t, sqlerr.OutOfMemory, sqlerr.Code(err), err.Error())
+	require.Contains(t, err.Error(), "65536 bytes")
+
+	_, err = s.Exec(ctx, `BEGIN; SET memory_limit = 0; ROLLBACK`)
+	require.NoError(t, err)
+	require.Equal(t, "64kB", show())
+	_, err = s.Exec(ctx, `SET memory_limit = 0`)
+	require.NoError(t, err)
+	require.Equal(t, "0", show())
+	_, err = sessRows(t, s, sortQ)
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, `RESET memory_limit`)
+	require.NoError(t, err)
+	require.Equal(t, "64MB", show())
+
+	for _, v := range []string{"'1536kB'", "'2GB'", "1000"} {
+		_, err = s.Exec(ctx, `SET memory_limit = `+v)
+		require.NoError(t, err, v)
+	}
+	require.Equal(t, "1000B", show())
+	for _, v := range []string{"'64 mb'", "'-1'", "'lots'", "'99999999999TB'"} {
+		_, err = s.Exec(ctx, `SET memory_limit = `+v)
+		require.Error(t, err, v)
+		require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err), v)
+	}
 }

@@ -89,6 +89,16 @@ var settings = func() map[string]*setting {
 				s.timeout = d
 				return formatTimeout(d), nil
 			}},
+		{name: "memory_limit", def: "0", desc: "Sets the memory each sort, hash build or aggregate of a query may use; 0 means no limit.",
+			// DuckDB's name; Postgres spills to disk where we fail with 53200.
+			set: func(s *Session, v string) (string, error) {
+				n, err := parseMemory(v)
+				if err != nil {
+					return "", err
+				}
+				s.memLimit = n
+				return formatMemory(n), nil
+			}},
 		{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.",
 			set: func(s *Session, v string) (string, error) {
 				loc, err := sqltypes.ParseTimeZone(v)
@@ -188,4 +198,64 @@ func formatTimeout(d time.Duration) string {
 		return strconv.FormatInt(ms/1000, 10) + "s"
 	}
 	return strconv.FormatInt(ms, 10) + "ms"
+}
+
+// memoryUnits are Postgres' memory units (powers of 1024, case-sensitive),
+// largest first.
+var memoryUnits = []struct {
+	name string
+	n    int64
+}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}, {"B", 1}}
+
+// parseMemory reads a memory_limit value: a whole number with an optional
+// Postgres unit (B, kB, MB, GB, TB; bytes without one); 0 is no limit.
+func parseMemory(v string) (int64, error) {
+	bad := func() error {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"memory_limit\": \"%s\"", v).
+			WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".")
+	}
+	t := strings.TrimSpace(v)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, bad()
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, bad()
+	}
+	unit := strings.TrimSpace(t[i:])
+	mult := int64(1)
+	if unit != "" {
+		found := false
+		for _, u := range memoryUnits {
+			if u.name == unit {
+				mult, found = u.n, true
+				break
+			}
+		}
+		if !found {
+			return 0, bad()
+		}
+	}
+	if n > (1<<63-1)/mult {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "%s is outside the valid range for parameter \"memory_limit\"", t)
+	}
+	return n * mult, nil
+}
+
+// formatMemory prints a byte count in the largest unit that divides it, as
+// SHOW prints Postgres' memory settings ("64MB", "1536kB").
+func formatMemory(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	for _, u := range memoryUnits {
+		if n%u.n == 0 {
+			return strconv.FormatInt(n/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
 }
