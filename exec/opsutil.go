@@ -53,7 +53,7 @@ func (m *memBudget) grow(n int64) error {
 	m.used += n
 	if m.limit > 0 && m.used > m.limit {
 		return sqlerr.New(sqlerr.OutOfMemory, "%s exceeded the memory limit of %d bytes", m.op, m.limit).
-			WithHint("Raise the per-query memory limit, or reduce the input of the %s.", m.op)
+			WithHint("Raise memory_limit (SET memory_limit = '1GB'), or reduce the input of the %s.", m.op)
 	}
 	return nil
 }
