@@ -451,11 +451,28 @@ func init() {
 	catalogFuncs["col_description"] = noObjects(2, i8, i4)
 	catalogFuncs["shobj_description"] = noObjects(2, i8, tx)
 	funcs["pg_get_expr"] = fixed(2, 3, tx, tx, i8, bl)
-	funcs["pg_size_pretty"] = fixed(1, 1, tx, i8) // eval/pgfuncs.go
+	funcs["pg_size_pretty"] = funcSig{min: 1, max: 1, typ: sizePrettySig} // eval/pgfuncs.go
 	catalogFuncs["pg_table_size"] = relSize
 	catalogFuncs["pg_total_relation_size"] = relSize
 	catalogFuncs["pg_relation_size"] = relSize
 }
+
+// sizePrettySig types pg_size_pretty: Postgres has a bigint and a numeric
+// overload, so a smaller integer or an untyped literal, which converts to
+// both, is ambiguous there (42725); asofsql implements the bigint one only,
+// so numeric and other arguments are 42883.
+func sizePrettySig(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
+	switch k := args[0].Type().Kind; {
+	case k == sqltypes.Int8:
+		return args, sqltypes.TextType, nil
+	case k == sqltypes.Unknown || args[0].Type().IsInteger():
+		return nil, sqltypes.TextType, sqlerr.New(codeAmbiguousFunction, "function pg_size_pretty(%s) is not unique", args[0].Type()).WithPosition(b.pos(n)).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+	}
+	return nil, sqltypes.TextType, funcError(b, n, args)
+}
+
+const codeAmbiguousFunction = "42725"
 
 // relSize expands pg_table_size, pg_total_relation_size and
 // pg_relation_size (main fork) of a relation OID into a CASE over the
