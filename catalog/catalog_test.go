@@ -592,3 +592,82 @@ func TestDroppedFilesOutliveReaders(t *testing.T) {
 	snap.Release()
 	require.Equal(t, 0, segFiles())
 }
+
+// TestTableBytes checks TableInfo.Bytes (pg_table_size): in a data
+// directory the summed size of the committed segment files, across a
+// reopen and a compaction; in memory the summed buffer lengths of the
+// stored batches, growing with each insert.
+func TestTableBytes(t *testing.T) {
+	ctx := context.Background()
+	fileBytes := func(dir string) int64 {
+		files, err := filepath.Glob(filepath.Join(dir, "seg-*"))
+		require.NoError(t, err)
+		var n int64
+		for _, f := range files {
+			fi, err := os.Stat(f)
+			require.NoError(t, err)
+			n += fi.Size()
+		}
+		return n
+	}
+	tableBytes := func(c *Catalog) int64 {
+		info, err := c.Table("quotes")
+		require.NoError(t, err)
+		return info.Bytes
+	}
+	t.Run("directory", func(t *testing.T) {
+		mem := newMem(t)
+		dir := t.TempDir()
+		c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+		require.NoError(t, err)
+		createTable(t, c, quotesDef)
+		require.Zero(t, tableBytes(c))
+		insert(t, c, "quotes", []any{1, "a", 1.0}, []any{2, "bb", nil})
+		one := tableBytes(c)
+		require.Positive(t, one)
+		require.Equal(t, fileBytes(dir), one)
+		insert(t, c, "quotes", []any{3, "c", 3.0})
+		require.Greater(t, tableBytes(c), one)
+		require.Equal(t, fileBytes(dir), tableBytes(c))
+		require.NoError(t, c.Compact(ctx, "quotes"))
+		compacted := fileBytes(dir)
+		require.Equal(t, compacted, tableBytes(c))
+		require.NoError(t, c.Close())
+
+		c, err = Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+		require.NoError(t, err)
+		defer c.Close()
+		require.Equal(t, compacted, tableBytes(c))
+	})
+	t.Run("memory", func(t *testing.T) {
+		mem := newMem(t)
+		c, err := Open(ctx, ":memory:", Options{Allocator: mem, AutoCompact: -1})
+		require.NoError(t, err)
+		defer c.Close()
+		createTable(t, c, quotesDef)
+		require.Zero(t, tableBytes(c))
+		insert(t, c, "quotes", []any{1, "a", 1.0}, []any{2, "bb", nil})
+		snap, err := c.Snapshot()
+		require.NoError(t, err)
+		r, err := snap.Scan(ctx, "quotes", ScanOptions{})
+		require.NoError(t, err)
+		var scanned int64
+		for r.Next() {
+			for _, col := range r.RecordBatch().Columns() {
+				for _, b := range col.Data().Buffers() {
+					if b != nil {
+						scanned += int64(b.Len())
+					}
+				}
+			}
+		}
+		require.NoError(t, r.Err())
+		r.Release()
+		snap.Release()
+		require.Equal(t, scanned, tableBytes(c), "one stored batch, scanned as is")
+		one := tableBytes(c)
+		require.Positive(t, one)
+		insert(t, c, "quotes", []any{3, "c", 3.0})
+		require.Greater(t, tableBytes(c), one)
+	})
+}

@@ -231,9 +231,11 @@ func fromManifest(dir string, m *manifest) (map[string]*tableState, error) {
 			if err != nil {
 				return nil, sqlerr.Wrap(err, sqlerr.DataCorrupted, "catalog manifest: segment %d of table %q: bad statistics: %v", ms.ID, mt.Name, err)
 			}
-			if _, err := os.Stat(s.path); err != nil {
+			fi, err := os.Stat(s.path)
+			if err != nil {
 				return nil, sqlerr.Wrap(err, sqlerr.DataCorrupted, "segment file of table %q is missing: %v", mt.Name, err)
 			}
+			s.bytes = fi.Size()
 			ts.segs = append(ts.segs, s)
 		}
 		tables[mt.Name] = ts

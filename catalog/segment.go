@@ -35,6 +35,10 @@ type segment struct {
 	// column over the segment's non-NULL keys; nil if there are none or the
 	// table is unordered.
 	min, max any
+	// bytes is the segment's stored size: the file's size on disk in
+	// data-directory mode, the summed length of its batches' Arrow buffers
+	// in memory mode.
+	bytes    int64
 	path     string              // data-directory mode
 	batches  []arrow.RecordBatch // memory mode
 	refs     atomic.Int64
@@ -118,6 +122,9 @@ func (sw *segWriter) write(rec arrow.RecordBatch) error {
 	if sw.w == nil {
 		rec.Retain()
 		sw.seg.batches = append(sw.seg.batches, rec)
+		for _, col := range rec.Columns() {
+			sw.seg.bytes += dataBytes(col.Data())
+		}
 		return nil
 	}
 	if err := sw.w.Write(rec); err != nil {
@@ -140,11 +147,35 @@ func (sw *segWriter) finish() (*segment, error) {
 	if cerr := sw.f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(sw.seg.path); err == nil {
+			sw.seg.bytes = fi.Size()
+		}
+	}
 	if err != nil {
 		os.Remove(sw.seg.path)
 		return nil, sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
 	}
 	return sw.seg, nil
+}
+
+// dataBytes is the summed length of an array's buffers, its children's and
+// its dictionary's included.
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += dataBytes(d.Dictionary())
+	}
+	return n
 }
 
 // abort discards a segment that will never be committed.

@@ -52,6 +52,10 @@ type TableInfo struct {
 	Schema   *arrow.Schema
 	Rows     int64
 	Segments int
+	// Bytes is the table's stored size: the summed size on disk of its
+	// committed segment files in a data directory, the summed length of
+	// its stored batches' Arrow buffers in memory (pg_table_size).
+	Bytes int64
 }
 
 // ColumnIndex returns the index of the named column, or a 42703 error.
@@ -150,6 +154,7 @@ func (m *tableMeta) info(segs []*segment) *TableInfo {
 	}
 	for _, s := range segs {
 		ti.Rows += s.rows
+		ti.Bytes += s.bytes
 	}
 	return ti
 }

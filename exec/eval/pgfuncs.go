@@ -19,7 +19,7 @@ import (
 // expanded by the planner instead; these are pure.
 
 // PgFunctions lists the functions compilePgFunc accepts.
-var PgFunctions = []string{"array_to_string", "format_type", "pg_encoding_to_char", "pg_get_expr", "scalar_op_any", "textregexeq", "textregexne"}
+var PgFunctions = []string{"array_to_string", "format_type", "pg_encoding_to_char", "pg_get_expr", "pg_size_pretty", "scalar_op_any", "textregexeq", "textregexne"}
 
 // compilePgFunc compiles the functions of PgFunctions; ok is false for
 // any other name.
@@ -82,6 +82,9 @@ func (c *compiler) compilePgFunc(e *expr.Func) (n node, ok bool, err error) {
 			}
 			return strings.Join(parts, v[1].(string)), nil
 		}
+	case "pg_size_pretty":
+		want = []sqltypes.Kind{sqltypes.Int8}
+		f = func(v []any) (any, error) { return SizePretty(v[0].(int64)), nil }
 	case "pg_get_expr":
 		// asofsql's catalogs hold no expression trees (their pg_node_tree
 		// columns are NULL), so a non-NULL argument is none of ours.
@@ -411,4 +414,57 @@ func ParseArrayText(s string) ([]*string, error) {
 		}
 	}
 	return nil, bad()
+}
+
+// sizePrettyUnits are Postgres 15's pg_size_pretty units: a unit is used
+// when the absolute value is below its limit (or it is the last); the
+// rounded units halve-round the value kept one bit larger.
+var sizePrettyUnits = []struct {
+	name  string
+	limit uint64
+	round bool
+	shift uint
+}{
+	{"bytes", 10 * 1024, false, 0},
+	{"kB", 20*1024 - 1, true, 10},
+	{"MB", 20*1024 - 1, true, 20},
+	{"GB", 20*1024 - 1, true, 30},
+	{"TB", 20*1024 - 1, true, 40},
+	{"PB", 20*1024 - 1, true, 50},
+}
+
+// SizePretty is pg_size_pretty(bigint), Postgres 15's algorithm: the
+// value is shifted down unit by unit (truncating toward zero, one bit
+// short where the next unit rounds) and half-rounded away from zero in
+// the unit it stops at, e.g. 10239 bytes, 10240 -> 10 kB, 10485247 ->
+// 10239 kB, 10485248 -> 10 MB.
+func SizePretty(size int64) string {
+	i := 0
+	for ; i < len(sizePrettyUnits)-1; i++ {
+		u, next := sizePrettyUnits[i], sizePrettyUnits[i+1]
+		abs := uint64(size)
+		if size < 0 {
+			abs = -abs
+		}
+		if abs < u.limit {
+			break
+		}
+		bits := next.shift - u.shift
+		if next.round {
+			bits--
+		}
+		if u.round {
+			bits++
+		}
+		size /= int64(1) << bits
+	}
+	u := sizePrettyUnits[i]
+	if u.round {
+		if size < 0 {
+			size = (size - 1) / 2
+		} else {
+			size = (size + 1) / 2
+		}
+	}
+	return strconv.FormatInt(size, 10) + " " + u.name
 }

@@ -34,7 +34,7 @@
 //     compares bytewise).
 //
 // Functions over this catalog that Postgres implements with catalog
-// lookups (pg_table_is_visible, pg_get_userbyid, ::regclass) are expanded
+// lookups (pg_table_is_visible, pg_get_userbyid, pg_table_size, ::regclass) are expanded
 // by the planner into expressions over the same Source (see Source.Rel and
 // friends), so they agree with the tables.
 package pgcatalog

@@ -62,6 +62,9 @@ type Rel struct {
 	NotNull []bool
 	// Rows is the row count (user tables; 0 for virtual ones).
 	Rows int64
+	// Bytes is the stored size (catalog.TableInfo.Bytes; 0 for virtual
+	// tables, which have no storage).
+	Bytes int64
 }
 
 // Source is the database as the virtual tables show it to one statement.
@@ -91,7 +94,7 @@ func NewSource(db, user string, tables []*catalog.TableInfo) *Source {
 			next++
 			oid = next
 		}
-		r := &Rel{OID: oid, Name: t.Name, Namespace: NamespacePublic, Kind: "r", Rows: t.Rows}
+		r := &Rel{OID: oid, Name: t.Name, Namespace: NamespacePublic, Kind: "r", Rows: t.Rows, Bytes: t.Bytes}
 		for _, c := range t.Columns {
 			r.Columns = append(r.Columns, Column{Name: c.Name, Type: c.Type})
 			r.NotNull = append(r.NotNull, c.NotNull)

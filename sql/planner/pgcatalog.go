@@ -451,6 +451,59 @@ func init() {
 	catalogFuncs["col_description"] = noObjects(2, i8, i4)
 	catalogFuncs["shobj_description"] = noObjects(2, i8, tx)
 	funcs["pg_get_expr"] = fixed(2, 3, tx, tx, i8, bl)
+	funcs["pg_size_pretty"] = funcSig{min: 1, max: 1, typ: sizePrettySig} // eval/pgfuncs.go
+	catalogFuncs["pg_table_size"] = relSize
+	catalogFuncs["pg_total_relation_size"] = relSize
+	catalogFuncs["pg_relation_size"] = relSize
+}
+
+// sizePrettySig types pg_size_pretty: Postgres has a bigint and a numeric
+// overload, so a smaller integer or an untyped literal, which converts to
+// both, is ambiguous there (42725); asofsql implements the bigint one only,
+// so numeric and other arguments are 42883.
+func sizePrettySig(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
+	switch k := args[0].Type().Kind; {
+	case k == sqltypes.Int8:
+		return args, sqltypes.TextType, nil
+	case k == sqltypes.Unknown || args[0].Type().IsInteger():
+		return nil, sqltypes.TextType, sqlerr.New(codeAmbiguousFunction, "function pg_size_pretty(%s) is not unique", args[0].Type()).WithPosition(b.pos(n)).
+			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
+	}
+	return nil, sqltypes.TextType, funcError(b, n, args)
+}
+
+const codeAmbiguousFunction = "42725"
+
+// relSize expands pg_table_size, pg_total_relation_size and
+// pg_relation_size (main fork) of a relation OID into a CASE over the
+// statement's relations: a user table's stored size in bytes
+// (catalog.TableInfo.Bytes; asofsql has no TOAST, free-space or visibility
+// maps, nor indexes, so the three agree), 0 for a virtual catalog table
+// (no storage, like a Postgres view), NULL for an OID naming no relation,
+// as in Postgres.
+func relSize(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+	src, err := b.pgSource()
+	if err != nil {
+		return nil, err
+	}
+	arg, err := b.oidArg(args, x)
+	if err != nil {
+		return nil, err
+	}
+	out := &expr.Case{T: sqltypes.Int8Type}
+	var none []expr.Expr
+	for _, r := range src.Rels() {
+		l := &expr.Literal{Value: r.OID, T: sqltypes.Int8Type}
+		if r.Kind != "r" || r.Namespace != int64(pgcatalog.NamespacePublic) {
+			none = append(none, l)
+			continue
+		}
+		out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: []expr.Expr{l}}, Result: &expr.Literal{Value: r.Bytes, T: sqltypes.Int8Type}})
+	}
+	if len(none) > 0 {
+		out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: none}, Result: &expr.Literal{Value: int64(0), T: sqltypes.Int8Type}})
+	}
+	return out, nil
 }
 
 // writeTarget checks the table an INSERT, COPY or DROP TABLE names: the
