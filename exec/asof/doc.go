@@ -35,6 +35,10 @@
 // units (Dec when beyond int64); Float for float columns. Offsets never
 // overflow: windows are computed on a uint64 number line (ontime.go), or
 // for decimals on a 128-bit one (ondec.go), with explicit under/overflow.
+// A decimal whose types (left and right) have precision <= 18 and whose
+// bounds fit in int64 unscaled units runs on the number line instead,
+// decided when the join is built and giving the same answers; a value
+// beyond int64 units in such a column is a 22003 error.
 //
 // Strings and large strings, binaries (large, fixed-size) and booleans are
 // on columns too, compared bytewise (C collation, as the catalog and
@@ -42,7 +46,7 @@
 // Unbounded and at least one bounded: the compatibility inequality forms
 // (l.t >= r.t is Lo Unbounded, Hi 0; > makes Hi 0 Exclusive; <= and < the
 // mirror images) and the exact match. The winner is the closest in order.
-// These and decimals run on a comparison kernel (ontext.go) with the same
+// These and wider decimals run on a comparison kernel (ontext.go) with the same
 // rules, memory bound and order checks as the number-line kernel.
 //
 // By-keys: any number of integer, float, bool, (large) string, (large)

@@ -29,6 +29,7 @@ type Join struct {
 	// order; onOf maps each right input to its entry.
 	leftOns  []int
 	checkT   []bool // whether leftOns[i] must ascend over the whole input
+	onLine   []bool // whether leftOns[i] is decoded to the number line
 	onOf     []int
 	lastT    []uint64
 	hasLast  []bool
@@ -144,7 +145,11 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 			idx = len(j.leftOns)
 			j.leftOns = append(j.leftOns, sp.LeftOn)
 			j.checkT = append(j.checkT, false)
+			j.onLine = append(j.onLine, false)
 		}
+		// A decimal column may feed both kernels (per-input bounds decide);
+		// it is decoded to the line when some input uses the line.
+		j.onLine[idx] = j.onLine[idx] || sp.ord == ordNone
 		// Key-major inputs check t within each key group themselves.
 		j.checkT[idx] = j.checkT[idx] || !sp.KeyMajor
 		j.onOf = append(j.onOf, idx)
@@ -348,6 +353,10 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 	for i, c := range j.leftOns {
 		d := &decoded[i]
 		arr := lb.Column(c)
+		if !j.onLine[i] {
+			d.t, d.valid = d.t[:0], nil
+			continue
+		}
 		if err := decodeOn(arr, d, j.opts.LeftName); err != nil {
 			return err
 		}

@@ -9,8 +9,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
-// Decimal on columns run on the comparison kernel (ontext.go) with 128-bit
-// values: the unscaled value of every decimal128 is a legal t, windows are
+// Decimal on columns of precision > 18, or with a bound beyond int64
+// unscaled units, run on the comparison kernel (ontext.go) with 128-bit
+// values (narrower ones take the number line: decimalOnLine in options.go): the unscaled value of every decimal128 is a legal t, windows are
 // computed with explicit under/overflow (an edge beyond the 128-bit range
 // lies beyond every value), and distances are exact unsigned 128-bit
 // differences, so nothing is rounded or refused anywhere in the range.

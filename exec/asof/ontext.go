@@ -18,8 +18,8 @@ import (
 
 // The comparison kernel. On columns that have no place on the uint64 number
 // line of ontime.go — strings, binaries and booleans (compared bytewise, the
-// C collation the catalog and exec.Sort order by) and decimals (128-bit
-// values, ondec.go) — are joined by ordRight: the same algorithm as
+// C collation the catalog and exec.Sort order by) and decimals the number
+// line cannot hold exactly (128-bit values, ondec.go) — are joined by ordRight: the same algorithm as
 // rightState (a lazily read right input, per key the latest row at or
 // before the backward edge plus the rows read ahead), written over a value
 // type V and an ordOps that compares values and computes windows. Every
@@ -57,10 +57,6 @@ func ordClassOf(dt arrow.DataType) ordClass {
 	}
 	return ordNone
 }
-
-// offLine reports whether an on column of type dt is left to the
-// comparison kernel (the number-line decoding skips it).
-func offLine(dt arrow.DataType) bool { return ordClassOf(dt) != ordNone }
 
 // ordKernel is a comparison kernel behind a rightState.
 type ordKernel interface {

@@ -14,7 +14,8 @@ import (
 
 // retype replaces the int64 t column of generated batches with the same
 // values as zero-padded text (bytewise order is numeric order) or as a
-// decimal(38,2), so that the kernels are compared on identical data.
+// decimal(38,2) (128-bit kernel) or decimal(18,2) (number line), so that
+// the kernels are compared on identical data.
 func retype(mem memory.Allocator, in []arrow.RecordBatch, to string) []arrow.RecordBatch {
 	var out []arrow.RecordBatch
 	for _, rec := range in {
@@ -28,8 +29,12 @@ func retype(mem memory.Allocator, in []arrow.RecordBatch, to string) []arrow.Rec
 			}
 			col = b.NewArray()
 			b.Release()
-		case "decimal":
-			b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: 38, Scale: 2})
+		case "decimal", "decimal18":
+			p := int32(38)
+			if to == "decimal18" {
+				p = 18
+			}
+			b := array.NewDecimal128Builder(mem, &arrow.Decimal128Type{Precision: p, Scale: 2})
 			for _, v := range ts.Int64Values() {
 				b.Append(decimal128.FromI64(v).Mul(decimal128.FromI64(100)))
 			}
@@ -49,13 +54,14 @@ func retype(mem memory.Allocator, in []arrow.RecordBatch, to string) []arrow.Rec
 }
 
 // BenchmarkOnTypes is S1 (1M × 1M, backward, 1000 int keys) with the on
-// column as int64 (number line), text and decimal (comparison kernel).
+// column as int64 (number line), text and decimal(38,2) (comparison
+// kernel) and decimal(18,2) (number line).
 func BenchmarkOnTypes(b *testing.B) {
 	mem := memory.NewGoAllocator()
 	const rows = 1 << 20
 	left0 := materialize(b, newGen(mem, rows, 1000, false, 1, "lp"))
 	right0 := materialize(b, newGen(mem, rows, 1000, false, 2, "rp"))
-	for _, to := range []string{"int64", "text", "decimal"} {
+	for _, to := range []string{"int64", "text", "decimal", "decimal18"} {
 		b.Run(to, func(b *testing.B) {
 			left, right := retype(mem, left0, to), retype(mem, right0, to)
 			b.ResetTimer()

@@ -12,8 +12,10 @@ import (
 // mapped to uint64 so that unsigned comparison is the type's order and, for
 // integer-like types, differences are exact. Signed values flip the sign bit
 // (so -1 < 0 across zero, and MinInt64 maps to 0); unsigned values map to
-// themselves; floats use the IEEE total-order trick with -0 folded into 0.
-// Decimals, strings, binaries and booleans are off this line: the
+// themselves; floats use the IEEE total-order trick with -0 folded into 0;
+// decimals of precision at most 18 with bounds that fit in int64 unscaled
+// units use their unscaled value (decimalOnLine decides this up front).
+// Wider decimals, strings, binaries and booleans are off this line: the
 // comparison kernel (ontext.go, ondec.go) joins them.
 
 const signBit = uint64(1) << 63
@@ -76,9 +78,11 @@ type onColumn struct {
 
 func (c *onColumn) ok(i int) bool { return c.valid == nil || c.valid[i] }
 
-// decodeOn maps arr into c, reusing c's storage. NaN is NULL.
+// decodeOn maps arr into c, reusing c's storage. NaN is NULL. A decimal is
+// decoded only for a join that put it on the line (decimalOnLine); a value
+// beyond int64 units, which its type's precision rules out, is an error.
 func decodeOn(arr arrow.Array, c *onColumn, input string) error {
-	if offLine(arr.DataType()) {
+	if cl := ordClassOf(arr.DataType()); cl != ordNone && cl != ordDecimal {
 		// The comparison kernel (ontext.go) decodes and checks it.
 		c.t, c.valid = c.t[:0], nil
 		return nil
@@ -162,6 +166,18 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 	case *array.Float32:
 		for i, v := range a.Float32Values() {
 			t[i] = c.floatKey(i, float64(v))
+		}
+	case *array.Decimal128:
+		for i, v := range a.Values() {
+			lo, hi := v.LowBits(), v.HighBits()
+			if (hi != 0 || lo > math.MaxInt64) && (hi != -1 || lo <= math.MaxInt64) {
+				if !c.ok(i) {
+					continue
+				}
+				return sqlerr.New(sqlerr.NumericValueOutOfRange,
+					"ASOF on column of %s: value %s exceeds the precision of its type %s", input, v.ToString(a.DataType().(*arrow.Decimal128Type).Scale), arr.DataType())
+			}
+			t[i] = lo ^ signBit
 		}
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "type %s cannot be an ASOF on column", arr.DataType())

@@ -2,6 +2,7 @@ package asof
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -118,6 +119,9 @@ type Options struct {
 	// compactSlack overrides the dead rows tolerated before compaction
 	// (negative means zero: compact at every chance).
 	compactSlack int64
+	// wideDecimals keeps every decimal on column on the 128-bit kernel
+	// (tests compare it with the number-line fast path).
+	wideDecimals bool
 }
 
 // spec is a validated Right plus derived facts.
@@ -175,6 +179,12 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 			if err := checkOrdRange(r, rt.Type, lo); err != nil {
 				return nil, err
 			}
+			if lo == ordDecimal && !opts.wideDecimals {
+				if k, blo, bhi, ok := decimalOnLine(lt.Type, rt.Type, r.Lo, r.Hi); ok {
+					lo, lk, rk = ordNone, k, k
+					r.Lo, r.Hi = blo, bhi
+				}
+			}
 		} else {
 			var err error
 			if lk, err = timeKindOf(lt.Type); err != nil {
@@ -206,6 +216,40 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 	}
 	return specs, nil
 }
+
+// decimalOnLine decides, from the types and bounds alone, whether a decimal
+// on column can run on the int64 number line: both columns' precision is at
+// most 18 (every value fits in int64 unscaled units) and each bound is
+// unbounded or fits in int64 unscaled units. Then l+bound is computed with
+// the number line's saturation exactly as the 128-bit kernel computes it
+// (an edge beyond int64 lies beyond every value there too) and distances
+// of int64 values are exact in uint64, so both kernels give one answer.
+// The bounds it returns carry their value in Int.
+func decimalOnLine(lt, rt arrow.DataType, lo, hi Bound) (timeKind, Bound, Bound, bool) {
+	ld, rd := lt.(*arrow.Decimal128Type), rt.(*arrow.Decimal128Type)
+	if ld.Precision > maxLineDecimalPrecision || rd.Precision > maxLineDecimalPrecision {
+		return timeKind{}, lo, hi, false
+	}
+	fit := func(b *Bound) bool {
+		if b.Unbounded || !b.HasDec {
+			return true
+		}
+		v := b.Dec
+		if h, l := v.HighBits(), v.LowBits(); h == 0 && l <= math.MaxInt64 || h == -1 && l > math.MaxInt64 {
+			b.Int = int64(l)
+			return true
+		}
+		return false
+	}
+	if !fit(&lo) || !fit(&hi) {
+		return timeKind{}, lo, hi, false
+	}
+	return timeKind{class: classDecimal, scale: ld.Scale}, lo, hi, true
+}
+
+// maxLineDecimalPrecision is the largest decimal precision whose unscaled
+// values all fit in int64 (10^18 - 1 < 2^63).
+const maxLineDecimalPrecision = 18
 
 func checkCol(s *arrow.Schema, i int, input, role string) error {
 	if i < 0 || i >= s.NumFields() {

@@ -345,14 +345,16 @@ func TestDifferential(t *testing.T) {
 }
 
 // TestDifferentialOrd checks random cases with text, binary and decimal
-// on columns (the comparison kernel) against the reference: 1,500 of each
-// kind (150 each in -short).
+// on columns against the reference: 1,500 of each kind (150 each in
+// -short). Decimals of precision > 18 run on the comparison kernel,
+// decimals of precision <= 18 on the number line (unless a bound exceeds
+// int64 units).
 func TestDifferentialOrd(t *testing.T) {
 	n := 1500
 	if testing.Short() {
 		n = 150
 	}
-	for _, kind := range []ordGenKind{ordGenText, ordGenDecimal} {
+	for _, kind := range []ordGenKind{ordGenText, ordGenDecimal, ordGenDecimal18} {
 		t.Run(kind.String(), func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -370,8 +372,8 @@ func FuzzJoin(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		// Integer/float, text and decimal on columns in turn.
-		checkCase(t, randomCaseOf(seed, ordGenKind(seed%3)))
+		// Integer/float, text, wide and narrow decimal on columns in turn.
+		checkCase(t, randomCaseOf(seed, ordGenKind(seed%4)))
 	})
 }
 
@@ -457,10 +459,13 @@ const (
 	ordGenNone ordGenKind = iota
 	ordGenText
 	ordGenDecimal
+	// ordGenDecimal18 is a decimal of precision at most 18: the int64
+	// number line runs it unless a bound exceeds int64 units.
+	ordGenDecimal18
 )
 
 func (k ordGenKind) String() string {
-	return [...]string{"none", "text", "decimal"}[k]
+	return [...]string{"none", "text", "decimal", "decimal18"}[k]
 }
 
 // ordGen generates the on values of a text or decimal case. Values are a
@@ -495,6 +500,9 @@ func newOrdGen(kind ordGenKind, rng *rand.Rand) ordGen {
 		slices.Sort(g.pool) // bytewise
 		return g
 	}
+	if kind == ordGenDecimal18 {
+		return newNarrowDecimalGen(rng)
+	}
 	g.dt = &arrow.Decimal128Type{Precision: 38, Scale: []int32{0, 2, 16}[rng.IntN(3)]}
 	g.unit = big.NewInt(1)
 	if rng.IntN(2) == 0 {
@@ -507,8 +515,75 @@ func newOrdGen(kind ordGenKind, rng *rand.Rand) ordGen {
 		g.shift = new(big.Int).Sub(maxDecimal.BigInt(), new(big.Int).Exp(big.NewInt(10), big.NewInt(37), nil))
 	case 1:
 		g.shift = new(big.Int).Add(minDecimal.BigInt(), new(big.Int).Exp(big.NewInt(10), big.NewInt(37), nil))
+	default:
+		if g.unit.IsInt64() && g.unit.Int64() == 1 && rng.IntN(2) == 0 {
+			// Small values in a type just too wide for the number line.
+			g.dt = &arrow.Decimal128Type{Precision: 19, Scale: g.dt.(*arrow.Decimal128Type).Scale}
+		}
 	}
 	return g
+}
+
+// newNarrowDecimalGen draws a NUMERIC(p,s) with p <= 18 and values that
+// fit it, up to its largest magnitude 10^p − 1 (offsets stay below 1,000).
+func newNarrowDecimalGen(rng *rand.Rand) ordGen {
+	p := []int32{18, 18, 12, 4}[rng.IntN(4)]
+	s := min(p, []int32{0, 2, 6, 18}[rng.IntN(4)])
+	g := ordGen{kind: ordGenDecimal18, dt: &arrow.Decimal128Type{Precision: p, Scale: s}}
+	top := new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p)), nil), big.NewInt(1))
+	g.unit = big.NewInt(1)
+	if p > 6 && rng.IntN(2) == 0 {
+		g.unit = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(p-4)), nil)
+	}
+	span := new(big.Int).Mul(g.unit, big.NewInt(1000))
+	g.shift = new(big.Int)
+	switch rng.IntN(4) {
+	case 0: // up to the type's largest value
+		g.shift = new(big.Int).Sub(top, span)
+	case 1: // from its smallest
+		g.shift = new(big.Int).Neg(top)
+	case 2: // across zero
+		g.shift = new(big.Int).Mul(g.unit, big.NewInt(-int64(rng.IntN(400))))
+	}
+	return g
+}
+
+// narrowBound draws a bound for a narrow decimal: small multiples of the
+// unit, the int64 edges (windows saturate at the ends of the line), the
+// type's largest value, and now and then one beyond int64 units (the
+// 128-bit kernel then runs the input).
+func (g ordGen) narrowBound(rng *rand.Rand) Bound {
+	var v *big.Int
+	switch rng.IntN(12) {
+	case 0:
+		v = big.NewInt(math.MaxInt64)
+	case 1:
+		v = big.NewInt(math.MinInt64)
+	case 2:
+		v = big.NewInt(math.MaxInt64 - int64(rng.IntN(3)))
+	case 3:
+		v = big.NewInt(math.MinInt64 + int64(rng.IntN(3)))
+	case 4:
+		v = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(g.dt.(*arrow.Decimal128Type).Precision)), nil)
+		if rng.IntN(2) == 0 {
+			v.Neg(v)
+		}
+	case 5:
+		if rng.IntN(3) == 0 {
+			v = new(big.Int).Add(big.NewInt(math.MaxInt64), big.NewInt(1))
+			if rng.IntN(2) == 0 {
+				v.Neg(v).Sub(v, big.NewInt(1))
+			}
+			return DecBound(decimal128.FromBigInt(v))
+		}
+		fallthrough
+	default:
+		v = new(big.Int).Mul(big.NewInt(int64(rng.IntN(21))-10), g.unit)
+	}
+	if rng.IntN(2) == 0 {
+		return IntBound(v.Int64())
+	}
+	return DecBound(decimal128.FromBigInt(v))
 }
 
 // value maps an offset (>= 0, ascending) to an on value.
@@ -545,6 +620,9 @@ func (g ordGen) bounds(rng *rand.Rand) (Bound, Bound) {
 		return Bound{}, Bound{}
 	}
 	one := func() Bound {
+		if g.kind == ordGenDecimal18 {
+			return g.narrowBound(rng)
+		}
 		switch rng.IntN(10) {
 		case 0:
 			return DecBound(maxDecimal)
