@@ -91,6 +91,10 @@ type keyGroup struct {
 	dict *keyDict
 	enc  *keyEncoding
 	cols []int
+	// line: some input of the group runs on the number line. Inputs on the
+	// comparison kernel (ontext.go) key their own state, so a group of only
+	// those needs no left keys encoded and looked up per batch.
+	line bool
 }
 
 // pipelineDepth is how many left batches the right-input goroutines may
@@ -166,6 +170,7 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 			g = len(j.groups)
 			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].keyEnc, cols: sp.LeftKeys})
 		}
+		j.groups[g].line = j.groups[g].line || sp.ord == ordNone
 		j.keysOf = append(j.keysOf, g)
 		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool, ls, j.groups[g].dict))
 	}
@@ -378,6 +383,9 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 	n := int(lb.NumRows())
 	for g := range j.groups {
 		kg := &j.groups[g]
+		if !kg.line {
+			continue
+		}
 		cols := make([]arrow.Array, len(kg.cols))
 		for i, c := range kg.cols {
 			cols[i] = lb.Column(c)
