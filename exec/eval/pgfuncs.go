@@ -153,7 +153,8 @@ func (c *compiler) compilePgFunc(e *expr.Func) (n node, ok bool, err error) {
 }
 
 // rowFuncNode applies a scalar Go function row by row (catalog-sized
-// inputs). Values are int64 (integer types), string, bool or nil.
+// inputs). Values are as valueAt reads them: int64 for the integer types
+// these functions bind, string, bool or nil.
 type rowFuncNode struct {
 	args   []node
 	t      sqltypes.Type
@@ -176,7 +177,7 @@ func (n *rowFuncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	for i := 0; i < rows; i++ {
 		null := false
 		for k, a := range arrs {
-			vals[k] = scalarAt(a, i)
+			vals[k] = valueAt(a, i)
 			null = null || vals[k] == nil
 		}
 		if null && n.strict {
@@ -210,25 +211,6 @@ func (n *rowFuncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 	}
 	return bld.NewArray(), nil
-}
-
-func scalarAt(a arrow.Array, i int) any {
-	if a.IsNull(i) {
-		return nil
-	}
-	switch a := a.(type) {
-	case *array.Int16:
-		return int64(a.Value(i))
-	case *array.Int32:
-		return int64(a.Value(i))
-	case *array.Int64:
-		return a.Value(i)
-	case *array.String:
-		return a.Value(i)
-	case *array.Boolean:
-		return a.Value(i)
-	}
-	return nil
 }
 
 // compileRegex compiles a Postgres regular expression (the subset RE2
