@@ -24,3 +24,31 @@ func TestPoolRecyclesAndDrains(t *testing.T) {
 	p.Free(c) // after Close, straight to the inner allocator
 	mem.AssertSize(t, 0)
 }
+
+// TestPoolSharesGoBuffers: over the Go allocator, a buffer one pool gives
+// up is reused by the next pool (the next query's operator) instead of a
+// fresh one from the heap. sync.Pool may drop any single buffer (the race
+// detector drops some on purpose), so the test asks for reuse in at least
+// one of many rounds, and that a CheckedAllocator never shares.
+func TestPoolSharesGoBuffers(t *testing.T) {
+	reused := false
+	for round := 0; round < 100 && !reused; round++ {
+		p1 := NewPool(memory.NewGoAllocator())
+		a := p1.Allocate(64 << 10)
+		a[0], a[len(a)-1] = 0x5a, byte(round)
+		p1.Free(a)
+		p1.Close()
+		p2 := NewPool(memory.NewGoAllocator())
+		b := p2.Allocate(40 << 10) // same size class
+		reused = cap(b) == 64<<10 && b[0] == 0x5a && b[:cap(b)][cap(b)-1] == byte(round)
+		p2.Free(b)
+		p2.Close()
+	}
+	require.True(t, reused, "no buffer came back from the process-wide cache in 100 rounds")
+
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	p := NewPool(mem)
+	p.Free(p.Allocate(64 << 10))
+	p.Close()
+	mem.AssertSize(t, 0)
+}

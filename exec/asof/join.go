@@ -230,8 +230,8 @@ func (j *Join) Open(ctx context.Context) error {
 		go func(r *rightState) {
 			defer j.wg.Done()
 			for w := range in {
-				cols, refs, err := r.process(w.ctx, w.lb, w.lt, w.lk)
-				out <- result{cols: cols, matched: matchedOf(refs, r.sp.Kind), err: err}
+				cols, matched, err := r.process(w.ctx, w.lb, w.lt, w.lk)
+				out <- result{cols: cols, matched: matched, err: err}
 			}
 		}(r)
 	}
@@ -271,9 +271,7 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		results := make([]result, len(j.rights))
 		for i, r := range j.rights {
-			var refs []ref
-			results[i].cols, refs, results[i].err = r.process(ctx, lb, &dec.decoded[j.onOf[i]], &dec.keys[j.keysOf[i]])
-			results[i].matched = matchedOf(refs, r.sp.Kind)
+			results[i].cols, results[i].matched, results[i].err = r.process(ctx, lb, &dec.decoded[j.onOf[i]], &dec.keys[j.keysOf[i]])
 		}
 		return j.assemble(ctx, lb, results)
 	}

@@ -122,6 +122,9 @@ type Options struct {
 	// wideDecimals keeps every decimal on column on the 128-bit kernel
 	// (tests compare it with the number-line fast path).
 	wideDecimals bool
+	// generalOnly keeps every input off the backward kernel (tests compare
+	// the kernel with the general path).
+	generalOnly bool
 }
 
 // spec is a validated Right plus derived facts.

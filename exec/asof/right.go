@@ -110,6 +110,9 @@ type rightState struct {
 	// ord, when set, is the comparison kernel (ontext.go) that does all
 	// the work for an on column off the number line.
 	ord ordKernel
+	// back, when set, is the backward kernel's state (backward.go): the
+	// input runs on that kernel.
+	back *backState
 }
 
 func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema, dict *keyDict) *rightState {
@@ -156,6 +159,9 @@ func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema, 
 				r.hot = append(r.hot, hotCol{p: p, w: w})
 			}
 		}
+	}
+	if r.back = newBackState(r, opts); r.back != nil {
+		r.hot = nil
 	}
 	return r
 }
@@ -219,6 +225,9 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 	for h := range r.hot {
 		r.hot[h].cur, r.hot[h].cur64 = nil, nil
 	}
+	if r.back != nil {
+		r.back.clearCur()
+	}
 	for {
 		b, err := r.sp.Input.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -258,6 +267,9 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 		for h := range r.hot {
 			r.hot[h].setCur(cols[r.hot[h].p])
 		}
+		if r.back != nil {
+			r.back.setCur(cols)
+		}
 		r.curOn = b.Column(r.sp.On)
 		r.curOn.Retain()
 		if r.keyMajor {
@@ -294,6 +306,9 @@ func (r *rightState) growKeys(ids []int32) {
 	}
 	for h := range r.hot {
 		r.hot[h].grow(len(r.latest))
+	}
+	if r.back != nil {
+		r.back.grow(len(r.latest))
 	}
 }
 
@@ -495,13 +510,27 @@ func (r *rightState) firstAfter(ctx context.Context, k int32, w window, resolve 
 // process matches one left batch and gathers this input's payload columns
 // for it. lt is the batch's decoded left on column, lk its keys (unused by
 // the comparison kernel, which keys its own state).
-func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) ([]arrow.Array, []ref, error) {
-	if r.ord != nil {
-		return r.ord.process(ctx, lb)
-	}
+//
+// matched[i] says left row i found a winner; it is set only for an INNER
+// input (the join drops the other rows), in a slice of its own.
+func (r *rightState) process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) ([]arrow.Array, []bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	if r.ord != nil {
+		cols, refs, err := r.ord.process(ctx, lb)
+		return cols, matchedOf(refs, r.sp.Kind), err
+	}
+	if r.back != nil {
+		return r.processBackward(ctx, lb, lt, lk)
+	}
+	cols, refs, err := r.processGeneral(ctx, lb, lt, lk)
+	return cols, matchedOf(refs, r.sp.Kind), err
+}
+
+// processGeneral is process for every input off the backward kernel: any
+// range, queued forward rows, key-major inputs, payloads of any type.
+func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) ([]arrow.Array, []ref, error) {
 	n := int(lb.NumRows())
 	rs := r.sp.Input.Schema()
 	var keyCols []arrow.Array
