@@ -341,6 +341,12 @@ type keyTable struct {
 	shift uint // 64 - log2(len(slots))
 	// u64 mode
 	keys []uint64
+	// direct[k] is the id of small key k (below directLimit), -1 when
+	// absent: small keys (symbol ids, sensor numbers) skip the hash table.
+	// It covers every small key interned so far; a small key at or beyond
+	// its length is absent. nHashed counts the keys in slots.
+	direct  []int32
+	nHashed int
 	// byte mode
 	hashes []uint64
 	offs   []int // key id's bytes are arena[offs[id]:offs[id+1]]
@@ -392,8 +398,21 @@ func (t *keyTable) hb(b []byte) uint64 {
 	return maphash.Bytes(t.seed, b)
 }
 
+// directLimit bounds the keys the direct index covers (256 KB of int32s at
+// most), and directOn says whether it is used: not under the test hook that
+// forces hash collisions, which must see every key hashed.
+const directLimit = 1 << 16
+
+func (t *keyTable) directOn() bool { return t.hashU64 == nil }
+
 // findU64 returns k's id or -1.
 func (t *keyTable) findU64(k uint64) int32 {
+	if k < directLimit && t.directOn() {
+		if k < uint64(len(t.direct)) {
+			return t.direct[k]
+		}
+		return -1
+	}
 	for p := t.slot(t.hu(k)); ; p = (p + 1) & t.mask {
 		id := t.slots[p]
 		if id < 0 || t.keys[id] == k {
@@ -403,6 +422,27 @@ func (t *keyTable) findU64(k uint64) int32 {
 }
 
 func (t *keyTable) internU64(k uint64) int32 {
+	if k < directLimit && t.directOn() {
+		if k >= uint64(len(t.direct)) {
+			size := max(1024, len(t.direct))
+			for uint64(size) <= k {
+				size *= 2
+			}
+			grown := make([]int32, size)
+			n := copy(grown, t.direct)
+			for i := n; i < size; i++ {
+				grown[i] = -1
+			}
+			t.direct = grown
+		}
+		if id := t.direct[k]; id >= 0 {
+			return id
+		}
+		id := int32(len(t.keys))
+		t.keys = append(t.keys, k)
+		t.direct[k] = id
+		return id
+	}
 	p := t.slot(t.hu(k))
 	for ; ; p = (p + 1) & t.mask {
 		id := t.slots[p]
@@ -416,6 +456,7 @@ func (t *keyTable) internU64(k uint64) int32 {
 	id := int32(len(t.keys))
 	t.keys = append(t.keys, k)
 	t.slots[p] = id
+	t.nHashed++
 	t.maybeGrow()
 	return id
 }
@@ -445,6 +486,7 @@ func (t *keyTable) internBytes(b []byte, h uint64) int32 {
 	t.arena = append(t.arena, b...)
 	t.offs = append(t.offs, len(t.arena))
 	t.slots[p] = id
+	t.nHashed++
 	t.maybeGrow()
 	return id
 }
@@ -453,8 +495,7 @@ func (t *keyTable) maybeGrow() {
 	// Keep the load factor at or below 1/4: short probe sequences keep
 	// the probe loop's exit branch predictable, and the table stays small
 	// (16 bytes a key).
-	n := t.len()
-	if uint64(n)*4 < t.mask+1 {
+	if uint64(t.nHashed)*4 < t.mask+1 {
 		return
 	}
 	size := (t.mask + 1) * 2
@@ -464,9 +505,12 @@ func (t *keyTable) maybeGrow() {
 	}
 	t.mask = size - 1
 	t.shift--
-	for id := 0; id < n; id++ {
+	for id := 0; id < t.len(); id++ {
 		var h uint64
 		if t.u64 {
+			if t.keys[id] < directLimit && t.directOn() {
+				continue // in direct, not in slots
+			}
 			h = t.hu(t.keys[id])
 		} else {
 			h = t.hashes[id]
@@ -512,6 +556,8 @@ func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent b
 		return
 	}
 	slots, keys, mask, shift := t.slots, t.keys, t.mask, t.shift
+	direct := t.direct
+	nd := uint64(len(direct))
 	u, null := kb.u64[:len(ids)], kb.null[:len(ids)]
 	for i := from; i < len(ids); i++ {
 		if onlyAbsent && ids[i] >= 0 {
@@ -522,6 +568,14 @@ func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent b
 			continue
 		}
 		k := u[i]
+		if k < nd {
+			ids[i] = direct[k]
+			continue
+		}
+		if k < directLimit {
+			ids[i] = -1 // small keys are all in direct
+			continue
+		}
 		p := ((k * fibMul) >> shift) & mask
 		for {
 			id := slots[p]

@@ -2,7 +2,10 @@ package asof
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // process computes the window of the plain backward range (no lower bound,
@@ -49,6 +52,59 @@ func TestFindU64Rows(t *testing.T) {
 		}
 		if ids[i] != want {
 			t.Fatalf("onlyAbsent row %d: id %d, want %d", i, ids[i], want)
+		}
+	}
+}
+
+// TestKeyTableModel checks the u64 key table against a Go map: small keys
+// (the direct index, grown as larger small keys arrive, and its edge at
+// directLimit), large and negative keys (the hash table), interned in
+// random order and looked up one by one and by batch.
+func TestKeyTableModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	randKey := func() uint64 {
+		switch rng.IntN(5) {
+		case 0:
+			return uint64(rng.IntN(100))
+		case 1:
+			return uint64(directLimit - 3 + rng.IntN(6))
+		case 2:
+			return uint64(-int64(1 + rng.IntN(50)))
+		case 3:
+			return rng.Uint64()
+		}
+		return uint64(rng.IntN(5000))
+	}
+	tab := newKeyTable(true, &Options{})
+	model := map[uint64]int32{}
+	for round := 0; round < 20; round++ {
+		for i := 0; i < 200; i++ {
+			k := randKey()
+			id := tab.internU64(k)
+			if want, ok := model[k]; ok {
+				require.Equal(t, want, id, "key %d interned twice", k)
+			} else {
+				require.Equal(t, int32(len(model)), id, "key %d: ids are dense", k)
+				model[k] = id
+			}
+		}
+		kb := &keyBatch{}
+		for i := 0; i < 500; i++ {
+			kb.u64 = append(kb.u64, randKey())
+			kb.null = append(kb.null, i%11 == 0)
+		}
+		kb.n = len(kb.u64)
+		ids := make([]int32, kb.n)
+		tab.findU64Rows(kb, ids, 0, false)
+		for i, k := range kb.u64 {
+			want, ok := model[k]
+			if !ok || kb.null[i] {
+				want = -1
+			}
+			require.Equal(t, want, ids[i], "key %d", k)
+			if !kb.null[i] {
+				require.Equal(t, want, tab.findU64(k), "key %d", k)
+			}
 		}
 	}
 }
