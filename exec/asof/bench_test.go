@@ -163,6 +163,8 @@ var shapes = []shape{
 // BenchmarkJoin runs the shapes of docs/benchmarks.md (select with -bench,
 // e.g. -bench 'Join/S1'). The figures that matter are ns/leftrow (wall) and
 // cpu-ns/leftrow (CPU time of the whole process, summed over cores).
+// ASOF_BENCH_SERIAL=1 runs every right input on the calling goroutine: S6's
+// serial CPU time against its concurrent one shows what concurrency costs.
 func BenchmarkJoin(b *testing.B) {
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {
@@ -188,7 +190,7 @@ func BenchmarkJoin(b *testing.B) {
 					specs = append(specs, Right{Name: "r" + strconv.Itoa(r), Input: replay(rschema, rights[r]), LeftOn: 0, On: 0,
 						LeftKeys: []int{1}, Keys: []int{1}, Lo: s.lo, Hi: s.hi, Kind: Left, Payload: []int{0, 2}})
 				}
-				j, err := New(replay(lschema, left), specs, Options{Allocator: mem})
+				j, err := New(replay(lschema, left), specs, Options{Allocator: mem, Serial: os.Getenv("ASOF_BENCH_SERIAL") == "1"})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -294,6 +294,11 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 // disjoint from each other and interned in turn, each keep state for
 // nearly all of them.)
 func (r *rightState) growKeys(ids []int32) {
+	if len(r.latest) >= r.dict.len() {
+		// Every id the dictionary has handed out is covered (the usual
+		// case once the keys have all been seen): no need to look.
+		return
+	}
 	n := int32(-1)
 	for _, id := range ids {
 		n = max(n, id)
