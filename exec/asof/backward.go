@@ -226,6 +226,20 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 	if fast8 && len(src64) == 1 {
 		one = src64[0]
 	}
+	// Two 8-byte outputs (S1's matched t and price) are the common case:
+	// their columns in locals, not read through outs per row.
+	pair := len(outs) == 2 && outs[0].out64 != nil && outs[1].out64 != nil
+	var o0, o1 []uint64
+	var v0, v1 []byte
+	var s0, s1 int
+	var x0, x1 uint64
+	var n0, n1 uint16
+	if pair {
+		o0, o1 = outs[0].out64[:n], outs[1].out64[:n]
+		v0, v1 = outs[0].vb, outs[1].vb
+		s0, s1, x0, x1 = outs[0].slot, outs[1].slot, outs[0].xor, outs[1].xor
+		n0, n1 = outs[0].nullBit, outs[1].nullBit
+	}
 	for i := 0; i < n; i++ {
 		base := -1
 		var fl uint16
@@ -310,6 +324,20 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 			}
 		}
 	out:
+		if base >= 0 && pair {
+			o0[i], o1[i] = recs[base+s0]^x0, recs[base+s1]^x1
+			bit := byte(1) << (i & 7)
+			if fl&n0 == 0 {
+				v0[i>>3] |= bit
+			}
+			if fl&n1 == 0 {
+				v1[i>>3] |= bit
+			}
+			if matched != nil {
+				matched[i] = true
+			}
+			continue
+		}
 		if base >= 0 {
 			for c := range outs {
 				o := &outs[c]
@@ -326,6 +354,10 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 			if matched != nil {
 				matched[i] = true
 			}
+			continue
+		}
+		if pair {
+			o0[i], o1[i] = 0, 0
 			continue
 		}
 		for c := range outs {
