@@ -104,12 +104,14 @@ func newBackState(r *rightState, opts *Options) *backState {
 
 // grow sizes the records for n keys.
 func (bs *backState) grow(n int) {
-	for len(bs.flags) < n {
-		bs.flags = append(bs.flags, 0)
+	if n <= len(bs.flags) {
+		return
 	}
-	for len(bs.recs) < n*bs.stride {
-		bs.recs = append(bs.recs, 0)
-	}
+	flags := make([]uint16, n)
+	copy(flags, bs.flags)
+	recs := make([]uint64, n*bs.stride)
+	copy(recs, bs.recs)
+	bs.flags, bs.recs = flags, recs
 }
 
 // setCur points the value columns at a newly loaded right batch's payload.

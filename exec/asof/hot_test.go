@@ -154,6 +154,6 @@ func TestSharedDictStatePerInput(t *testing.T) {
 	require.Equal(t, refJoin(mem, tables[0], tables[1:], specs), exectest.Format(got))
 	require.Same(t, j.rights[0].dict, j.rights[1].dict)
 	require.Equal(t, 600, j.rights[0].dict.len())
-	require.Equal(t, 5, len(j.rights[0].latest), "the few-key input's state covers its own ids only")
+	require.Equal(t, 5, j.rights[0].nkeys, "the few-key input's state covers its own ids only")
 	require.NoError(t, j.Close())
 }

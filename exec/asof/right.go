@@ -60,7 +60,8 @@ type rightState struct {
 	last    uint64 // t of the last row read; 0 (the line's bottom) before any
 	kb      keyBatch
 
-	// Per key id.
+	// Per key id, for ids below nkeys.
+	nkeys   int
 	latest  []ref
 	latestT []uint64
 	head    []int64 // first queued entry (sequence number) or -1
@@ -294,7 +295,7 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 // disjoint from each other and interned in turn, each keep state for
 // nearly all of them.)
 func (r *rightState) growKeys(ids []int32) {
-	if len(r.latest) >= r.dict.len() {
+	if r.nkeys >= r.dict.len() {
 		// Every id the dictionary has handed out is covered (the usual
 		// case once the keys have all been seen): no need to look.
 		return
@@ -303,17 +304,25 @@ func (r *rightState) growKeys(ids []int32) {
 	for _, id := range ids {
 		n = max(n, id)
 	}
-	for int32(len(r.latest)) <= n {
+	if int(n) < r.nkeys {
+		return
+	}
+	// Grow to the dictionary's size at least, at once: the keys of the
+	// first batches arrive a few at a time.
+	r.nkeys = max(int(n)+1, min(r.dict.len(), 2*r.nkeys))
+	if r.back != nil {
+		// The backward kernel keeps its own records only.
+		r.back.grow(r.nkeys)
+		return
+	}
+	for len(r.latest) < r.nkeys {
 		r.latest = append(r.latest, noMatch)
 		r.latestT = append(r.latestT, 0)
 		r.head = append(r.head, -1)
 		r.tail = append(r.tail, -1)
 	}
 	for h := range r.hot {
-		r.hot[h].grow(len(r.latest))
-	}
-	if r.back != nil {
-		r.back.grow(len(r.latest))
+		r.hot[h].grow(r.nkeys)
 	}
 }
 
