@@ -220,7 +220,7 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 
 	// The cursor and the per-key records, in locals; written back before
 	// anything that reads them through r (loadBatch, errors, the end).
-	rt, rvalid, rids := r.cur.t, r.cur.valid, r.curIDs
+	rt, rvalid, rids, rx := r.cur.t, r.cur.valid, r.curIDs, r.curXor
 	pos, end, last := r.curPos, r.curLen, r.last
 	recs, flags := bs.recs, bs.flags
 	fast8, src64 := bs.fast8, bs.src64
@@ -272,7 +272,7 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 					if rvalid != nil && !rvalid[pos] {
 						continue
 					}
-					v := rt[pos]
+					v := rt[pos] ^ rx
 					if v > b {
 						goto walked
 					}
@@ -309,7 +309,7 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 					release()
 					return nil, nil, err
 				}
-				rt, rvalid, rids = r.cur.t, r.cur.valid, r.curIDs
+				rt, rvalid, rids, rx = r.cur.t, r.cur.valid, r.curIDs, r.curXor
 				pos, end = r.curPos, r.curLen
 				recs, flags = bs.recs, bs.flags
 				fast8, src64, one = bs.fast8, bs.src64, nil

@@ -74,6 +74,9 @@ func (k timeKind) comparable(o timeKind) bool { return k == o }
 type onColumn struct {
 	t     []uint64
 	valid []bool // nil when every value is valid
+	// view: t is an array's own values, not owned scratch (see viewOn);
+	// each value is then the number line's word XOR signBit.
+	view bool
 }
 
 func (c *onColumn) ok(i int) bool { return c.valid == nil || c.valid[i] }
@@ -87,26 +90,16 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 		c.t, c.valid = c.t[:0], nil
 		return nil
 	}
+	if c.view {
+		c.t, c.view = nil, false
+	}
 	n := arr.Len()
 	if cap(c.t) < n {
 		u64Scratch.put(c.t)
 		c.t = u64Scratch.get(n)
 	}
 	c.t = c.t[:n]
-	c.valid = c.valid[:0]
-	hasNulls := arr.NullN() > 0
-	if hasNulls {
-		if cap(c.valid) < n {
-			boolScratch.put(c.valid)
-			c.valid = boolScratch.get(n)
-		}
-		c.valid = c.valid[:n]
-		for i := 0; i < n; i++ {
-			c.valid[i] = arr.IsValid(i)
-		}
-	} else {
-		c.valid = nil
-	}
+	c.decodeValid(arr)
 	t := c.t
 	switch a := arr.(type) {
 	case *array.Int64:
@@ -183,6 +176,52 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "type %s cannot be an ASOF on column", arr.DataType())
 	}
 	return nil
+}
+
+// decodeValid sets c.valid from arr's validity (nil without NULLs).
+func (c *onColumn) decodeValid(arr arrow.Array) {
+	n := arr.Len()
+	c.valid = c.valid[:0]
+	if arr.NullN() == 0 {
+		c.valid = nil
+		return
+	}
+	if cap(c.valid) < n {
+		boolScratch.put(c.valid)
+		c.valid = boolScratch.get(n)
+	}
+	c.valid = c.valid[:n]
+	for i := 0; i < n; i++ {
+		c.valid[i] = arr.IsValid(i)
+	}
+}
+
+// viewOn is decodeOn without the copy for the 64-bit signed types, whose
+// number-line word is the value's bits XOR signBit: c.t is the array's own
+// values and xor is signBit, so that the reader maps each value as it
+// reads it (t[i] ^ xor). For every other type it is decodeOn, xor 0. The
+// backward kernel reads its right input so: a pass over every right batch
+// writing a copy (and the walk reading the copy) cost more than the XOR.
+func viewOn(arr arrow.Array, c *onColumn, input string) (xor uint64, err error) {
+	var v []int64
+	switch a := arr.(type) {
+	case *array.Int64:
+		v = a.Int64Values()
+	case *array.Timestamp:
+		v = arrow.Int64Traits.CastFromBytes(arrow.TimestampTraits.CastToBytes(a.TimestampValues()))
+	case *array.Date64:
+		v = arrow.Int64Traits.CastFromBytes(arrow.Date64Traits.CastToBytes(a.Date64Values()))
+	case *array.Time64:
+		v = arrow.Int64Traits.CastFromBytes(arrow.Time64Traits.CastToBytes(a.Time64Values()))
+	default:
+		return 0, decodeOn(arr, c, input)
+	}
+	if !c.view {
+		u64Scratch.put(c.t)
+	}
+	c.t, c.view = arrow.Uint64Traits.CastFromBytes(arrow.Int64Traits.CastToBytes(v)), true
+	c.decodeValid(arr)
+	return signBit, nil
 }
 
 // floatKey maps f to the number line; NaN marks row i NULL.

@@ -47,8 +47,10 @@ type rightState struct {
 	dict  *keyDict
 	rhash []uint64
 
-	// Read cursor over the current right batch.
+	// Read cursor over the current right batch. (On the backward kernel,
+	// cur may view the batch's values: each t is cur.t[i] ^ curXor.)
 	cur     onColumn
+	curXor  uint64
 	curIDs  []int32
 	curOn   arrow.Array
 	curKeys []arrow.Array // key columns of the current batch (key-major only)
@@ -243,7 +245,13 @@ func (r *rightState) loadBatch(ctx context.Context) error {
 			b.Release()
 			continue
 		}
-		if err := decodeOn(b.Column(r.sp.On), &r.cur, r.name); err != nil {
+		if r.back != nil {
+			// The kernel reads 64-bit t in place (r.curXor maps it).
+			r.curXor, err = viewOn(b.Column(r.sp.On), &r.cur, r.name)
+		} else {
+			err = decodeOn(b.Column(r.sp.On), &r.cur, r.name)
+		}
+		if err != nil {
 			b.Release()
 			return err
 		}

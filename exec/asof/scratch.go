@@ -44,7 +44,9 @@ func (s *scratch[T]) put(b []T) {
 
 // free gives the column's arrays back to the scratch pools.
 func (c *onColumn) free() {
-	u64Scratch.put(c.t)
+	if !c.view {
+		u64Scratch.put(c.t)
+	}
 	boolScratch.put(c.valid)
 	c.t, c.valid = nil, nil
 }
