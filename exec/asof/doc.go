@@ -68,6 +68,14 @@
 // released once nothing does. Forward-unbounded joins (Hi Unbounded) must
 // read until each key's next row, so they buffer what lies in between.
 //
+// The commonest shape, a range with Hi <= 0 whose payload columns are all
+// fixed-width of at most 8 bytes, runs on the backward kernel
+// (backward.go): every winner is its key's latest row, so the kernel keeps
+// per key one record (t and payload values) and no reference to any right
+// row, and releases each right batch as soon as its cursor leaves it.
+// TestBackwardKernel checks its output against the general path's, byte
+// for byte.
+//
 // Key-major inputs (Right.KeyMajor): the left input and a right input may
 // instead both be ordered by (keys..., t), keys ascending with NULLs last
 // and strings bytewise, t ascending within each key (spec §4). The join
@@ -79,9 +87,9 @@
 // checked when the join steps past them, so the outcome never depends on
 // batch boundaries.
 //
-// With several right inputs each runs on its own goroutine, one left batch
-// at a time (no unbounded queues: the join only reads the left input when
-// its consumer asks for the next batch). Serial mode (Options.Serial, or
+// With several right inputs each runs on its own goroutine, up to four
+// left batches ahead (no unbounded queues: the join only reads the left
+// input when its consumer asks for the next batch). Serial mode (Options.Serial, or
 // GOMAXPROCS=1) runs the same code on the caller's goroutine and gives
 // identical output. The context is checked per batch and by every input
 // read; Close releases everything and is idempotent.
