@@ -113,6 +113,9 @@ type keyBatch struct {
 	buf  []byte
 	offs []int32 // row i's key is buf[offs[i]:offs[i+1]]
 	null []bool
+	// anyNull: some row is NULL (null has a true); false lets lookups skip
+	// reading null.
+	anyNull bool
 	// shared marks buf as borrowed from an array (valid while the batch
 	// is held), not owned scratch; sharedU64 the same for u64.
 	shared    bool
@@ -131,10 +134,12 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	}
 	kb.null = kb.null[:n]
 	clear(kb.null)
+	kb.anyNull = false
 	for _, c := range cols {
 		if c.NullN() == 0 {
 			continue
 		}
+		kb.anyNull = true
 		for i := 0; i < n; i++ {
 			if c.IsNull(i) {
 				kb.null[i] = true
@@ -542,24 +547,41 @@ func (t *keyTable) intern(kb *keyBatch, ids []int32) {
 
 // findU64Rows sets ids[i] to the id of row i of kb (u64 mode) for rows
 // [from, len(ids)): -1 when NULL or absent. With onlyAbsent, rows whose id
-// is already set (>= 0) are left alone. It is lookup in one loop, with the
+// is already set (>= 0) are left alone. It reports whether a non-NULL key
+// was absent. It is lookup in one loop, with the
 // table's fields in registers and the hash written out: per row, the calls
 // and the re-reads of the table's fields cost as much as the probe itself.
-func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent bool) {
+func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent bool) (miss bool) {
 	if t.hashU64 != nil {
 		// A test hook hashes: keep the general path.
 		for i := from; i < len(ids); i++ {
 			if !onlyAbsent || ids[i] < 0 {
 				ids[i] = t.lookup(kb, nil, i)
+				miss = miss || (ids[i] < 0 && !kb.null[i])
 			}
 		}
-		return
+		return miss
 	}
 	slots, keys, mask, shift := t.slots, t.keys, t.mask, t.shift
 	direct := t.direct
 	nd := uint64(len(direct))
 	u, null := kb.u64[:len(ids)], kb.null[:len(ids)]
-	for i := from; i < len(ids); i++ {
+	// m gathers the ids' sign bits: negative when some key was absent.
+	var m int32
+	i := from
+	if !onlyAbsent && !kb.anyNull {
+		// The common case, written out: no NULLs, small keys.
+		for ; i < len(ids); i++ {
+			k := u[i]
+			if k >= nd {
+				break
+			}
+			id := direct[k]
+			ids[i] = id
+			m |= id
+		}
+	}
+	for ; i < len(ids); i++ {
 		if onlyAbsent && ids[i] >= 0 {
 			continue
 		}
@@ -570,10 +592,12 @@ func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent b
 		k := u[i]
 		if k < nd {
 			ids[i] = direct[k]
+			m |= ids[i]
 			continue
 		}
 		if k < directLimit {
 			ids[i] = -1 // small keys are all in direct
+			m = -1
 			continue
 		}
 		p := ((k * fibMul) >> shift) & mask
@@ -581,11 +605,13 @@ func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent b
 			id := slots[p]
 			if id < 0 || keys[id] == k {
 				ids[i] = id
+				m |= id
 				break
 			}
 			p = (p + 1) & mask
 		}
 	}
+	return m < 0
 }
 
 // lookup finds the id of row i of kb, -1 when absent or NULL. hashes caches
@@ -651,10 +677,7 @@ func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
 	d.mu.RLock()
 	miss := false
 	if d.t.u64 {
-		d.t.findU64Rows(kb, ids[:kb.n], 0, false)
-		for i, id := range ids[:kb.n] {
-			miss = miss || (id < 0 && !kb.null[i])
-		}
+		miss = d.t.findU64Rows(kb, ids[:kb.n], 0, false)
 	} else {
 		for i := 0; i < kb.n; i++ {
 			ids[i] = d.t.lookup(kb, hashes, i)
@@ -698,6 +721,21 @@ func (d *keyDict) lookup(kb *keyBatch, hashes []uint64, ids []int32, from int) i
 	return d.t.len()
 }
 
+// lookupAll sets every row's id (-1 when absent or NULL) and returns the
+// dictionary's size at that moment, as lookup does on a fresh slice.
+func (d *keyDict) lookupAll(kb *keyBatch, hashes []uint64, ids []int32) int {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.t.u64 {
+		d.t.findU64Rows(kb, ids, 0, false)
+		return d.t.len()
+	}
+	for i := range ids {
+		ids[i] = d.t.lookup(kb, hashes, i)
+	}
+	return d.t.len()
+}
+
 // leftKeys is one left batch's by-keys for one dictionary: encoded, hashed
 // and looked up once by the join, then read (never written) by every right
 // input of the dictionary's group.
@@ -717,8 +755,5 @@ func (lk *leftKeys) load(enc *keyEncoding, d *keyDict, cols []arrow.Array, n int
 		lk.ids = i32Scratch.get(n)
 	}
 	lk.ids = lk.ids[:n]
-	for i := range lk.ids {
-		lk.ids[i] = -1
-	}
-	lk.known = d.lookup(&lk.kb, lk.hashes, lk.ids, 0)
+	lk.known = d.lookupAll(&lk.kb, lk.hashes, lk.ids)
 }

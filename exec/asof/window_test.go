@@ -32,7 +32,7 @@ func TestFindU64Rows(t *testing.T) {
 		kb.u64 = append(kb.u64, k*1000003)
 		kb.null = append(kb.null, k%7 == 5)
 	}
-	kb.n = len(kb.u64)
+	kb.n, kb.anyNull = len(kb.u64), true
 	ids := make([]int32, kb.n)
 	tab.findU64Rows(kb, ids, 0, false)
 	for i := range ids {
@@ -88,23 +88,32 @@ func TestKeyTableModel(t *testing.T) {
 				model[k] = id
 			}
 		}
-		kb := &keyBatch{}
+		// Odd rounds have no NULLs (the lookup's fast path); some
+		// rounds only small keys (no fall back to the general loop).
+		kb := &keyBatch{anyNull: round%2 == 0}
 		for i := 0; i < 500; i++ {
-			kb.u64 = append(kb.u64, randKey())
-			kb.null = append(kb.null, i%11 == 0)
+			k := randKey()
+			if round%4 == 1 {
+				k %= 100
+			}
+			kb.u64 = append(kb.u64, k)
+			kb.null = append(kb.null, kb.anyNull && i%11 == 0)
 		}
 		kb.n = len(kb.u64)
 		ids := make([]int32, kb.n)
-		tab.findU64Rows(kb, ids, 0, false)
+		miss := tab.findU64Rows(kb, ids, 0, false)
+		wantMiss := false
 		for i, k := range kb.u64 {
 			want, ok := model[k]
 			if !ok || kb.null[i] {
 				want = -1
 			}
+			wantMiss = wantMiss || (!ok && !kb.null[i])
 			require.Equal(t, want, ids[i], "key %d", k)
 			if !kb.null[i] {
 				require.Equal(t, want, tab.findU64(k), "key %d", k)
 			}
 		}
+		require.Equal(t, wantMiss, miss, "round %d: absent keys reported", round)
 	}
 }
