@@ -124,6 +124,11 @@ func (sw *segWriter) write(rec arrow.RecordBatch) error {
 		sw.seg.batches = append(sw.seg.batches, rec)
 		for _, col := range rec.Columns() {
 			sw.seg.bytes += dataBytes(col.Data())
+			// Every scan of the segment shares these arrays, on any
+			// goroutine (an ASOF join's right inputs run concurrently),
+			// and arrow-go counts NULLs lazily, caching the count in
+			// the array: settle it now, before the batch is shared.
+			col.NullN()
 		}
 		return nil
 	}
