@@ -19,7 +19,8 @@ import (
 // the cursor, the per-key records and the output in locals. The general
 // path (process) paid a call, a dozen field reloads and the slot
 // bookkeeping per row, which cost more than the walk itself: S1 went from
-// ~40 to ~30 ns per left row (docs/benchmarks.md).
+// ~40 to ~27 ns per left row with the kernel alone, ~18 with the changes
+// that followed it (docs/benchmarks.md, "What changed (session 4)").
 //
 // A payload column that is the on column itself (the matched t, the most
 // common payload of all) is not copied: the record's t is that value, and
