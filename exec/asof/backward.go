@@ -192,30 +192,11 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 		matched = make([]bool, n)
 	}
 
-	// Left keys absent when the join looked them up may have been interned
-	// since (by this input, reading ahead): resolve looks such a row up
-	// again, in a private copy (lk.ids is shared with the other inputs),
-	// only when the dictionary has grown.
-	lids, known, own := lk.ids, lk.known, false
-	lnull := lk.kb.null
-	resolve := func(i int) int32 {
-		if lnull[i] || r.dict.len() == known {
-			return -1
-		}
-		if !own {
-			if cap(r.lids) < len(lids) {
-				i32Scratch.put(r.lids)
-				r.lids = i32Scratch.get(len(lids))
-			}
-			r.lids = append(r.lids[:0], lids...)
-			lids, own = r.lids, true
-		}
-		known = r.dict.lookup(&lk.kb, lk.hashes, lids, i)
-		return lids[i]
-	}
+	li := r.leftIDs(lk)
+	lids := li.ids
 
 	lo, hi := r.sp.Lo, r.sp.Hi
-	plain := !r.float && lo.Unbounded && !hi.Unbounded && !hi.Exclusive && hi.Int == 0
+	plain := r.plainBackward()
 	ltv, lvalid := lt.t[:n], lt.valid
 	stride := bs.stride
 
@@ -321,7 +302,8 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 		walked:
 			k := lids[i]
 			if k < 0 {
-				if k = resolve(i); k < 0 {
+				k = li.resolve(i)
+				if lids = li.ids; k < 0 {
 					goto out
 				}
 			}

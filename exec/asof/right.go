@@ -581,31 +581,10 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 		r.refs = make([]ref, size)
 	}
 	refs, off := r.refs[:size], 0
-	// lids are valid for the first known ids of the dictionary. A key
-	// absent then may have been interned since, by this input or another:
-	// resolve looks such rows up again, in a private copy (lk.ids is read
-	// by the other inputs too), only when the dictionary has grown.
-	lids, known, own := lk.ids, lk.known, false
-	resolve := func(i int) int32 {
-		if lids[i] >= 0 || lk.kb.null[i] || r.dict.len() == known {
-			return lids[i]
-		}
-		if !own {
-			if cap(r.lids) < len(lids) {
-				i32Scratch.put(r.lids)
-				r.lids = i32Scratch.get(len(lids))
-			}
-			r.lids = append(r.lids[:0], lids...)
-			lids, own = r.lids, true
-		}
-		known = r.dict.lookup(&lk.kb, lk.hashes, lids, i)
-		return lids[i]
-	}
+	li := r.leftIDs(lk)
+	lids := li.ids
 	lo, hi, tie := r.sp.Lo, r.sp.Hi, r.sp.Tie
-	// The common backward form on a non-float column, t <= l with no
-	// lower bound, has the window [0, l] and edge l: windowFor's answer,
-	// without its call and branches per row.
-	plainBackward := !r.float && lo.Unbounded && !hi.Unbounded && !hi.Exclusive && hi.Int == 0
+	plainBackward := r.plainBackward()
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
 	fixed := make([]*fixedGather, len(r.sp.Payload))
@@ -693,7 +672,8 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 				continue
 			}
 		} else if k < 0 {
-			if k = resolve(i); k < 0 && lk.kb.null[i] {
+			k = li.resolve(i)
+			if lids = li.ids; k < 0 && lk.kb.null[i] {
 				continue
 			}
 		}
@@ -710,7 +690,11 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 		if r.forward && !(haveB && bT == l) {
 			row := i
 			var err error
-			fRef, fT, haveF, err = r.firstAfter(ctx, k, w, func() int32 { return resolve(row) })
+			fRef, fT, haveF, err = r.firstAfter(ctx, k, w, func() int32 {
+				id := li.resolve(row)
+				lids = li.ids
+				return id
+			})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -897,4 +881,48 @@ func (r *rightState) close() {
 	i32Scratch.put(r.lids)
 	r.curIDs, r.lids = nil, nil
 	r.sp.Input.Close()
+}
+
+// leftIDs is one input's view of a left batch's key ids. The join looked
+// them up when the dictionary had its first known ids; a key absent then
+// may have been interned since, by this input (reading ahead) or another.
+// resolve looks such a row up again, only when the dictionary has grown,
+// and in a private copy: lk.ids is read by the other inputs too.
+type leftIDs struct {
+	r     *rightState
+	lk    *leftKeys
+	ids   []int32 // lk.ids, or the input's copy once a row was re-resolved
+	known int
+	own   bool
+}
+
+func (r *rightState) leftIDs(lk *leftKeys) leftIDs {
+	return leftIDs{r: r, lk: lk, ids: lk.ids, known: lk.known}
+}
+
+// resolve returns row i's key id, -1 when NULL or still absent. Callers
+// holding ids in a local refresh it afterwards (it may now be the copy).
+func (l *leftIDs) resolve(i int) int32 {
+	if l.ids[i] >= 0 || l.lk.kb.null[i] || l.r.dict.len() == l.known {
+		return l.ids[i]
+	}
+	if !l.own {
+		r := l.r
+		if cap(r.lids) < len(l.ids) {
+			i32Scratch.put(r.lids)
+			r.lids = i32Scratch.get(len(l.ids))
+		}
+		r.lids = append(r.lids[:0], l.ids...)
+		l.ids, l.own = r.lids, true
+	}
+	l.known = l.r.dict.lookup(&l.lk.kb, l.lk.hashes, l.ids, i)
+	return l.ids[i]
+}
+
+// plainBackward reports the common backward form on a non-float column,
+// t <= l with no lower bound: its window is [0, l] and its edge l, which
+// the kernels use without windowFor's call and branches per row.
+func (r *rightState) plainBackward() bool {
+	lo, hi := r.sp.Lo, r.sp.Hi
+	return !r.float && lo.Unbounded && !hi.Unbounded && !hi.Exclusive && hi.Int == 0
 }
