@@ -161,7 +161,7 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		return
 	}
 	if e.u64 {
-		if v, ok := words64(cols[0]); ok {
+		if v, _, ok := words64(cols[0]); ok {
 			// 64-bit integers are their own code: read them in place
 			// instead of copying a batch's worth through the cache.
 			kb.u64, kb.sharedU64 = v, true
@@ -245,21 +245,26 @@ func varValue(c arrow.Array, i int) []byte {
 	panic("asof: unexpected variable-width key array " + c.DataType().String())
 }
 
-// words64 returns the values of a 64-bit integer column as the uint64 key
-// codes fixedKeys would compute (the same bits), without copying.
-func words64(c arrow.Array) ([]uint64, bool) {
+// words64 returns the values of a 64-bit integer column (int64, uint64,
+// timestamp, date64, time64) as their bits, without copying: the uint64 key
+// codes fixedKeys would compute. signed says the values are signed.
+func words64(c arrow.Array) (w []uint64, signed bool, ok bool) {
 	var v []int64
 	switch a := c.(type) {
 	case *array.Uint64:
-		return a.Uint64Values(), true
+		return a.Uint64Values(), false, true
 	case *array.Int64:
 		v = a.Int64Values()
 	case *array.Timestamp:
 		v = arrow.Int64Traits.CastFromBytes(arrow.TimestampTraits.CastToBytes(a.TimestampValues()))
+	case *array.Date64:
+		v = arrow.Int64Traits.CastFromBytes(arrow.Date64Traits.CastToBytes(a.Date64Values()))
+	case *array.Time64:
+		v = arrow.Int64Traits.CastFromBytes(arrow.Time64Traits.CastToBytes(a.Time64Values()))
 	default:
-		return nil, false
+		return nil, false, false
 	}
-	return arrow.Uint64Traits.CastFromBytes(arrow.Int64Traits.CastToBytes(v)), true
+	return arrow.Uint64Traits.CastFromBytes(arrow.Int64Traits.CastToBytes(v)), true, true
 }
 
 // fixedKeys encodes a whole fixed-width key column; equal SQL values give

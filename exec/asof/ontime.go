@@ -196,32 +196,27 @@ func (c *onColumn) decodeValid(arr arrow.Array) {
 	}
 }
 
-// viewOn is decodeOn without the copy for the 64-bit signed types, whose
-// number-line word is the value's bits XOR signBit: c.t is the array's own
-// values and xor is signBit, so that the reader maps each value as it
-// reads it (t[i] ^ xor). For every other type it is decodeOn, xor 0. The
-// backward kernel reads its right input so: a pass over every right batch
-// writing a copy (and the walk reading the copy) cost more than the XOR.
+// viewOn is decodeOn without the copy for the 64-bit integer types, whose
+// number-line word is the value's bits (XOR signBit when signed): c.t is
+// the array's own values and xor the mask, so that the reader maps each
+// value as it reads it (t[i] ^ xor). For every other type it is decodeOn,
+// xor 0. The backward kernel reads its right input so: a pass over every
+// right batch writing a copy (and the walk reading the copy) cost more
+// than the XOR.
 func viewOn(arr arrow.Array, c *onColumn, input string) (xor uint64, err error) {
-	var v []int64
-	switch a := arr.(type) {
-	case *array.Int64:
-		v = a.Int64Values()
-	case *array.Timestamp:
-		v = arrow.Int64Traits.CastFromBytes(arrow.TimestampTraits.CastToBytes(a.TimestampValues()))
-	case *array.Date64:
-		v = arrow.Int64Traits.CastFromBytes(arrow.Date64Traits.CastToBytes(a.Date64Values()))
-	case *array.Time64:
-		v = arrow.Int64Traits.CastFromBytes(arrow.Time64Traits.CastToBytes(a.Time64Values()))
-	default:
+	w, signed, ok := words64(arr)
+	if !ok {
 		return 0, decodeOn(arr, c, input)
 	}
 	if !c.view {
 		u64Scratch.put(c.t)
 	}
-	c.t, c.view = arrow.Uint64Traits.CastFromBytes(arrow.Int64Traits.CastToBytes(v)), true
+	c.t, c.view = w, true
 	c.decodeValid(arr)
-	return signBit, nil
+	if signed {
+		xor = signBit
+	}
+	return xor, nil
 }
 
 // floatKey maps f to the number line; NaN marks row i NULL.
