@@ -246,6 +246,14 @@ func parseMemory(v string) (int64, error) {
 	return n * mult, nil
 }
 
+// ParseMemoryLimit reads a memory_limit value as SET does: a whole number
+// with an optional Postgres unit (B, kB, MB, GB, TB), 0 for no limit. The
+// command line's --memory-limit uses it, so both accept the same values.
+func ParseMemoryLimit(v string) (int64, error) { return parseMemory(v) }
+
+// FormatMemoryLimit prints a byte count as SHOW memory_limit does.
+func FormatMemoryLimit(n int64) string { return formatMemory(n) }
+
 // formatMemory prints a byte count in the largest unit that divides it, as
 // SHOW prints Postgres' memory settings ("64MB", "1536kB").
 func formatMemory(n int64) string {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +72,7 @@ func TestBadUsage(t *testing.T) {
 		{[]string{"serve", "--memory", "--data", "d"}, "--data and --memory are exclusive"},
 		{[]string{"serve", "--max-connections", "0"}, "--max-connections must be positive"},
 		{[]string{"serve", "--require-tls"}, "--require-tls needs --tls-cert and --tls-key"},
+		{[]string{"serve", "--memory-limit", "lots"}, `--memory-limit: invalid value for parameter "memory_limit": "lots"`},
 		{[]string{"sql", "--format", "xml", "-c", "SELECT 1"}, `--format "xml"`},
 		{[]string{"sql", "-c", "SELECT 1", "-f", "x.sql"}, "-c and -f are exclusive"},
 		{[]string{"sql", "-c", "SELECT 1", "extra"}, `unexpected argument "extra"`},
@@ -365,4 +367,46 @@ func TestServeTLSWithPasswordAuth(t *testing.T) {
 	var pe *pgconn.PgError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	require.Equal(t, "28000", pe.Code)
+}
+
+// TestServeMemoryLimit: --memory-limit is the sessions' default
+// memory_limit (a sort past it fails with 53200, SET and RESET work from
+// it), and auto is half the machine's RAM.
+func TestServeMemoryLimit(t *testing.T) {
+	addr, stop := serve(t, "--memory", "--memory-limit", "64kB")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, "postgres://alice@"+addr+"/asofsql?sslmode=disable")
+	require.NoError(t, err)
+	defer c.Close(ctx)
+	var v string
+	require.NoError(t, c.QueryRow(ctx, `SHOW memory_limit`).Scan(&v))
+	require.Equal(t, "64kB", v)
+	var n int64
+	err = c.QueryRow(ctx, `SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC) s`).Scan(&n)
+	var pe *pgconn.PgError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "53200", pe.Code)
+	_, err = c.Exec(ctx, `SET memory_limit = 0`)
+	require.NoError(t, err)
+	require.NoError(t, c.QueryRow(ctx, `SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC) s`).Scan(&n))
+	require.Equal(t, int64(100000), n)
+	_, err = c.Exec(ctx, `RESET memory_limit`)
+	require.NoError(t, err)
+	require.NoError(t, c.QueryRow(ctx, `SHOW memory_limit`).Scan(&v))
+	require.Equal(t, "64kB", v)
+	code, logs := stop()
+	require.Equal(t, 0, code, logs)
+	require.Contains(t, logs, "memory_limit=64kB")
+
+	auto, err := memoryLimitFlag("auto")
+	require.NoError(t, err)
+	if runtime.GOOS == "linux" {
+		require.Greater(t, auto, int64(0))
+		require.Zero(t, auto%(1<<20))
+		require.LessOrEqual(t, auto, physicalMemory()/2)
+	}
+	zero, err := memoryLimitFlag("0")
+	require.NoError(t, err)
+	require.Zero(t, zero)
 }

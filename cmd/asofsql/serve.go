@@ -22,11 +22,15 @@ func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--data DIR | --memory] [--database asofsql]
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
               [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
+              [--memory-limit SIZE|auto|0]
 
 Serves the database over the PostgreSQL wire protocol until SIGINT or
 SIGTERM. Trust authentication (the default) is only allowed on a loopback
 address. The users file holds "name:verifier" lines (md5... or
-SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).`, stdout, stderr)
+SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
+The memory limit is the default of the memory_limit setting: what each
+sort, hash build or aggregate may hold before the query fails with 53200
+(sessions may SET it); auto is half the machine's RAM.`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to listen on")
@@ -40,6 +44,7 @@ SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).`, stdout, stderr)
 	maxConns := fs.Int("max-connections", pgwire.DefaultMaxConnections, "maximum concurrent sessions")
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
+	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
@@ -51,9 +56,13 @@ SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).`, stdout, stderr)
 	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 {
 		return fail(stderr, "serve", errUsage("--max-connections must be positive, timeouts not negative"))
 	}
+	limit, err := memoryLimitFlag(*memLimit)
+	if err != nil {
+		return fail(stderr, "serve", err)
+	}
 	cfg.Logger = log
 	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
-	var opts []asofsql.Option
+	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit)}
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
 	}
@@ -75,7 +84,7 @@ SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).`, stdout, stderr)
 		storageDesc = st.data
 	}
 	log.Info("listening", "addr", l.Addr().String(), "database", *database, "data", storageDesc,
-		"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil)
+		"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	select {
@@ -141,4 +150,21 @@ func serveConfig(database, certFile, keyFile string, requireTLS bool, authName, 
 		cfg.Auth.Users = users
 	}
 	return cfg, nil
+}
+
+// memoryLimitFlag reads --memory-limit. auto is half the machine's RAM: a
+// server's default should turn a runaway sort into a 53200 error, not let
+// it exhaust the machine (which kills every session), while leaving room
+// for the operating system and the other queries. Where the RAM cannot be
+// read, auto is no limit.
+func memoryLimitFlag(v string) (int64, error) {
+	if v == "auto" {
+		// In whole megabytes, so that SHOW prints it plainly.
+		return physicalMemory() / 2 &^ (1<<20 - 1), nil
+	}
+	n, err := asofsql.ParseMemoryLimit(v)
+	if err != nil {
+		return 0, errUsage("--memory-limit: " + err.Error())
+	}
+	return n, nil
 }
