@@ -60,6 +60,7 @@ type authenticator struct {
 	users    map[string]pgwire.Verifier
 	lifetime time.Duration
 	secret   []byte
+	decoy    pgwire.Verifier // checked for unknown users
 
 	mu     sync.Mutex
 	tokens map[string]grant
@@ -71,8 +72,16 @@ func newAuthenticator(trust bool, users map[string]pgwire.Verifier, lifetime tim
 	if _, err := rand.Read(secret); err != nil {
 		panic(err) // crypto/rand does not fail on supported platforms
 	}
-	return &authenticator{trust: trust, users: users, lifetime: lifetime, secret: secret,
+	a := &authenticator{trust: trust, users: users, lifetime: lifetime, secret: secret,
 		tokens: map[string]grant{}, basic: map[[sha256.Size]byte]grant{}}
+	if !trust {
+		v, err := pgwire.NewVerifier("", base64.StdEncoding.EncodeToString(secret))
+		if err != nil {
+			panic(err) // crypto/rand does not fail on supported platforms
+		}
+		a.decoy = pgwire.Verifier{SCRAM: v.SCRAM}
+	}
+	return a
 }
 
 // identify authenticates one call: it returns the context carrying the
@@ -143,7 +152,12 @@ func (a *authenticator) checkBasic(cred string) (string, error) {
 		return g.user, nil
 	}
 	v, known := a.users[user]
-	if !known || !v.Check(user, password) {
+	if !known {
+		// Spend the same work on an unknown user, so that the reply's
+		// timing does not tell which users exist.
+		v = a.decoy
+	}
+	if !v.Check(user, password) || !known {
 		return "", sqlerr.New(sqlerr.InvalidPassword, "password authentication failed for user %q", user)
 	}
 	a.mu.Lock()

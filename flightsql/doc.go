@@ -89,7 +89,7 @@
 //
 //	c, err := flightsql.NewClient("127.0.0.1:31337", nil, nil,
 //	    grpc.WithTransportCredentials(insecure.NewCredentials())) // arrow-go's
-//	info, err := c.Execute(ctx, `SELECT * FROM trades ASOF JOIN quotes USING (sym) ON ts >= ts`)
+//	info, err := c.Execute(ctx, `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN -10 AND 0 USING (sym)`)
 //	rdr, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
 //	for rdr.Next() { use(rdr.RecordBatch()) }
 package flightsql

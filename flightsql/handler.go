@@ -251,6 +251,18 @@ func (h *handler) CloseSession(ctx context.Context, _ *flight.CloseSessionReques
 // DoPutCommandStatementIngest loads the Arrow record batches of the
 // stream into a table (CommandStatementIngest), all or nothing.
 func (h *handler) DoPutCommandStatementIngest(ctx context.Context, cmd afsql.StatementIngest, rdr flight.MessageReader) (int64, error) {
+	n, err := h.ingest(ctx, cmd, rdr)
+	if err != nil {
+		// Read what the client still sends before failing: a client that
+		// finds the stream closed while writing may not ask for the
+		// status (arrow-go's, with dictionary columns).
+		for ctx.Err() == nil && rdr.Next() {
+		}
+	}
+	return n, err
+}
+
+func (h *handler) ingest(ctx context.Context, cmd afsql.StatementIngest, rdr flight.MessageReader) (int64, error) {
 	if cmd.GetTemporary() {
 		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "temporary tables are not supported")
 	}

@@ -2,7 +2,9 @@ package flightsql_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -39,6 +41,12 @@ func newEnv(t testing.TB, cfg flightsql.Config) *env {
 		require.NoError(t, db.Close())
 		mem.AssertSize(t, 0)
 	})
+	if cfg.Logger == nil && os.Getenv("FLIGHT_LOG") != "" {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if cfg.Allocator == nil {
+		cfg.Allocator = mem
+	}
 	e := &env{db: db, mem: mem}
 	e.addr, e.srv = serve(t, db, cfg)
 	return e

@@ -19,6 +19,7 @@ import (
 
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/sqlerr"
 )
 
 // Defaults for Config fields left zero.
@@ -248,6 +249,36 @@ func (s *service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServe
 		return err
 	}
 	return s.h.stream(r, stream)
+}
+
+// DoPut checks that the stream starts with a command, which the
+// framework assumes, then hands it on.
+func (s *service) DoPut(stream flight.FlightService_DoPutServer) error {
+	first, err := stream.Recv()
+	if errors.Is(err, io.EOF) {
+		return sqlerr.New(sqlerr.ProtocolViolation, "empty DoPut stream")
+	}
+	if err != nil {
+		return err
+	}
+	if d := first.GetFlightDescriptor(); d == nil || d.GetType() != flight.DescriptorCMD {
+		return sqlerr.New(sqlerr.ProtocolViolation, "a DoPut stream must start with a command descriptor")
+	}
+	return s.FlightServer.DoPut(&replayPut{FlightService_DoPutServer: stream, first: first})
+}
+
+// replayPut gives back the first message DoPut read.
+type replayPut struct {
+	flight.FlightService_DoPutServer
+	first *flight.FlightData
+}
+
+func (r *replayPut) Recv() (*flight.FlightData, error) {
+	if f := r.first; f != nil {
+		r.first = nil
+		return f, nil
+	}
+	return r.FlightService_DoPutServer.Recv()
 }
 
 // dropWaiting drops every result waiting for its DoGet.

@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"strings"
 
@@ -81,12 +82,16 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 	return r, nil
 }
 
-// moreRows executes st once per remaining parameter row, lazily.
+// moreRows executes st once per remaining parameter row, lazily; nil
+// when there is none.
 func moreRows(ctx context.Context, st *asofsql.Stmt, rows [][]any) func() (*asofsql.Cursor, error) {
 	if len(rows) == 0 {
 		return nil
 	}
 	return func() (*asofsql.Cursor, error) {
+		if len(rows) == 0 {
+			return nil, io.EOF
+		}
 		args := rows[0]
 		rows = rows[1:]
 		return st.Execute(ctx, args...)
