@@ -99,8 +99,9 @@ type result struct {
 	more   func() (*asofsql.Cursor, error)
 	cancel context.CancelCauseFunc
 	// release gives back the session the result holds (a transaction's, or
-	// a connection's inside a SQL transaction block); nil if none.
-	release func()
+	// a connection's inside a SQL transaction block), failing its block if
+	// the result ended in an error; nil if none.
+	release func(err error)
 
 	// guarded by h.mu
 	taken   bool
@@ -114,16 +115,17 @@ type result struct {
 // still running sees.
 func (r *result) close(cause error) {
 	r.once.Do(func() {
-		if cause == nil {
-			cause = context.Canceled
+		stop := cause
+		if stop == nil {
+			stop = context.Canceled
 		}
-		r.cancel(cause)
+		r.cancel(stop)
 		if r.cur != nil {
 			r.cur.Release()
 			r.cur = nil
 		}
 		if r.release != nil {
-			r.release()
+			r.release(cause)
 		}
 	})
 }

@@ -67,6 +67,7 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 	// In the session itself, which the result keeps until it is closed.
 	st, cur, err := runScript(base, sess.s, sql, first)
 	if err != nil {
+		failBlock(sess.s)
 		sess.release()
 		return fail(err)
 	}
@@ -77,7 +78,12 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 		sess.release() // finished: nothing of the session is used any more
 		return r, nil
 	}
-	r.release = sess.release
+	r.release = func(err error) {
+		if err != nil {
+			failBlock(sess.s)
+		}
+		sess.release()
+	}
 	sess.hold(func() { h.drop(r, errSessionClosed) })
 	return r, nil
 }
@@ -96,6 +102,15 @@ func moreRows(ctx context.Context, st *asofsql.Stmt, rows [][]any) func() (*asof
 		rows = rows[1:]
 		return st.Execute(ctx, args...)
 	}
+}
+
+// failBlock fails the session's transaction block, if it has one, after
+// an error reached the client (as the wire protocol's Sync after an
+// error does): the engine fails a block itself for errors of planning
+// and of statements it runs to completion, not for those of rows read
+// later.
+func failBlock(s *asofsql.Session) {
+	s.Sync(context.Background(), true)
 }
 
 func isCopy(st *asofsql.Stmt) bool {
@@ -174,7 +189,14 @@ func (h *handler) update(ctx context.Context, sess *session, sql string, args []
 		return 0, err
 	}
 	defer sess.release()
-	s := sess.s
+	n, err := updateIn(ctx, sess.s, sql, args)
+	if err != nil {
+		failBlock(sess.s)
+	}
+	return n, err
+}
+
+func updateIn(ctx context.Context, s *asofsql.Session, sql string, args [][]any) (int64, error) {
 	if len(args) <= 1 {
 		var first []any
 		if len(args) == 1 {

@@ -123,6 +123,19 @@ func TestSQLTransactionBlock(t *testing.T) {
 	require.Equal(t, [][]string{{"0"}}, query(t, other, `SELECT count(*) FROM t`))
 	exec(t, c, `BEGIN; INSERT INTO t VALUES (2); COMMIT`)
 	require.Equal(t, [][]string{{"1"}}, query(t, other, `SELECT count(*) FROM t`))
+
+	// An error in the rows of a query fails the block too.
+	ctx := context.Background()
+	exec(t, c, `BEGIN`)
+	info, err := c.Execute(ctx, `SELECT 1 / (a - 2) FROM t`)
+	require.NoError(t, err)
+	_, bs, err := fetch(ctx, t, c, info)
+	release(bs)
+	requireState(t, err, "22012")
+	_, err = c.ExecuteUpdate(ctx, `INSERT INTO t VALUES (3)`)
+	requireState(t, err, "25P02")
+	exec(t, c, `COMMIT`)
+	require.Equal(t, [][]string{{"1"}}, query(t, other, `SELECT count(*) FROM t`))
 }
 
 // TestSessionWaitsForUnfetchedResult: inside a block a result keeps its
