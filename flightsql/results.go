@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	pb "github.com/apache/arrow-go/v18/arrow/flight/gen/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -274,17 +275,19 @@ func (r *result) next() (arrow.RecordBatch, error) {
 }
 
 // stream writes r's batches to a DoGet stream. Each batch is the engine's
-// own (no copy, no re-encoding), labelled with the announced schema and
-// cut into slices of at most maxMessageBytes so that a client's default
-// message limit (4 MiB in gRPC) holds. Send blocks while the client's flow
-// control window is full, so a slow reader holds back the engine: at most
-// one batch and gRPC's window are in flight.
+// own, labelled with the announced schema (no re-encoding) and sent
+// without a copy (codec.go), cut into slices of at most maxMessageBytes so
+// that a client's default message limit (4 MiB in gRPC) holds. gRPC lets
+// a stream queue one message beyond what its flow-control window lets
+// out, so a slow reader holds back the engine: at most two batches wait
+// on the server.
 func (h *handler) stream(r *result, s flight.FlightService_DoGetServer) (err error) {
 	ctx := s.Context()
 	defer func() { h.finish(r, err) }()
 	stop := context.AfterFunc(ctx, func() { r.cancel(context.Cause(ctx)) })
 	defer stop()
-	w := flight.NewRecordWriter(s, ipc.WithSchema(r.schema), ipc.WithAllocator(h.mem))
+	fw := &frameWriter{stream: s}
+	w := ipc.NewWriterWithPayloadWriter(fw, ipc.WithSchema(r.schema), ipc.WithAllocator(goAlloc))
 	defer w.Close()
 	for {
 		b, err := r.next()
@@ -297,20 +300,25 @@ func (h *handler) stream(r *result, s flight.FlightService_DoGetServer) (err err
 			}
 			return err
 		}
-		if err := writeBatch(w, r.schema, b); err != nil {
+		if err := writeBatch(w, fw, r.schema, b); err != nil {
 			return err
 		}
 	}
 }
 
+// goAlloc is the IPC encoder's allocator: frames alias what it makes, so
+// its memory must live as long as referenced (see frameWriter).
+var goAlloc = memory.NewGoAllocator()
+
 // maxMessageBytes bounds one FlightData message's body.
 const maxMessageBytes = 2 << 20
 
 // writeBatch writes b (and releases it).
-func writeBatch(w *flight.Writer, schema *arrow.Schema, b arrow.RecordBatch) error {
+func writeBatch(w *ipc.Writer, fw *frameWriter, schema *arrow.Schema, b arrow.RecordBatch) error {
 	defer b.Release()
 	rb := array.NewRecordBatch(schema, b.Columns(), b.NumRows())
 	defer rb.Release()
+	fw.batch = rb
 	n := rb.NumRows()
 	parts := (batchBytes(rb) + maxMessageBytes - 1) / maxMessageBytes
 	if parts <= 1 || n <= 1 {
@@ -328,15 +336,37 @@ func writeBatch(w *flight.Writer, schema *arrow.Schema, b arrow.RecordBatch) err
 	return nil
 }
 
-// batchBytes estimates a batch's size from its buffers.
+// batchBytes estimates the bytes a batch's IPC body will take: its rows'
+// share of its buffers (a batch is often a slice of larger buffers).
 func batchBytes(b arrow.RecordBatch) int {
 	n := 0
 	for _, c := range b.Columns() {
-		n += dataBytes(c.Data())
+		n += arrayBytes(c)
 	}
 	return n
 }
 
+func arrayBytes(a arrow.Array) int {
+	n := a.Len()
+	size := 0
+	if a.NullN() > 0 {
+		size += (n + 7) / 8
+	}
+	switch a := a.(type) {
+	case *array.String:
+		offs := a.ValueOffsets()
+		return size + 4*(n+1) + int(offs[len(offs)-1]-offs[0])
+	case *array.Binary:
+		offs := a.ValueOffsets()
+		return size + 4*(n+1) + int(offs[len(offs)-1]-offs[0])
+	}
+	if fw, ok := a.DataType().(arrow.FixedWidthDataType); ok {
+		return size + (fw.BitWidth()*n+7)/8
+	}
+	return size + dataBytes(a.Data())
+}
+
+// dataBytes is the size of all of an array's buffers.
 func dataBytes(d arrow.ArrayData) int {
 	n := 0
 	for _, buf := range d.Buffers() {

@@ -122,12 +122,14 @@ func New(db *asofsql.DB, cfg Config) (*Server, error) {
 		grpc.MaxRecvMsgSize(cfg.MaxMessageSize),
 		grpc.MaxConcurrentStreams(uint32(cfg.MaxStreams)),
 		grpc.StatsHandler(connTracker{h}),
+		grpc.ForceServerCodecV2(newCodec()),
 		grpc.ChainUnaryInterceptor(h.recoverUnary, errorsUnary, auth.unary),
 		grpc.ChainStreamInterceptor(h.recoverStream, errorsStream, auth.stream),
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
+
 	g := grpc.NewServer(opts...)
 	svc := &service{FlightServer: afsql.NewFlightServerWithAllocator(h, cfg.Allocator), h: h}
 	flight.RegisterFlightServiceServer(g, svc)
