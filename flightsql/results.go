@@ -101,8 +101,8 @@ type result struct {
 	cancel context.CancelCauseFunc
 	// release gives back the session the result holds (a transaction's, or
 	// a connection's inside a SQL transaction block), failing its block if
-	// the result ended in an error; nil if none.
-	release func(err error)
+	// failed is set; nil if none.
+	release func(failed bool)
 
 	// guarded by h.mu
 	taken   bool
@@ -113,8 +113,11 @@ type result struct {
 }
 
 // close releases everything the result holds; cause is what a statement
-// still running sees.
-func (r *result) close(cause error) {
+// still running sees. A result whose stream ended in an error fails the
+// transaction block it ran in (the error reached the client); one dropped
+// before its DoGet (expired, cancelled, its transaction ending) does not,
+// as closing an unread portal does not in Postgres.
+func (r *result) close(cause error, streamFailed bool) {
 	r.once.Do(func() {
 		stop := cause
 		if stop == nil {
@@ -126,7 +129,7 @@ func (r *result) close(cause error) {
 			r.cur = nil
 		}
 		if r.release != nil {
-			r.release(cause)
+			r.release(streamFailed)
 		}
 	})
 }
@@ -135,18 +138,18 @@ func (r *result) close(cause error) {
 func (h *handler) register(r *result, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
 	ticket, err := encodeTicket(r.id, 0)
 	if err != nil {
-		r.close(err)
+		r.close(err, false)
 		return nil, err
 	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		r.close(errShutdown)
+		r.close(errShutdown, false)
 		return nil, errShutdown
 	}
 	if len(h.results) >= h.cfg.MaxResults {
 		h.mu.Unlock()
-		r.close(nil)
+		r.close(nil, false)
 		return nil, sqlerr.New("54000", "too many results waiting to be fetched (%d)", h.cfg.MaxResults).
 			WithHint("Fetch (DoGet) or cancel the results of earlier statements.")
 	}
@@ -184,7 +187,7 @@ func (h *handler) drop(r *result, cause error) {
 	}
 	h.mu.Unlock()
 	if waiting {
-		r.close(cause)
+		r.close(cause, false)
 	}
 }
 
@@ -208,7 +211,7 @@ func (h *handler) finish(r *result, cause error) {
 		delete(h.results, r.id)
 	}
 	h.mu.Unlock()
-	r.close(cause)
+	r.close(cause, cause != nil)
 }
 
 // cancelResult cancels the result of a ticket: a waiting one is dropped,

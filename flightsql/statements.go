@@ -78,8 +78,8 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 		sess.release() // finished: nothing of the session is used any more
 		return r, nil
 	}
-	r.release = func(err error) {
-		if err != nil {
+	r.release = func(failed bool) {
+		if failed {
 			failBlock(sess.s)
 		}
 		sess.release()

@@ -159,11 +159,16 @@ func TestSessionWaitsForUnfetchedResult(t *testing.T) {
 	release(bs)
 	_, err = tx.ExecuteUpdate(ctx, `SELECT 2`)
 	require.NoError(t, err)
-	// Ending the transaction drops a result it never fetched.
+	// Ending the transaction drops a result it never fetched, and the
+	// transaction commits (as closing an unread portal does not fail one).
+	exec(t, c, `CREATE TABLE t (a INT)`)
+	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1)`)
+	require.NoError(t, err)
 	info, err = tx.Execute(ctx, `SELECT 3`)
 	require.NoError(t, err)
-	require.NoError(t, tx.Rollback(ctx))
+	require.NoError(t, tx.Commit(ctx))
 	_, bs, err = fetch(ctx, t, c, info)
 	release(bs)
 	requireState(t, err, "34000")
+	require.Equal(t, [][]string{{"1"}}, query(t, c, `SELECT count(*) FROM t`))
 }
