@@ -45,18 +45,20 @@
 //     (Config.ResultTTL, renewable). The FlightInfo's schema is the stream's
 //     exactly: the engine's Arrow types, each field's SQL type in its
 //     metadata (sqltypes.MetadataKey) plus Flight SQL's TYPE_NAME,
-//     PRECISION and SCALE. Batches are sent as the engine produces them
-//     (never copied into rows or re-encoded), cut into slices of at most
-//     2 MiB so that clients' default message limit holds. The engine only
-//     produces the next batch when gRPC's flow control lets the previous
-//     one go, so a slow reader holds the query back and memory stays
-//     bounded (one batch plus the HTTP/2 window). Cancelling the DoGet's
-//     context, CancelFlightInfo, statement_timeout, expiry and Shutdown
-//     cancel the query (57014).
-//   - Parallel fetch: the ticket names a partition (see results.go). A
-//     FlightInfo lists one endpoint per partition, each fetchable on its
-//     own connection (its location is empty: this server) and in any
-//     order. Every plan has one partition until the engine partitions
+//     PRECISION and SCALE. Batches are sent as the engine produces them,
+//     never converted, and not even copied on the way out: a gRPC codec
+//     sends the IPC header followed by the batch's own buffers (codec.go);
+//     batches larger than 2 MiB are cut into slices so that clients'
+//     default message limit holds. The engine only produces the next batch
+//     when gRPC's flow control lets the previous one go, so a slow reader
+//     holds the query back and memory stays bounded (a couple of batches
+//     on the server). Cancelling the DoGet's context, CancelFlightInfo,
+//     statement_timeout, expiry and Shutdown cancel the query (57014).
+//   - Parallel fetch: a ticket is a TicketStatementQuery whose handle is
+//     "asof", version 1, a 16-byte result id and the uvarint partition
+//     number. A FlightInfo lists one endpoint per partition, each
+//     fetchable on its own connection (its location is empty: this server)
+//     and in any order. Every plan has one partition until the engine partitions
 //     plans; then, when FlightInfo.ordered is true, the result's order is
 //     endpoint 0's rows, then endpoint 1's, and so on (a client fetching in
 //     parallel concatenates the streams in endpoint order); when false,

@@ -1,8 +1,6 @@
 package flightsql
 
 import (
-	"context"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -161,28 +159,19 @@ func stateOfCode(c codes.Code) string {
 // error that carries no asofsql status: a transport failure, or another
 // server.
 func ErrorOf(err error) (*sqlerr.Error, bool) {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		st, ok := status.FromError(e)
-		if !ok {
-			continue
-		}
-		for _, d := range st.Details() {
-			info, ok := d.(*errdetails.ErrorInfo)
-			if !ok || info.GetDomain() != ErrorDomain {
-				continue
-			}
-			m := info.GetMetadata()
-			out := &sqlerr.Error{Code: info.GetReason(), Message: m[metaMessage], Detail: m[metaDetail], Hint: m[metaHint]}
-			out.Position, _ = strconv.Atoi(m[metaPosition])
-			return out, true
-		}
+	st, ok := status.FromError(err)
+	if !ok {
 		return nil, false
 	}
+	for _, d := range st.Details() {
+		info, ok := d.(*errdetails.ErrorInfo)
+		if !ok || info.GetDomain() != ErrorDomain {
+			continue
+		}
+		m := info.GetMetadata()
+		out := &sqlerr.Error{Code: info.GetReason(), Message: m[metaMessage], Detail: m[metaDetail], Hint: m[metaHint]}
+		out.Position, _ = strconv.Atoi(m[metaPosition])
+		return out, true
+	}
 	return nil, false
-}
-
-// isCancel reports a cancellation of ctx (the RPC's), as opposed to a
-// failure of the statement.
-func isCancel(ctx context.Context, err error) bool {
-	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
