@@ -14,10 +14,10 @@ import (
 )
 
 // quotesReader yields n quotes in batches of 64K rows, ts descending (so
-// an ordered table must sort them), sym cycling through 100 keys as a
-// dictionary column (the engine stores text), bid as float32 (stored as
-// double precision).
-func quotesReader(t testing.TB, n int, schema *arrow.Schema) array.RecordReader {
+// an ordered table must sort them) or, with ascending, in time order as
+// a feed delivers them; sym cycles through 100 keys as a dictionary column
+// (the engine stores text), bid is float32 (stored as double precision).
+func quotesReader(t testing.TB, n int, schema *arrow.Schema, ascending ...bool) array.RecordReader {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	db := array.NewStringBuilder(mem)
@@ -35,6 +35,9 @@ func quotesReader(t testing.TB, n int, schema *arrow.Schema) array.RecordReader 
 		bid := make([]float32, hi-lo)
 		for i := lo; i < hi; i++ {
 			ts[i-lo], idx[i-lo], bid[i-lo] = int64(n-i), int16(i%100), float32(i%1000)+0.5
+			if len(ascending) > 0 && ascending[0] {
+				ts[i-lo] = int64(i + 1)
+			}
 		}
 		tsA := array.NewData(arrow.PrimitiveTypes.Int64, len(ts), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(ts))}, nil, 0, 0)
 		idxA := array.NewData(arrow.PrimitiveTypes.Int16, len(idx), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int16Traits.CastToBytes(idx))}, nil, 0, 0)
@@ -68,25 +71,26 @@ var quotesSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "bid", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 }, nil)
 
-// TestIngestMillion: 1M rows into an ordered table in one ingest: all
-// counted, the table scans in order, and ASOF joins against it.
+// TestIngestMillion: 1M rows, in time order as a feed sends them, into an
+// ordered table in one ingest: all counted, the table scans in order, and
+// ASOF joins against it. (TestIngestModes has an ingest out of order.)
 func TestIngestMillion(t *testing.T) {
 	e := newEnv(t, flightsql.Config{})
 	c := e.client(t)
 	ctx := context.Background()
 	exec(t, c, `CREATE TABLE quotes (ts BIGINT NOT NULL, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts)`)
 	const n = 1_000_000
-	rdr := quotesReader(t, n, quotesSchema)
+	rdr := quotesReader(t, n, quotesSchema, true)
 	defer rdr.Release()
 	got, err := c.ExecuteIngest(ctx, rdr, &afsql.ExecuteIngestOpts{Table: "quotes", TableDefinitionOptions: appendOnly})
 	require.NoError(t, err)
 	require.EqualValues(t, n, got)
 	require.Equal(t, [][]string{{"1000000", "1", "1000000"}}, query(t, c, `SELECT count(*), min(ts), max(ts) FROM quotes`))
 	// Ordered: the first rows of a plain scan are the smallest ts.
-	require.Equal(t, [][]string{{"1", "Vd", "999.5"}, {"2", "Ud", "998.5"}}, query(t, c, `SELECT * FROM quotes LIMIT 2`))
+	require.Equal(t, [][]string{{"1", "Aa", "0.5"}, {"2", "Ba", "1.5"}}, query(t, c, `SELECT * FROM quotes LIMIT 2`))
 	exec(t, c, `CREATE TABLE trades (ts BIGINT, sym TEXT) ORDER BY (ts)`)
 	exec(t, c, `INSERT INTO trades VALUES (500000, 'Aa'), (3, 'Ba')`)
-	require.Equal(t, [][]string{{"3", "Ba", "NULL"}, {"500000", "Aa", "500000"}},
+	require.Equal(t, [][]string{{"3", "Ba", "2"}, {"500000", "Aa", "499901"}},
 		query(t, c, `SELECT t.ts, t.sym, q.ts FROM trades t ASOF LEFT JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts ORDER BY t.ts`))
 }
 
