@@ -167,11 +167,8 @@ func (h *handler) RenewFlightEndpoint(ctx context.Context, req *flight.RenewFlig
 // (TimeZone, statement_timeout, ...), as SET does; they last until the
 // connection closes or CloseSession.
 func (h *handler) SetSessionOptions(ctx context.Context, req *flight.SetSessionOptionsRequest) (*flight.SetSessionOptionsResult, error) {
-	sess, err := h.scope(ctx, nil)
+	sess, err := h.connSession(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := sess.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer sess.release()
@@ -193,6 +190,18 @@ func (h *handler) SetSessionOptions(ctx context.Context, req *flight.SetSessionO
 	return out, nil
 }
 
+// connSession acquires the caller's connection session; release it.
+func (h *handler) connSession(ctx context.Context) (*session, error) {
+	sess, err := h.scope(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := sess.acquire(ctx); err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
 // optionText spells a session option value as SET would take it.
 func optionText(v *flight.SessionOptionValue) (string, bool) {
 	switch x := v.GetOptionValue().(type) {
@@ -212,11 +221,8 @@ func optionText(v *flight.SessionOptionValue) (string, bool) {
 
 // GetSessionOptions lists the connection session's settings (SHOW ALL).
 func (h *handler) GetSessionOptions(ctx context.Context, _ *flight.GetSessionOptionsRequest) (*flight.GetSessionOptionsResult, error) {
-	sess, err := h.scope(ctx, nil)
+	sess, err := h.connSession(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := sess.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer sess.release()

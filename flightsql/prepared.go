@@ -172,11 +172,7 @@ func (h *handler) GetSchemaPreparedStatement(ctx context.Context, cmd afsql.Prep
 	if err != nil {
 		return nil, err
 	}
-	schema := p.desc.dataset
-	if schema == nil {
-		schema = arrow.NewSchema(nil, nil)
-	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, h.mem)}, nil
+	return h.schemaResult(p.desc.dataset), nil
 }
 
 // DoPutPreparedStatementQuery binds parameters: the rows sent become part

@@ -270,11 +270,16 @@ func (h *handler) GetSchemaStatement(ctx context.Context, cmd afsql.StatementQue
 	if err != nil {
 		return nil, err
 	}
-	schema := d.dataset
+	return h.schemaResult(d.dataset), nil
+}
+
+// schemaResult answers GetSchema: a statement without rows has an empty
+// schema.
+func (h *handler) schemaResult(schema *arrow.Schema) *flight.SchemaResult {
 	if schema == nil {
 		schema = arrow.NewSchema(nil, nil)
 	}
-	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, h.mem)}, nil
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, h.mem)}
 }
 
 // DoPutCommandStatementUpdate runs DDL, DML or SET (CommandStatementUpdate),
