@@ -37,6 +37,7 @@
 //	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rows) // typed as the table, by position
 //	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", conn, opts)
 //	COPY t FROM '/f.parquet'             tx.CopyFromFile(ctx, "t", "/f.parquet", opts)
+//	Arrow batches (Flight SQL ingest)    tx.Ingest(ctx, "t", rdr) // fields by name, cast to the columns
 //	SELECT ... FROM t WHERE ts >= $1     snap.Scan(ctx, "t", ScanOptions{Columns, Range})
 //
 // A scan is an array.RecordReader; exec.FromReader turns it into the
