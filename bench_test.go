@@ -152,3 +152,47 @@ func replay(schema *arrow.Schema, batches []arrow.RecordBatch) exec.Operator {
 	}
 	return exec.NewBatches(schema, append([]arrow.RecordBatch(nil), batches...))
 }
+
+// BenchmarkBatchStatement runs one statement of a simple Query the way the
+// wire server does (Session.Batch, Next to describe it, Execute, read to
+// the end): the per-statement cost of analysis, planning and snapshots on
+// a small ASOF query, where planning is a large share of the work.
+func BenchmarkBatchStatement(b *testing.B) {
+	ctx := context.Background()
+	db, err := asofsql.Open(":memory:")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Exec(ctx, `CREATE TABLE bt (ts BIGINT, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts);
+		CREATE TABLE bq (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts);
+		INSERT INTO bt SELECT g * 2, 's' || (g % 10), g FROM generate_series(1, 100) AS g;
+		INSERT INTO bq SELECT g, 's' || (g % 10), g FROM generate_series(1, 200) AS g`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := db.Session()
+	defer s.Close()
+	const q = `SELECT t.ts, t.px, q.bid FROM bt t ASOF LEFT JOIN bq q ON ts BETWEEN -10 AND 0 USING (sym) WHERE t.px > 10`
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		batch, err := s.Batch(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := batch.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur, err := st.Execute(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for cur.Next() {
+		}
+		if err := cur.Close(); err != nil {
+			b.Fatal(err)
+		}
+		batch.Close()
+	}
+}

@@ -267,3 +267,12 @@ func formatMemory(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
+
+// settingName spells a setting's name as SHOW's column does; an unknown
+// name stays as written (SHOW then fails with 42704).
+func settingName(name string) string {
+	if st, err := lookupSetting(name); err == nil {
+		return st.name
+	}
+	return name
+}

@@ -185,11 +185,19 @@
 //     GENERATED, COLLATE, WITH (...), AS query, UNLOGGED: 0A000.
 //   - EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (ANALYZE [bool], VERBOSE
 //     [bool], COSTS ..., FORMAT TEXT) stmt, for SELECT/WITH/VALUES/TABLE/
-//     INSERT/UPDATE/DELETE.
+//     INSERT/UPDATE/DELETE/EXECUTE.
+//   - PREPARE name [(type, ...)] AS stmt, for what Postgres prepares
+//     (SELECT/WITH/VALUES/TABLE/"("/INSERT/UPDATE/DELETE/MERGE; anything
+//     else is 42601 at its first word); the inner statement's $n are its
+//     own. EXECUTE name [(expr, ...)]: the arguments are parsed as the
+//     select list of a SELECT (ExecuteStmt.Args), a FROM, alias or * among
+//     them being 42601 where Postgres' grammar puts it. DEALLOCATE
+//     [PREPARE] {name | ALL}; DISCARD {ALL | PLANS | SEQUENCES | TEMP |
+//     TEMPORARY}.
 //
 // Everything starting with SELECT, WITH, INSERT, UPDATE, DELETE, VALUES,
 // TABLE, DROP, other CREATE forms or "(" goes to TiDB. Other Postgres
-// statements (VACUUM, LISTEN, PREPARE, DISCARD, TRUNCATE, ...) are 0A000;
+// statements (VACUUM, LISTEN, DECLARE, TRUNCATE, ...) are 0A000;
 // anything else is a syntax error at its first word.
 //
 // # Rejected, and why

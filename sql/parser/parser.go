@@ -29,7 +29,8 @@ type Statement struct {
 	// the markers have been resolved (see the package documentation).
 	AST ast.StmtNode
 	// Node is one of our own statements: *ShowStmt, *SetStmt,
-	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt.
+	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt,
+	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt.
 	Node Node
 
 	// Rewritten is the SQL TiDB parsed; OriginTextPosition() and Text()
@@ -164,7 +165,6 @@ func ParseOne(sql string) (*Statement, error) {
 // unsupported are Postgres statements asofsql recognizes but does not run.
 var unsupported = map[string]string{
 	"vacuum": "VACUUM", "listen": "LISTEN", "notify": "NOTIFY", "unlisten": "UNLISTEN",
-	"discard": "DISCARD", "prepare": "PREPARE", "execute": "EXECUTE", "deallocate": "DEALLOCATE",
 	"grant": "GRANT", "revoke": "REVOKE", "lock": "LOCK", "cluster": "CLUSTER",
 	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "declare": "DECLARE",
 	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
@@ -208,17 +208,30 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 			st.Params, st.NumParams = inner.Params, inner.NumParams
 		}
 		return st, nil
+	case isPreparedForm(first):
+		n, err := parsePrepared(src, toks, end)
+		if err != nil {
+			return nil, err
+		}
+		st.Node = n
+		// EXECUTE's parameters are those of its arguments; PREPARE's
+		// statement has its own.
+		if x, ok := n.(*ExecuteStmt); ok && x.Args != nil {
+			st.Params, st.NumParams = x.Args.Params, x.Args.NumParams
+		}
+		return st, nil
 	case first.kind == tkIdent && unsupported[first.val] != "":
 		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])
 	case first.isOp("(") || (first.kind == tkIdent && tidbStatements[first.val]):
-		return parseTiDB(st, toks, end)
+		return parseTiDB(st, toks, end, "")
 	}
 	return nil, syntaxErrAt(src, toks, 0)
 }
 
 // parseTiDB rewrites a statement, parses it with TiDB and resolves the
-// markers.
-func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
+// markers. lead, when set, is text put before the first token after every
+// other rewrite (EXECUTE's arguments are parsed as "select " + args).
+func parseTiDB(st *Statement, toks []token, end int, lead string) (*Statement, error) {
 	src := st.src
 	if err := rejectUnsupported(src, toks); err != nil {
 		return nil, err
@@ -242,6 +255,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		if t.kind == tkParam && !e.hasRep[i] {
 			e.replace(i, "?")
 		}
+	}
+	if lead != "" {
+		e.prepend(0, lead)
 	}
 	rw, pm, _, preStart := e.materialize(src, end)
 	st.Rewritten, st.pm = rw, pm

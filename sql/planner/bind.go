@@ -33,6 +33,13 @@ type Options struct {
 	// current_database()/current_user show (DefaultDatabase and
 	// DefaultUser when empty).
 	Database, User string
+	// SettingName spells a run-time setting's name as SHOW's result
+	// column does ("timezone" → "TimeZone"); nil keeps it as written.
+	SettingName func(name string) string
+	// Prepared looks up a statement prepared in the session (PREPARE, or
+	// the wire protocol's Parse of a named statement) for EXECUTE; nil
+	// when there are none.
+	Prepared func(name string) (*Prepared, bool)
 }
 
 // binder holds the state of planning one statement.

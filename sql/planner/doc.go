@@ -42,8 +42,18 @@
 //     and projections are pruned so scans read only needed columns.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (hash equi-join inner/left with a residual, or cross), Values,
-//     UnionAll, Distinct, Window. Statement plans: Query, CreateTable,
-//     DropTable, Insert, Copy, Set, Show, Transaction, Explain.
+//     UnionAll, Distinct, Window.
+//   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
+//     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
+//     Discard. They are plain data in the planner's own vocabulary (no
+//     parser types), and each answers its command tag (Tag), what it takes
+//     and returns (Shape: parameter types, result columns) and the tables
+//     it reads (Reads), so a caller's one switch over plans is the one
+//     that runs them. A new statement is a parser node, a plan type here
+//     and a case in that switch. PREPARE is planned with its declared
+//     types and must leave none unknown (42P18; an unknown result column
+//     is text, as in Postgres); EXECUTE binds its arguments against the
+//     prepared statement's shape, which Options.Prepared supplies.
 //   - pg_catalog and information_schema tables (qualified, or an
 //     unqualified pg_catalog name: pg_catalog is searched first) bind as
 //     Values built by sql/pgcatalog from the catalog's tables (when it
