@@ -626,6 +626,7 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 		tx.Rollback()
 		return err
 	}
+	tx.SetSynchronousCommit(s.syncCommit())
 	return tx.Commit(ctx)
 }
 
@@ -748,6 +749,7 @@ func (s *Session) transaction(ctx context.Context, st *parser.TransactionStmt) (
 		}
 		tx := s.tx
 		s.endBlock(false)
+		tx.SetSynchronousCommit(s.syncCommit())
 		if err := tx.Commit(ctx); err != nil {
 			return "", err
 		}

@@ -7,8 +7,8 @@ import (
 	"maps"
 	"math"
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
