@@ -35,6 +35,12 @@ const (
 	walPrefix = "wal-"
 	walSuffix = ".log"
 	walFrame  = 8
+	// walChunk: log files are filled with zeros this much ahead of the
+	// records, so an fdatasync after an append flushes the data only, not
+	// a grown file size and its allocation (one journal commit less per
+	// flush, as PostgreSQL's zero-filled WAL segments). A zero length
+	// field ends a file's records.
+	walChunk = 16 << 20
 	// walMaxRecord bounds one record; a larger length field is a torn or
 	// corrupt frame, never an allocation.
 	walMaxRecord = 1 << 30
@@ -56,6 +62,8 @@ type walLog struct {
 	cond     *sync.Cond
 	f        *os.File
 	first    uint64 // first LSN of the current file
+	pos      int64  // where the next record goes in f
+	alloc    int64  // bytes of f allocated (zero-filled)
 	buf      []byte // framed records not yet written
 	spare    []byte
 	next     uint64 // LSN of the next record
@@ -87,6 +95,9 @@ func (w *walLog) startFile() error {
 	if err == nil {
 		_, err = f.Write([]byte(walMagic))
 		if err == nil {
+			err = zeroFill(f, int64(len(walMagic)), walChunk)
+		}
+		if err == nil {
 			err = f.Sync()
 		}
 		if err == nil {
@@ -103,6 +114,19 @@ func (w *walLog) startFile() error {
 		w.f.Close()
 	}
 	w.f, w.first = f, w.next
+	w.pos, w.alloc = int64(len(walMagic)), walChunk
+	return nil
+}
+
+// zeroFill writes zeros to [from, to) of f.
+func zeroFill(f *os.File, from, to int64) error {
+	zeros := make([]byte, 1<<20)
+	for off := from; off < to; off += int64(len(zeros)) {
+		n := min(int64(len(zeros)), to-off)
+		if _, err := f.WriteAt(zeros[:n], off); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -151,9 +175,18 @@ func (w *walLog) flush(lsn uint64) error {
 		w.flushing = true
 		buf, upto := w.buf, w.next-1
 		w.buf, w.spare = w.spare[:0], nil
-		f := w.f
+		f, pos, alloc := w.f, w.pos, w.alloc
 		w.mu.Unlock()
-		_, err := f.Write(buf)
+		var err error
+		if end := pos + int64(len(buf)); end > alloc {
+			// Rare: grow by whole chunks, made durable by this flush.
+			grow := (end - alloc + walChunk - 1) / walChunk * walChunk
+			err = zeroFill(f, alloc, alloc+grow)
+			alloc += grow
+		}
+		if err == nil {
+			_, err = f.WriteAt(buf, pos)
+		}
 		if err == nil {
 			err = fdatasync(f)
 		}
@@ -165,6 +198,10 @@ func (w *walLog) flush(lsn uint64) error {
 		w.mu.Lock()
 		w.flushing = false
 		w.spare = buf[:0]
+		w.alloc = alloc
+		if err == nil {
+			w.pos = pos + int64(len(buf))
+		}
 		if err != nil {
 			w.err = sqlerr.Wrap(err, sqlerr.IOError, "could not write the log; the catalog must be reopened: %v", err)
 		} else {
@@ -298,13 +335,12 @@ func readWAL(dir string, after uint64, fn func(lsn uint64, payload []byte) error
 			return io.EOF
 		}
 		if len(data) < off || string(data[:off]) != walMagic {
-			if len(data) < off && lastFile {
-				// Created but never written: a crash during rotation.
-				off = 0
-				if err := truncateFile(lf.path, 0); err != nil {
-					return 0, err
+			if lastFile {
+				// Created but not yet synced: a crash while starting it,
+				// before any commit could use it.
+				if err := os.Remove(lf.path); err != nil {
+					return 0, sqlerr.Wrap(err, sqlerr.IOError, "could not remove log file %s: %v", lf.path, err)
 				}
-				_ = os.Remove(lf.path)
 				break
 			}
 			return 0, sqlerr.New(sqlerr.DataCorrupted, "log file %s has no log header", lf.path)
@@ -318,6 +354,9 @@ func readWAL(dir string, after uint64, fn func(lsn uint64, payload []byte) error
 			}
 			n := int(binary.LittleEndian.Uint32(data[off:]))
 			sum := binary.LittleEndian.Uint32(data[off+4:])
+			if n == 0 && sum == 0 {
+				break // the zero-filled rest of the file
+			}
 			if n < 8 || n > walMaxRecord || len(data)-off-walFrame < n {
 				err = torn("incomplete record")
 				stop = true
