@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"time"
@@ -51,11 +52,29 @@ func (c *Catalog) recover() (*state, error) {
 	st := newState(b.tables, b.views)
 	b.releaseCreated()
 	st.lsn = next - 1
-	if err := collectGarbage(c.dir, st.tables); err != nil {
-		st.release()
-		return nil, err
+	// Orphan files (uncommitted statements, unlogged compactions) may
+	// carry ids past the counters: new files must not collide with them
+	// before garbage collection.
+	if entries, err := os.ReadDir(c.dir); err == nil {
+		for _, e := range entries {
+			var id uint64
+			if _, err := fmt.Sscanf(e.Name(), "seg-%x.arrow", &id); err == nil {
+				bumpTo(&c.nextSegID, id)
+			}
+		}
 	}
-	c.wal, err = openWAL(c.dir, next, c.publish)
+	c.replayed = next-1 > m.Checkpoint
+	if !c.replayed {
+		// The manifest is the whole state: any other file is garbage.
+		// (After a replay, files the manifest or the log still name may
+		// be needed by another replay until the end-of-recovery
+		// checkpoint; Open collects garbage after it.)
+		if err := collectGarbage(c.dir, st.tables); err != nil {
+			st.release()
+			return nil, err
+		}
+	}
+	c.wal, err = openWAL(c.dir, next, c.opts.LogPreallocate, c.publish)
 	if err != nil {
 		st.release()
 		return nil, err

@@ -35,12 +35,6 @@ const (
 	walPrefix = "wal-"
 	walSuffix = ".log"
 	walFrame  = 8
-	// walChunk: log files are filled with zeros this much ahead of the
-	// records, so an fdatasync after an append flushes the data only, not
-	// a grown file size and its allocation (one journal commit less per
-	// flush, as PostgreSQL's zero-filled WAL segments). A zero length
-	// field ends a file's records.
-	walChunk = 16 << 20
 	// walMaxRecord bounds one record; a larger length field is a torn or
 	// corrupt frame, never an allocation.
 	walMaxRecord = 1 << 30
@@ -56,7 +50,8 @@ func walPath(dir string, first uint64) string {
 // first committer to find no flush under way writes and fsyncs everything
 // buffered so far, for itself and every commit that queued behind it.
 type walLog struct {
-	dir string
+	dir   string
+	chunk int64 // Options.LogPreallocate
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -79,8 +74,8 @@ type walLog struct {
 }
 
 // openWAL starts a new log file whose first record will be next.
-func openWAL(dir string, next uint64, published func(uint64)) (*walLog, error) {
-	w := &walLog{dir: dir, next: next, flushed: next - 1, published: published}
+func openWAL(dir string, next uint64, chunk int64, published func(uint64)) (*walLog, error) {
+	w := &walLog{dir: dir, chunk: chunk, next: next, flushed: next - 1, published: published}
 	w.cond = sync.NewCond(&w.mu)
 	if err := w.startFile(); err != nil {
 		return nil, err
@@ -95,7 +90,7 @@ func (w *walLog) startFile() error {
 	if err == nil {
 		_, err = f.Write([]byte(walMagic))
 		if err == nil {
-			err = zeroFill(f, int64(len(walMagic)), walChunk)
+			err = zeroFill(f, int64(len(walMagic)), w.chunk)
 		}
 		if err == nil {
 			err = f.Sync()
@@ -114,7 +109,7 @@ func (w *walLog) startFile() error {
 		w.f.Close()
 	}
 	w.f, w.first = f, w.next
-	w.pos, w.alloc = int64(len(walMagic)), walChunk
+	w.pos, w.alloc = int64(len(walMagic)), w.chunk
 	return nil
 }
 
@@ -180,7 +175,7 @@ func (w *walLog) flush(lsn uint64) error {
 		var err error
 		if end := pos + int64(len(buf)); end > alloc {
 			// Rare: grow by whole chunks, made durable by this flush.
-			grow := (end - alloc + walChunk - 1) / walChunk * walChunk
+			grow := (end - alloc + w.chunk - 1) / w.chunk * w.chunk
 			err = zeroFill(f, alloc, alloc+grow)
 			alloc += grow
 		}
