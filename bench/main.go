@@ -52,6 +52,7 @@ type config struct {
 	writes   bool
 	duration time.Duration
 	copyRows int
+	only     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -67,6 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	writes := fs.Bool("writes", false, "run the write benchmark (INSERT, transactions, COPY) against asofsql and a private PostgreSQL 15 instead")
 	duration := fs.Duration("duration", 5*time.Second, "-writes: how long each INSERT workload runs")
 	copyRows := fs.Int("copy-rows", 10_000_000, "-writes: rows of the COPY workload")
+	only := fs.String("only", "", "-writes: run only the workloads whose name contains this")
 	if err := fs.Parse(args); err != nil {
 		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
 	}
@@ -75,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
 	}
 	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf,
-		writes: *writes, duration: *duration, copyRows: *copyRows}
+		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
 	}
@@ -106,7 +108,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.writes {
-		return runWrites(ctx, c.runs, c.duration, c.copyRows, stdout, stderr)
+		if c.cpuProf != "" {
+			f, err := os.Create(c.cpuProf)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, stdout, stderr)
 	}
 	probe := NewProbe(memory.NewGoAllocator())
 	engines := []Engine{&OperatorEngine{}}

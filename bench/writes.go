@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -59,7 +60,7 @@ type writeServer struct {
 	stop    func() error
 }
 
-func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, stdout, stderr io.Writer) error {
+func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only string, stdout, stderr io.Writer) error {
 	asof, err := startAsofsql()
 	if err != nil {
 		return err
@@ -82,7 +83,12 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, s
 	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows)
 	fmt.Fprintf(stdout, "%s; load average at start: %s\n\n", pgNote, loadAvg())
 	type cell struct{ rates []float64 }
-	wls := writeWorkloads(copyRows)
+	var wls []writeWorkload
+	for _, w := range writeWorkloads(copyRows) {
+		if strings.Contains(w.name, only) {
+			wls = append(wls, w)
+		}
+	}
 	res := make([][]cell, len(wls))
 	for i := range res {
 		res[i] = make([]cell, len(servers))

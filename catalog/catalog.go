@@ -26,12 +26,15 @@ type Options struct {
 	// Allocator allocates every Arrow buffer the catalog creates (default
 	// memory.DefaultAllocator).
 	Allocator memory.Allocator
-	// RunRows bounds the rows a statement keeps in memory: a statement
-	// writing fewer rows commits them through the log into the table's
-	// in-memory rows; a larger one writes sorted runs of RunRows rows as
-	// segment files of its own as it goes, so a load's memory stays
-	// bounded (default 1<<20).
+	// RunRows bounds the rows a statement keeps in memory: a larger one
+	// writes sorted runs of RunRows rows as segment files of its own as it
+	// goes, so a load's memory stays bounded (default 1<<20).
 	RunRows int
+	// LogRows: a statement of at most this many rows commits them through
+	// the log into the table's in-memory rows; a larger one writes them as
+	// segment files of its own, which is cheaper for bulk loads than
+	// logging and later checkpointing them (default 1<<16).
+	LogRows int
 	// BatchRows is the size of the batches stored in segments and the
 	// default scan batch size (default 8192).
 	BatchRows int
@@ -72,6 +75,9 @@ func (o *Options) fill() {
 	}
 	if o.RunRows <= 0 {
 		o.RunRows = 1 << 20
+	}
+	if o.LogRows <= 0 {
+		o.LogRows = 1 << 16
 	}
 	if o.BatchRows <= 0 {
 		o.BatchRows = 8192

@@ -8,9 +8,9 @@
 //     ordering (TableDef.OrderBy). A scan of an ordered table yields rows
 //     ascending by the ordering columns, NULLs last, rows with equal keys in
 //     insertion order (spec §4); an unordered table yields insertion order.
-//   - Writes happen in a Tx. A statement of fewer than Options.RunRows rows
-//     keeps them in memory; a larger one writes stably sorted runs of
-//     RunRows rows as segment files as it runs. Commit orders the whole
+//   - Writes happen in a Tx. A statement of at most Options.LogRows rows
+//     keeps them in memory; a larger one writes stably sorted runs of up to
+//     Options.RunRows rows as segment files as it runs. Commit orders the whole
 //     transaction as one record of the write-ahead log and is durable when
 //     that record is on disk (group commit: concurrent commits share one
 //     fsync; Tx.SetSynchronousCommit(false) returns before it). Nothing of

@@ -11,7 +11,7 @@ import (
 
 // Tx groups statements that commit together with one log record. Small
 // statements keep their rows in memory until Commit; a statement writing
-// more than Options.RunRows rows writes sorted segment files of its own as
+// more than Options.LogRows rows writes sorted segment files of its own as
 // it runs. Nothing is visible to snapshots until Commit. A statement that
 // fails leaves nothing behind and aborts the transaction (as in PostgreSQL:
 // later statements and Commit return 25P02). A Tx is used by one goroutine

@@ -11,11 +11,11 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// tableWriter collects the rows of one statement. Up to Options.RunRows
-// rows stay in memory and commit through the log into the table's append
-// segment; past that, each run of RunRows rows is written (ordered tables:
-// stably sorted) as a segment file of its own, so a load of any size holds
-// one run in memory. Nothing it writes is visible until the transaction
+// tableWriter collects the rows of one statement. A statement of at most
+// Options.LogRows rows commits them through the log into the table's
+// append segment; a larger one is written in runs of up to Options.RunRows
+// rows (ordered tables: stably sorted) as segment files of its own, so a
+// load of any size holds one run in memory. Nothing it writes is visible until the transaction
 // commits.
 type tableWriter struct {
 	c       *Catalog
@@ -221,7 +221,7 @@ func (w *tableWriter) concatPending() (arrow.RecordBatch, error) {
 // wrote no segment (a small statement), else its segments after writing
 // the rest (each holding one reference the caller now owns).
 func (w *tableWriter) finish() ([]arrow.RecordBatch, []*segment, error) {
-	if len(w.segs) == 0 {
+	if len(w.segs) == 0 && w.pendN <= w.c.opts.LogRows {
 		rows := w.pending
 		w.pending, w.pendN = nil, 0
 		return rows, nil, nil
