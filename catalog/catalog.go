@@ -275,8 +275,11 @@ func (c *Catalog) Close() error {
 	c.mu.Unlock()
 	var err error
 	if c.wal != nil {
-		// A clean shutdown leaves nothing to replay.
-		err = c.checkpoint(context.Background(), true)
+		// A clean shutdown leaves nothing to replay (unless a transaction
+		// that deletes rows is still open: then the log stays).
+		if err = c.checkpoint(context.Background(), true); err == errBusy {
+			err = nil
+		}
 	}
 	c.mu.Lock()
 	c.closed = true

@@ -184,7 +184,10 @@ func (b *builder) appendRows(name string, ts *tableState, rows []arrow.RecordBat
 			segs = slices.Delete(segs, k, k+1)
 		}
 	} else if open != nil {
-		if open.app.sealed || len(segs) == 0 || segs[len(segs)-1].s != open || segs[len(segs)-1].n >= int64(b.c.opts.RunRows) {
+		if open.app.sealed || len(segs) == 0 || segs[len(segs)-1].s != open || segs[len(segs)-1].n >= int64(b.c.opts.CompactRows) {
+			// Full: a scan sorts an append segment's rows after each
+			// change, so keep that bounded; the sealed one's sorted view
+			// stays cached.
 			open = nil
 		} else {
 			ref = segs[len(segs)-1]
