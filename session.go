@@ -758,6 +758,7 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 		tx.Rollback()
 		return err
 	}
+	tx.SetSynchronousCommit(s.syncCommit())
 	return tx.Commit(ctx)
 }
 
@@ -888,6 +889,7 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 		}
 		tx := s.tx
 		s.endBlock(false)
+		tx.SetSynchronousCommit(s.syncCommit())
 		if err := tx.Commit(ctx); err != nil {
 			return "", err
 		}

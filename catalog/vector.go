@@ -88,7 +88,12 @@ func appendRange(b array.Builder, a arrow.Array, i, j int) {
 		sb := b.(*array.StringBuilder)
 		sb.Reserve(j - i)
 		if j > i {
-			sb.ReserveData(int(a.ValueOffset64(j-1)+int64(a.ValueLen(j-1))) - int(a.ValueOffset64(i)))
+			// Grow geometrically: ReserveData sizes the buffer exactly,
+			// which made appending rows one commit at a time quadratic.
+			need := int(a.ValueOffset64(j-1)+int64(a.ValueLen(j-1))) - int(a.ValueOffset64(i))
+			if sb.DataCap() < sb.DataLen()+need {
+				sb.ReserveData(max(need, sb.DataLen()))
+			}
 		}
 		for k := i; k < j; k++ {
 			if a.IsNull(k) {
