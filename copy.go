@@ -52,7 +52,7 @@ func (s *Session) CopyTo(ctx context.Context, sql string, w io.Writer) (Result, 
 }
 
 func (s *Session) copyStdio(ctx context.Context, sql string, cs *copyStream) (Result, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOne(ctx, sql)
 	if err != nil {
 		return Result{}, s.fail(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -197,7 +196,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
-	st, err := parser.ParseOne(q)
+	st, err := c.s.parseOne(ctx, q)
 	if err != nil {
 		return nil, c.s.fail(err)
 	}

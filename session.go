@@ -254,14 +254,31 @@ func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cu
 // caller declares for $1.. (Unknown entries are inferred). An empty sql
 // gives (nil, nil).
 func (s *Session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (*Stmt, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOne(ctx, sql)
 	if err != nil || st == nil {
 		return nil, s.fail(err)
 	}
-	return s.prepare(st, paramTypes)
+	return s.prepare(ctx, st, paramTypes)
 }
 
-func (s *Session) prepare(st *parser.Statement, declared []sqltypes.Type) (*Stmt, error) {
+// parse splits sql into statements observing ctx and statement_timeout
+// (a huge statement takes long to parse).
+func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	stmts, err := parser.ParseContext(pctx, sql)
+	return stmts, cancelErr(ctx, pctx, err)
+}
+
+// parseOne is parse for a string holding at most one statement.
+func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	st, err := parser.ParseOneContext(pctx, sql)
+	return st, cancelErr(ctx, pctx, err)
+}
+
+func (s *Session) prepare(ctx context.Context, st *parser.Statement, declared []sqltypes.Type) (*Stmt, error) {
 	if err := s.checkFailed(st); err != nil {
 		return nil, err
 	}
@@ -270,9 +287,11 @@ func (s *Session) prepare(st *parser.Statement, declared []sqltypes.Type) (*Stmt
 		return nil, err
 	}
 	defer snap.Release()
-	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	p, err := planner.BuildContext(pctx, s.planCatalog(snap), st, s.planOptions(declared))
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, s.fail(cancelErr(ctx, pctx, err))
 	}
 	out := &Stmt{s: s, st: st, declared: declared}
 	out.params, out.cols, out.rows = shapeOf(p)
@@ -329,7 +348,7 @@ type Batch struct {
 
 // Batch splits sql into statements; syntax errors are reported here.
 func (s *Session) Batch(sql string) (*Batch, error) {
-	stmts, err := parser.Parse(sql)
+	stmts, err := s.parse(context.Background(), sql)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -342,14 +361,14 @@ func (b *Batch) Next(ctx context.Context) (*Stmt, error) {
 		return nil, io.EOF
 	}
 	b.next++
-	return b.s.prepare(b.stmts[b.next-1], nil)
+	return b.s.prepare(ctx, b.stmts[b.next-1], nil)
 }
 
 // Query runs one row-returning statement (SELECT, EXPLAIN, SHOW) and
 // streams its result; other statements are refused (0A000) before they
 // run.
 func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Cursor, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOne(ctx, sql)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -363,7 +382,7 @@ func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Cursor, 
 // It reports the last statement's result; rows of SELECTs are read and
 // counted, not returned.
 func (s *Session) Exec(ctx context.Context, sql string, args ...any) (Result, error) {
-	stmts, err := parser.Parse(sql)
+	stmts, err := s.parse(ctx, sql)
 	if err != nil {
 		return Result{}, s.fail(err)
 	}
@@ -440,7 +459,7 @@ func (s *Session) run(parent context.Context, st *parser.Statement, declared []s
 		cancel()
 		return nil, err
 	}
-	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
+	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
 	if err == nil && shape != nil {
 		err = checkShape(shape, p)
 	}

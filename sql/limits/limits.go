@@ -94,6 +94,14 @@ func (t *Ticker) Tick() error {
 	return t.Err()
 }
 
+// Context is the context t checks (nil for none).
+func (t *Ticker) Context() context.Context {
+	if t == nil || t.ctx == nil {
+		return context.Background()
+	}
+	return t.ctx
+}
+
 // Err checks the context now.
 func (t *Ticker) Err() error {
 	if t == nil || t.ctx == nil {

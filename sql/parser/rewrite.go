@@ -71,7 +71,8 @@ func (m *posMap) toOrig(rw int) int {
 // begins, preStart[i] where its pre insertion begins.
 func (e *edits) materialize(src string, end int) (string, *posMap, []int, []int) {
 	var b strings.Builder
-	m := &posMap{end: end}
+	m := &posMap{end: end, segs: make([]segment, 0, 2*len(e.toks))}
+	b.Grow(end - e.toks[0].start + 16)
 	rwStart := make([]int, len(e.toks))
 	preStart := make([]int, len(e.toks))
 	add := func(s string, orig int, verbatim bool) {

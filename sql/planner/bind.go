@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
@@ -49,6 +50,33 @@ type binder struct {
 	outer *outerScope
 	// nsub counts the statement's subquery expressions.
 	nsub int
+	// depth bounds the recursion of binding (bindQuery, bindResultSet,
+	// bindExpr); steps counts their calls, against maxBindSteps, and tick
+	// checks the context now and then (guard).
+	depth limits.Depth
+	steps int
+	tick  *limits.Ticker
+}
+
+// maxBindSteps bounds the work of binding one statement. Binding is linear
+// in the statement's size except where WITH queries are named more than
+// once: each reference binds the query again (plans are trees), so a
+// chain of CTEs each naming the previous one twice doubles at every step.
+const maxBindSteps = 4 * limits.MaxTokens
+
+// guard is called on entering each recursive binding step: it refuses to
+// go deeper than limits.MaxDepth (54001), to do more than maxBindSteps
+// steps (54000) and to go on once the context is done (57014). The caller
+// defers b.depth.Leave() when it succeeds.
+func (b *binder) guard() error {
+	if err := b.tick.Tick(); err != nil {
+		return err
+	}
+	if b.steps++; b.steps > maxBindSteps {
+		return sqlerr.New(sqlerr.ProgramLimitExceeded, "statement is too complex: it expands to more than %d expressions", maxBindSteps).
+			WithHint("A WITH query is planned again each time it is named; name it fewer times, or store it in a table.")
+	}
+	return b.depth.Enter()
 }
 
 // inputDesc says what a FROM item is, for ordering errors and hints.
@@ -110,6 +138,10 @@ func (b *binder) finishParams() []sqltypes.Type {
 
 // bindResultSet binds a FROM item.
 func (b *binder) bindResultSet(n ast.ResultSetNode, env *cteEnv) (*rel, error) {
+	if err := b.guard(); err != nil {
+		return nil, err
+	}
+	defer b.depth.Leave()
 	switch x := n.(type) {
 	case *ast.TableSource:
 		return b.bindTableSource(x, env)
