@@ -109,9 +109,12 @@ type rel struct {
 	desc inputDesc
 }
 
-// cteEnv is the WITH clauses in scope, innermost first.
+// cteEnv is the WITH clauses in scope, innermost first: one entry per
+// WITH query, seeing the entries of its clause up to itself (pos) and
+// then the clause's enclosing env.
 type cteEnv struct {
-	parent *cteEnv
+	clause *withClause
+	pos    int
 	name   string
 	cte    *ast.CommonTableExpression
 	// env is where the CTE's own query is bound (earlier CTEs only).
@@ -121,11 +124,19 @@ type cteEnv struct {
 	outer *outerScope
 }
 
+// withClause indexes one WITH clause's queries by name, so a lookup costs
+// one map probe per enclosing WITH clause however many queries each has.
+type withClause struct {
+	byName map[string]*cteEnv
+	parent *cteEnv // the env the WITH clause stands in
+}
+
 func (e *cteEnv) find(name string) *cteEnv {
-	for c := e; c != nil; c = c.parent {
-		if c.name == name {
+	for e != nil {
+		if c := e.clause.byName[name]; c != nil && c.pos <= e.pos {
 			return c
 		}
+		e = e.clause.parent
 	}
 	return nil
 }
@@ -280,13 +291,13 @@ func (b *binder) withEnv(w *ast.WithClause, env *cteEnv) (*cteEnv, error) {
 	if w.IsRecursive {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
 	}
-	seen := map[string]bool{}
-	for _, c := range w.CTEs {
-		if seen[c.Name.O] {
+	wc := &withClause{byName: map[string]*cteEnv{}, parent: env}
+	for i, c := range w.CTEs {
+		if wc.byName[c.Name.O] != nil {
 			return nil, sqlerr.New("42712", "WITH query name \"%s\" specified more than once", c.Name.O)
 		}
-		seen[c.Name.O] = true
-		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env, outer: b.outer}
+		env = &cteEnv{clause: wc, pos: i, name: c.Name.O, cte: c, env: env, outer: b.outer}
+		wc.byName[c.Name.O] = env
 	}
 	return env, nil
 }

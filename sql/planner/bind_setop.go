@@ -12,10 +12,11 @@ import (
 
 // bindSetOpr binds UNION [ALL] chains (left to right, as written).
 //
-// A run of UNION ALL branches becomes one UnionAll whose inputs are cast
-// once, when the run ends, to the column types resolved pairwise left to
-// right (as Postgres resolves them); a UNION ends the run under a
-// Distinct. Casting each time a branch is added would be quadratic.
+// A run of branches becomes one UnionAll whose inputs are cast once, when
+// the run ends, to the column types resolved pairwise left to right (as
+// Postgres resolves them), under a Distinct if a UNION joined any of them;
+// a UNION ALL after a UNION ends the run. Casting each time a branch is
+// added would be quadratic, nesting a Distinct per UNION too deep.
 func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, lim *ast.Limit, env *cteEnv) (Node, error) {
 	var run unionRun
 	for i, sel := range list.Selects {
@@ -41,15 +42,21 @@ func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, l
 			}
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", name).WithHint("UNION and UNION ALL are supported.")
 		}
-		if err := run.add(n); err != nil {
-			return nil, err
-		}
-		if *op == ast.Union {
+		if *op == ast.UnionAll && run.distinct {
 			acc, err := b.finishUnion(&run)
 			if err != nil {
 				return nil, err
 			}
-			run.start(&Distinct{Input: acc})
+			run.start(acc)
+		}
+		if err := run.add(n); err != nil {
+			return nil, err
+		}
+		if *op == ast.Union {
+			// Distinct over everything so far, applied when the run
+			// ends: one Distinct for a chain of UNIONs, not one nested
+			// per UNION.
+			run.distinct = true
 		}
 	}
 	acc, err := b.finishUnion(&run)
@@ -156,11 +163,13 @@ func (b *binder) bindValues(s *ast.SelectStmt) (Node, error) {
 // unionRun is a run of UNION ALL branches being bound: the inputs and
 // the result columns resolved so far.
 type unionRun struct {
-	inputs []Node
-	cols   []Column
+	inputs   []Node
+	cols     []Column
+	distinct bool // a UNION (not ALL) joined the run
 }
 
 func (r *unionRun) start(n Node) {
+	r.distinct = false
 	r.inputs = []Node{n}
 	r.cols = r.cols[:0:0]
 	for _, c := range n.Schema() {
@@ -190,10 +199,18 @@ func (r *unionRun) add(n Node) error {
 }
 
 // finishUnion is the run's node: its one input, or a UnionAll of all
-// inputs converted to the resolved types.
+// inputs converted to the resolved types, under a Distinct for a UNION.
 func (b *binder) finishUnion(r *unionRun) (Node, error) {
 	if len(r.inputs) == 1 {
 		return r.inputs[0], nil
+	}
+	if r.distinct {
+		r.distinct = false
+		u, err := b.finishUnion(r)
+		if err != nil {
+			return nil, err
+		}
+		return &Distinct{Input: u}, nil
 	}
 	types := make([]sqltypes.Type, len(r.cols))
 	for i, c := range r.cols {
