@@ -2,8 +2,8 @@ package planner
 
 import (
 	"github.com/asofsql/asofsql/catalog"
-	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
 	"github.com/asofsql/asofsql/sqlerr"

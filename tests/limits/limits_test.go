@@ -104,7 +104,9 @@ var constructs = []construct{
 		return "SELECT count(*) FROM one t0" + list(n, "", func(i int) string { return fmt.Sprintf(" JOIN one t%d ON true", i+1) })
 	}, want: func(int) string { return "1" }},
 	// More than 6 dimensions: PostgreSQL's 54000 (sizes here start at 10).
-	{name: "array literal nesting", sql: func(n int) string { return "SELECT array_to_string('" + rep("{", n) + "1" + rep("}", n) + "'::int[], ',')" },
+	{name: "array literal nesting", sql: func(n int) string {
+		return "SELECT array_to_string('" + rep("{", n) + "1" + rep("}", n) + "'::int[], ',')"
+	},
 		code: sqlerr.ProgramLimitExceeded},
 	{name: "ARRAY constructor", sql: func(n int) string { return "SELECT " + rep("ARRAY[", n) + "1" + rep("]", n) },
 		code: sqlerr.FeatureNotSupported},
