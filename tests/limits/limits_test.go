@@ -142,21 +142,35 @@ var constructs = []construct{
 
 // sizes are the n each construct runs at. Deep shapes take three paths:
 // accepted (up to about MaxDepth), refused after TiDB's parse (just past
-// it) and refused right after lexing (a million: the original crash).
-// Flat ones must answer at every size; a million elements takes seconds
-// under -race, so that size runs with ASOFSQL_HUGE.
+// it) and refused right after lexing (far past it; a million unary minus
+// signs or parentheses is the crash and the hang of issue 20). Flat ones
+// must answer at every size. The sizes that take seconds under -race run
+// with ASOFSQL_HUGE=1: a million everywhere, a hundred thousand for flat
+// shapes.
 func sizes(c construct) []int {
+	var out []int
 	switch {
-	case c.flat && huge:
-		return []int{10, 1000, 100_000, 1_000_000}
-	case c.flat || c.code != "":
-		return []int{10, 1000, 100_000}
+	case c.code != "":
+		out = []int{10, 1000}
+	case c.flat:
+		out = []int{10, 1000, 20_000}
+		if huge {
+			out = append(out, 100_000)
+		}
 	case c.name == "joins":
 		// Thousands of join operators are slow to build; past the limit
 		// the chain is refused like any other.
-		return []int{10, 100, 1000, 1_000_000}
+		out = []int{10, 100, limits.MaxDepth + 1}
+	default:
+		out = []int{10, 1000, limits.MaxDepth + 1, 100_000}
+		if c.name == "unary minus" || c.name == "parentheses" {
+			out = append(out, 1_000_000)
+		}
 	}
-	return []int{10, 1000, limits.MaxDepth + 1, 1_000_000}
+	if huge && (c.flat || c.code != "" || c.name != "joins") && out[len(out)-1] != 1_000_000 {
+		out = append(out, 1_000_000)
+	}
+	return out
 }
 
 // TestHugeStatements is the construct x size table. Each statement runs
