@@ -104,5 +104,5 @@
 //	}}, asof.Options{Allocator: mem, LeftName: "trades"})
 //	if err != nil { ... }
 //	defer j.Close()
-//	err = exec.Drain(ctx, j, func(b arrow.RecordBatch) error { ...; return nil })
+//	err = operator.Drain(ctx, j, func(b arrow.RecordBatch) error { ...; return nil })
 package asof

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // Join is the ASOF join operator: one left input and N >= 1 right inputs,
@@ -19,7 +19,7 @@ import (
 // columns followed by each right input's payload columns, one output batch
 // per left batch.
 type Join struct {
-	left   exec.Operator
+	left   operator.Operator
 	opts   Options
 	specs  []spec
 	rights []*rightState
@@ -43,7 +43,7 @@ type Join struct {
 
 	// pool recycles the gathered output buffers once consumers release
 	// them; it is drained at Close.
-	pool *exec.Pool
+	pool *operator.Pool
 
 	workers  []chan work
 	results  []chan result
@@ -118,11 +118,11 @@ func matchedOf(refs []ref, kind Kind) []bool {
 	return m
 }
 
-var _ exec.Operator = (*Join)(nil)
+var _ operator.Operator = (*Join)(nil)
 
 // New validates the join and builds its output schema. It takes ownership of
 // left and of every right input: Close closes them, also when New fails.
-func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
+func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 	specs, err := validate(left.Schema(), rights, &opts)
 	if err != nil {
 		left.Close()
@@ -133,7 +133,7 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		return nil, err
 	}
-	j := &Join{left: left, opts: opts, specs: specs, pool: exec.NewPool(opts.Allocator)}
+	j := &Join{left: left, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
 	ls := left.Schema()
 	fields := append([]arrow.Field(nil), ls.Fields()...)
 	for _, sp := range specs {

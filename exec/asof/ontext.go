@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -64,7 +64,7 @@ type ordKernel interface {
 	close()
 }
 
-func newOrdKernel(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) ordKernel {
+func newOrdKernel(sp spec, opts *Options, pool *operator.Pool, left *arrow.Schema) ordKernel {
 	if sp.ord == ordDecimal {
 		return newOrdRight[decimalValue](decOps{}, sp, opts, pool, left)
 	}
@@ -140,7 +140,7 @@ type ordRight[V any] struct {
 	ops         ordOps[V]
 	sp          spec
 	mem         memory.Allocator
-	pool        *exec.Pool
+	pool        *operator.Pool
 	name, tName string
 	leftName    string
 	trackLatest bool // rows at or before the left row can win
@@ -207,7 +207,7 @@ type ordRight[V any] struct {
 	closed      bool
 }
 
-func newOrdRight[V any](ops ordOps[V], sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema) *ordRight[V] {
+func newOrdRight[V any](ops ordOps[V], sp spec, opts *Options, pool *operator.Pool, left *arrow.Schema) *ordRight[V] {
 	rs := sp.Input.Schema()
 	r := &ordRight[V]{
 		ops:      ops,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -36,7 +36,7 @@ type queued struct {
 type rightState struct {
 	sp          spec
 	mem         memory.Allocator
-	pool        *exec.Pool // output buffers
+	pool        *operator.Pool // output buffers
 	name, tName string
 	float       bool
 	trackLatest bool // rows with Δ <= 0 can win (lo <= 0)
@@ -118,7 +118,7 @@ type rightState struct {
 	back *backState
 }
 
-func newRightState(sp spec, opts *Options, pool *exec.Pool, left *arrow.Schema, dict *keyDict) *rightState {
+func newRightState(sp spec, opts *Options, pool *operator.Pool, left *arrow.Schema, dict *keyDict) *rightState {
 	if sp.ord != ordNone {
 		return &rightState{sp: sp, ord: newOrdKernel(sp, opts, pool, left)}
 	}
