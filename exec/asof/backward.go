@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // The backward kernel: the join's most common shape (prevailing quote,
@@ -122,10 +123,7 @@ func (bs *backState) setCur(cols []arrow.Array) {
 		bv := &bs.vals[v]
 		a := cols[bv.p]
 		bv.cur = fixedBytes(a, bv.w)
-		bv.curV = srcValidity{}
-		if a.NullN() > 0 {
-			bv.curV = srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
-		}
+		bv.curV = validityOf(a)
 		bs.src64[v] = nil
 		if bv.w == 8 && bv.curV.bits == nil {
 			bs.src64[v] = arrow.Uint64Traits.CastFromBytes(bv.cur)
@@ -166,25 +164,23 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 	bs := r.back
 	n := int(lb.NumRows())
 	rs := r.sp.Input.Schema()
-	fixed := make([]*fixedGather, len(r.sp.Payload))
+	fixed := make([]*operator.FixedColumn, len(r.sp.Payload))
 	release := func() {
 		for _, g := range fixed {
-			g.valid.Release()
-			g.values.Release()
+			g.Release()
 		}
 	}
 	for p, c := range r.sp.Payload {
 		dt := rs.Field(c).Type
-		g := newFixedGather(r.pool, dt, fixedWidth(dt), n)
-		g.countNulls = true
+		g := operator.NewFixedColumn(r.pool, dt, n)
 		fixed[p] = g
 		o := &bs.outs[p]
-		o.out = g.values.Bytes()[:n*o.w]
+		o.out = g.Values()
 		o.out64 = nil
 		if o.w == 8 {
 			o.out64 = arrow.Uint64Traits.CastFromBytes(o.out)
 		}
-		o.vb = g.valid.Bytes()
+		o.vb = g.Validity()
 	}
 	outs := bs.outs
 	var matched []bool
@@ -367,7 +363,7 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 	r.leftSeen += int64(n)
 	cols := make([]arrow.Array, len(fixed))
 	for p, g := range fixed {
-		cols[p] = g.finish()
+		cols[p] = g.Finish()
 	}
 	for c := range outs {
 		outs[c].out, outs[c].out64, outs[c].vb = nil, nil, nil

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // hotCol keeps, for one payload column of width 1, 2, 4 or 8 bytes, the
@@ -40,16 +40,6 @@ type hotCol struct {
 // hotWidth reports whether a payload column of byte width w is cached.
 func hotWidth(w int) bool { return w == 1 || w == 2 || w == 4 || w == 8 }
 
-// fixedBytes returns the value bytes of a fixed-width array, from its first
-// row.
-func fixedBytes(a arrow.Array, w int) []byte {
-	if a == nil || a.Len() == 0 {
-		return nil
-	}
-	d := a.Data()
-	return d.Buffers()[1].Bytes()[d.Offset()*w : (d.Offset()+d.Len())*w]
-}
-
 func loadW(b []byte, row, w int) uint64 {
 	switch w {
 	case 8:
@@ -82,10 +72,7 @@ func (h *hotCol) setCur(a arrow.Array) {
 	if h.w == 8 {
 		h.cur64 = arrow.Uint64Traits.CastFromBytes(h.cur)
 	}
-	h.curV = srcValidity{}
-	if a.NullN() > 0 {
-		h.curV = srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
-	}
+	h.curV = validityOf(a)
 }
 
 // fromCur records row pos of the current batch as key k's latest.
@@ -115,14 +102,13 @@ func (h *hotCol) fromArray(k int32, a arrow.Array, row int) {
 // validity bits start clear; the values are not cleared here (that would
 // write the whole buffer twice): process zeroes rows without a winner as
 // it flushes each chunk, so the output is byte-identical however computed.
-func (h *hotCol) begin(g *fixedGather) {
-	h.out = g.values.Bytes()[:g.n*h.w]
+func (h *hotCol) begin(g *operator.FixedColumn) {
+	h.out = g.Values()
 	h.out64 = nil
 	if h.w == 8 {
 		h.out64 = arrow.Uint64Traits.CastFromBytes(h.out)
 	}
-	h.vb = g.valid.Bytes()
-	g.countNulls = true
+	h.vb = g.Validity()
 }
 
 // put writes key k's latest value as output row i.
@@ -150,7 +136,7 @@ func (h *hotCol) grow(n int) {
 func (r *rightState) setHotLatest(k int32, rf ref) {
 	for h := range r.hot {
 		hc := &r.hot[h]
-		hc.fromArray(k, r.slots[rf.slot].cols[hc.p], int(rf.row))
+		hc.fromArray(k, r.slots[rf.Src].cols[hc.p], int(rf.Row))
 	}
 }
 
@@ -158,7 +144,7 @@ func (r *rightState) setHotLatest(k int32, rf ref) {
 // no winner.
 func (h *hotCol) zeroUnmatched(refs []ref, at int) {
 	for j, r := range refs {
-		if i := at + j; r.slot < 0 {
+		if i := at + j; r.Src < 0 {
 			if h.out64 != nil {
 				h.out64[i] = 0
 			} else {
@@ -167,6 +153,3 @@ func (h *hotCol) zeroUnmatched(refs []ref, at int) {
 		}
 	}
 }
-
-// countValid is the number of set bits among the first n of vb.
-func countValid(vb []byte, n int) int { return bitutil.CountSetBits(vb, 0, n) }

@@ -113,7 +113,7 @@ func matchedOf(refs []ref, kind Kind) []bool {
 	}
 	m := make([]bool, len(refs))
 	for i, r := range refs {
-		m[i] = r.slot >= 0
+		m[i] = r.Src >= 0
 	}
 	return m
 }

@@ -137,14 +137,14 @@ func (r *rightState) closeGroup(ctx context.Context) error {
 		return nil
 	}
 	g := r.group
-	if lr := r.latest[g]; lr.slot >= 0 {
-		r.unref(lr.slot)
+	if lr := r.latest[g]; lr.Src >= 0 {
+		r.unref(lr.Src)
 		r.latest[g] = noMatch
 		r.live--
 	}
 	mask := int64(len(r.q) - 1)
 	for ; r.qLen > 0; r.qLen-- {
-		r.unref(r.q[r.qStart&mask].r.slot)
+		r.unref(r.q[r.qStart&mask].r.Src)
 		r.qStart++
 	}
 	r.head[g], r.tail[g] = -1, -1

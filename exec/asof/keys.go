@@ -122,6 +122,12 @@ type keyBatch struct {
 	sharedU64 bool
 }
 
+// offsets32 is a string or binary array with 32-bit offsets.
+type offsets32 interface {
+	ValueOffsets() []int32
+	ValueBytes() []byte
+}
+
 func (kb *keyBatch) key(i int) []byte { return kb.buf[kb.offs[i]:kb.offs[i+1]] }
 
 // encode fills kb with the keys of rows in cols (the key columns of one

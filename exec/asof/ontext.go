@@ -427,17 +427,17 @@ func (r *ordRight[V]) take() (key int32, rf ref, t V) {
 	r.curPos++
 	t = r.cur.v[i]
 	r.last, r.hasLast = t, true
-	return r.curIDs[i], ref{slot: r.curSlot, row: int32(i)}, t
+	return r.curIDs[i], ref{Src: r.curSlot, Row: int32(i)}, t
 }
 
 func (r *ordRight[V]) setLatest(k int32, rf ref, t V) {
-	if old := r.latest[k].slot; old != rf.slot {
+	if old := r.latest[k].Src; old != rf.Src {
 		if old >= 0 {
 			r.unref(old)
 		} else {
 			r.live++
 		}
-		r.ref(rf.slot)
+		r.ref(rf.Src)
 	}
 	r.latest[k] = rf
 	r.latestT[k] = t
@@ -462,7 +462,7 @@ func (r *ordRight[V]) push(k int32, rf ref, t V) {
 		r.head[k] = seq
 	}
 	r.tail[k] = seq
-	r.ref(rf.slot)
+	r.ref(rf.Src)
 }
 
 func (r *ordRight[V]) pop() {
@@ -478,7 +478,7 @@ func (r *ordRight[V]) pop() {
 	if r.trackLatest {
 		r.setLatest(e.key, e.r, e.t)
 	}
-	r.unref(e.r.slot)
+	r.unref(e.r.Src)
 	var zero V
 	r.q[seq&mask].t = zero // drop the view
 	r.qStart++
@@ -614,7 +614,7 @@ func (r *ordRight[V]) process(ctx context.Context, lb arrow.RecordBatch) ([]arro
 		var bT, fT V
 		haveB, haveF := false, false
 		if r.trackLatest && k >= 0 {
-			if lr := r.latest[k]; lr.slot >= 0 && r.inLo(&w, r.latestT[k]) {
+			if lr := r.latest[k]; lr.Src >= 0 && r.inLo(&w, r.latestT[k]) {
 				bRef, bT, haveB = lr, r.latestT[k], true
 			}
 		}
@@ -653,7 +653,7 @@ func (r *ordRight[V]) process(ctx context.Context, lb arrow.RecordBatch) ([]arro
 	srcs := make([]arrow.Array, len(r.slots))
 	for p, c := range r.sp.Payload {
 		r.slotCols(p, srcs)
-		col, err := gather(ctx, r.pool, r.mem, rs.Field(c).Type, srcs, refs)
+		col, err := operator.Gather(ctx, r.pool, rs.Field(c).Type, srcs, refs)
 		if err != nil {
 			for _, done := range cols[:p] {
 				done.Release()
@@ -693,7 +693,7 @@ func (r *ordRight[V]) maybeCompact(ctx context.Context) error {
 	}
 	refs := make([]ref, 0, needed)
 	for _, lr := range r.latest {
-		if lr.slot >= 0 {
+		if lr.Src >= 0 {
 			refs = append(refs, lr)
 		}
 	}
@@ -711,7 +711,7 @@ func (r *ordRight[V]) maybeCompact(ctx context.Context) error {
 		}
 		r.slotCols(p, srcs)
 		// Compacted rows live long: the caller's allocator, not the pool.
-		col, err := gather(ctx, r.mem, r.mem, rs.Field(c).Type, srcs, refs)
+		col, err := operator.Gather(ctx, r.mem, rs.Field(c).Type, srcs, refs)
 		if err != nil {
 			for _, done := range cols[:p] {
 				done.Release()
@@ -724,19 +724,19 @@ func (r *ordRight[V]) maybeCompact(ctx context.Context) error {
 	ns := r.allocSlot(cols, len(refs))
 	i := int32(0)
 	for k, lr := range r.latest {
-		if lr.slot >= 0 {
-			r.unref(lr.slot)
+		if lr.Src >= 0 {
+			r.unref(lr.Src)
 			r.ref(ns)
-			r.latest[k] = ref{slot: ns, row: i}
+			r.latest[k] = ref{Src: ns, Row: i}
 			r.latestT[k] = r.ops.at(on, int(i))
 			i++
 		}
 	}
 	for s := r.qStart; s < r.qStart+r.qLen; s++ {
 		e := &r.q[s&mask]
-		r.unref(e.r.slot)
+		r.unref(e.r.Src)
 		r.ref(ns)
-		e.r = ref{slot: ns, row: i}
+		e.r = ref{Src: ns, Row: i}
 		e.t = r.ops.at(on, int(i))
 		i++
 	}
@@ -883,8 +883,8 @@ func (r *ordRight[V]) closeGroup(ctx context.Context) error {
 		return nil
 	}
 	g := r.group
-	if lr := r.latest[g]; lr.slot >= 0 {
-		r.unref(lr.slot)
+	if lr := r.latest[g]; lr.Src >= 0 {
+		r.unref(lr.Src)
 		r.latest[g] = noMatch
 		var zero V
 		r.latestT[g] = zero
@@ -893,7 +893,7 @@ func (r *ordRight[V]) closeGroup(ctx context.Context) error {
 	mask := int64(len(r.q) - 1)
 	var zero V
 	for ; r.qLen > 0; r.qLen-- {
-		r.unref(r.q[r.qStart&mask].r.slot)
+		r.unref(r.q[r.qStart&mask].r.Src)
 		r.q[r.qStart&mask].t = zero
 		r.qStart++
 	}

@@ -160,9 +160,9 @@ func sortFloat(mem memory.Allocator, rec arrow.RecordBatch) arrow.RecordBatch {
 func takeForTest(mem memory.Allocator, a arrow.Array, idx arrow.Array) arrow.Array {
 	refs := make([]ref, idx.Len())
 	for i := range refs {
-		refs[i] = ref{slot: 0, row: int32(idx.(*array.Int64).Value(i))}
+		refs[i] = ref{Src: 0, Row: int32(idx.(*array.Int64).Value(i))}
 	}
-	out, err := gather(context.Background(), mem, mem, a.DataType(), []arrow.Array{a}, refs)
+	out, err := operator.Gather(context.Background(), mem, a.DataType(), []arrow.Array{a}, refs)
 	if err != nil {
 		panic(err)
 	}

@@ -375,17 +375,17 @@ func (r *rightState) take() (key int32, rf ref, t uint64) {
 	r.curPos++
 	t = r.cur.t[i]
 	r.last = t
-	return r.curIDs[i], ref{slot: r.curSlot, row: int32(i)}, t
+	return r.curIDs[i], ref{Src: r.curSlot, Row: int32(i)}, t
 }
 
 func (r *rightState) setLatest(k int32, rf ref, t uint64) {
-	if old := r.latest[k].slot; old != rf.slot {
+	if old := r.latest[k].Src; old != rf.Src {
 		if old >= 0 {
 			r.unref(old)
 		} else {
 			r.live++
 		}
-		r.ref(rf.slot)
+		r.ref(rf.Src)
 	}
 	r.latest[k] = rf
 	r.latestT[k] = t
@@ -411,7 +411,7 @@ func (r *rightState) push(k int32, rf ref, t uint64) {
 		r.head[k] = seq
 	}
 	r.tail[k] = seq
-	r.ref(rf.slot)
+	r.ref(rf.Src)
 }
 
 func (r *rightState) pop() {
@@ -427,7 +427,7 @@ func (r *rightState) pop() {
 	if r.trackLatest {
 		r.setLatest(e.key, e.r, e.t)
 	}
-	r.unref(e.r.slot)
+	r.unref(e.r.Src)
 	r.qStart++
 	r.qLen--
 }
@@ -463,7 +463,7 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 			}
 			last = v
 			if k := ids[pos]; k >= 0 && r.trackLatest {
-				if old := r.latest[k].slot; old != slot {
+				if old := r.latest[k].Src; old != slot {
 					if old >= 0 {
 						r.unref(old)
 					} else {
@@ -471,7 +471,7 @@ func (r *rightState) advanceTo(ctx context.Context, b uint64) error {
 					}
 					r.ref(slot)
 				}
-				r.latest[k] = ref{slot: slot, row: int32(pos)}
+				r.latest[k] = ref{Src: slot, Row: int32(pos)}
 				r.latestT[k] = v
 				for h := range r.hot {
 					// fromCur, with its common case written out (a
@@ -587,18 +587,17 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 	plainBackward := r.plainBackward()
 	// Fixed-width payload columns are gathered chunk by chunk, right after
 	// matching, while the right rows they read are still in cache.
-	fixed := make([]*fixedGather, len(r.sp.Payload))
+	fixed := make([]*operator.FixedColumn, len(r.sp.Payload))
 	defer func() {
 		for _, g := range fixed {
 			if g != nil {
-				g.valid.Release()
-				g.values.Release()
+				g.Release()
 			}
 		}
 	}()
 	for p, c := range r.sp.Payload {
-		if w := fixedWidth(rs.Field(c).Type); w > 0 {
-			fixed[p] = newFixedGather(r.pool, rs.Field(c).Type, w, n)
+		if fixedWidth(rs.Field(c).Type) > 0 {
+			fixed[p] = operator.NewFixedColumn(r.pool, rs.Field(c).Type, n)
 		}
 	}
 	isHot := make([]bool, len(r.sp.Payload))
@@ -622,12 +621,12 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 				r.hot[hotOf[p]].zeroUnmatched(refs[gathered-off:upto-off], gathered)
 				if len(fwd) > 0 {
 					srcs = r.payloadSources(p, srcs)
-					g.fillRows(srcs, refs, fwd, off)
+					g.FillRows(srcs, refs, fwd, off)
 				}
 				continue
 			}
 			srcs = r.payloadSources(p, srcs)
-			g.fill(srcs, refs[gathered-off:upto-off], gathered)
+			g.Fill(srcs, refs[gathered-off:upto-off], gathered)
 		}
 		fwd = fwd[:0]
 		gathered = upto
@@ -683,7 +682,7 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 		// An id beyond this input's state is another input's key: nothing
 		// of it was read here (see growKeys).
 		if r.trackLatest && k >= 0 && int(k) < len(r.latest) {
-			if lr := r.latest[k]; lr.slot >= 0 && r.latestT[k] >= w.lo {
+			if lr := r.latest[k]; lr.Src >= 0 && r.latestT[k] >= w.lo {
 				bRef, bT, haveB = lr, r.latestT[k], true
 			}
 		}
@@ -729,12 +728,12 @@ func (r *rightState) processGeneral(ctx context.Context, lb arrow.RecordBatch, l
 	cols := make([]arrow.Array, len(r.sp.Payload))
 	for p, c := range r.sp.Payload {
 		if fixed[p] != nil {
-			cols[p] = fixed[p].finish()
+			cols[p] = fixed[p].Finish()
 			fixed[p] = nil
 			continue
 		}
 		srcs = r.payloadSources(p, srcs)
-		col, err := gather(ctx, r.pool, r.mem, rs.Field(c).Type, srcs, refs)
+		col, err := operator.Gather(ctx, r.pool, rs.Field(c).Type, srcs, refs)
 		if err != nil {
 			for _, done := range cols {
 				if done != nil {
@@ -786,7 +785,7 @@ func (r *rightState) maybeCompact(ctx context.Context) error {
 	}
 	refs := make([]ref, 0, needed)
 	for _, lr := range r.latest {
-		if lr.slot >= 0 {
+		if lr.Src >= 0 {
 			refs = append(refs, lr)
 		}
 	}
@@ -806,7 +805,7 @@ func (r *rightState) maybeCompact(ctx context.Context) error {
 		}
 		// Compacted rows live long: use the caller's allocator, not the
 		// output pool.
-		col, err := gather(ctx, r.mem, r.mem, rs.Field(c).Type, srcs, refs)
+		col, err := operator.Gather(ctx, r.mem, rs.Field(c).Type, srcs, refs)
 		if err != nil {
 			for _, done := range cols[:p] {
 				done.Release()
@@ -818,18 +817,18 @@ func (r *rightState) maybeCompact(ctx context.Context) error {
 	ns := r.allocSlot(cols, len(refs))
 	i := int32(0)
 	for k, lr := range r.latest {
-		if lr.slot >= 0 {
-			r.unref(lr.slot)
+		if lr.Src >= 0 {
+			r.unref(lr.Src)
 			r.ref(ns)
-			r.latest[k] = ref{slot: ns, row: i}
+			r.latest[k] = ref{Src: ns, Row: i}
 			i++
 		}
 	}
 	for s := r.qStart; s < r.qStart+r.qLen; s++ {
 		e := &r.q[s&mask]
-		r.unref(e.r.slot)
+		r.unref(e.r.Src)
 		r.ref(ns)
-		e.r = ref{slot: ns, row: i}
+		e.r = ref{Src: ns, Row: i}
 		i++
 	}
 	r.compactions++
