@@ -156,7 +156,7 @@ func runBack(t *testing.T, mem memory.Allocator, c *backCase, generalOnly bool) 
 	j, err := New(operator.NewBatches(c.left.Schema(), exectest.Split(c.left, c.layout, 0)), []Right{sp},
 		Options{Allocator: mem, generalOnly: generalOnly})
 	require.NoError(t, err)
-	require.Equal(t, !generalOnly, j.rights[0].back != nil)
+	require.Equal(t, !generalOnly, lineInput(j, 0).back != nil)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)
 	return got
@@ -215,7 +215,7 @@ func TestBackwardKernelOrderError(t *testing.T) {
 	left.Retain()
 	j, err := New(operator.NewBatches(left.Schema(), []arrow.RecordBatch{left}), []Right{sp}, Options{Allocator: mem})
 	require.NoError(t, err)
-	require.NotNil(t, j.rights[0].back)
+	require.NotNil(t, lineInput(j, 0).back)
 	_, err = exectest.Collect(context.Background(), j, mem)
 	require.ErrorContains(t, err, "ASOF input quotes is not ordered by t: row 3 has t = 3")
 }

@@ -176,3 +176,6 @@ func rowsOf(fields []arrow.Field, rows ...[]any) func(memory.Allocator) arrow.Re
 		return table(mem, append([]arrow.Field(nil), fields...), rows...)
 	}
 }
+
+// lineInput is right input i of j, which runs on the number line.
+func lineInput(j *Join, i int) *lineRight { return j.rights[i].(*lineRight) }

@@ -539,23 +539,6 @@ func (t *keyTable) maybeGrow() {
 	}
 }
 
-// intern gives every row of kb its key id, adding new keys; a NULL key is
-// -1. The comparison kernel (ontext.go) keeps a table of its own; the number
-// line's inputs share a keyDict instead.
-func (t *keyTable) intern(kb *keyBatch, ids []int32) {
-	for i := 0; i < kb.n; i++ {
-		switch {
-		case kb.null[i]:
-			ids[i] = -1
-		case t.u64:
-			ids[i] = t.internU64(kb.u64[i])
-		default:
-			b := kb.key(i)
-			ids[i] = t.internBytes(b, t.hb(b))
-		}
-	}
-}
-
 // findU64Rows sets ids[i] to the id of row i of kb (u64 mode) for rows
 // [from, len(ids)): -1 when NULL or absent. With onlyAbsent, rows whose id
 // is already set (>= 0) are left alone. It reports whether a non-NULL key

@@ -134,7 +134,7 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
-	// ord is set when t is compared by the comparison kernel (ontext.go)
+	// ord is set when t is compared by the comparison kernel (comparison.go)
 	// instead of mapped to the number line.
 	ord ordClass
 }

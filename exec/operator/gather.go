@@ -154,11 +154,7 @@ func (c *FixedColumn) Validity() []byte { return c.valid.Bytes() }
 func (c *FixedColumn) Fill(srcs []arrow.Array, refs []Ref, at int) {
 	w := c.w
 	vb, out := c.valid.Bytes(), c.values.Bytes()
-	src := make([][]byte, len(srcs))
-	for s, a := range srcs {
-		src[s] = FixedBytes(a, w)
-	}
-	vals := validities(srcs)
+	src, vals := fixedSources(srcs, w)
 	if w == 8 {
 		out64 := arrow.Uint64Traits.CastFromBytes(out)[at : at+len(refs)]
 		src64 := make([][]uint64, len(src))
@@ -193,11 +189,7 @@ func (c *FixedColumn) Fill(srcs []arrow.Array, refs []Ref, at int) {
 func (c *FixedColumn) FillRows(srcs []arrow.Array, refs []Ref, rows []int32, off int) {
 	w := c.w
 	vb, out := c.valid.Bytes(), c.values.Bytes()
-	src := make([][]byte, len(srcs))
-	for s, a := range srcs {
-		src[s] = FixedBytes(a, w)
-	}
-	vals := validities(srcs)
+	src, vals := fixedSources(srcs, w)
 	for _, i := range rows {
 		r := refs[int(i)-off]
 		o := out[int(i)*w : int(i+1)*w]
@@ -208,6 +200,15 @@ func (c *FixedColumn) FillRows(srcs []arrow.Array, refs []Ref, rows []int32, off
 		copy(o, src[r.Src][int(r.Row)*w:])
 		vb[i>>3] |= 1 << (i & 7)
 	}
+}
+
+// fixedSources returns the value bytes and validity of every source.
+func fixedSources(srcs []arrow.Array, w int) ([][]byte, []validity) {
+	src := make([][]byte, len(srcs))
+	for s, a := range srcs {
+		src[s] = FixedBytes(a, w)
+	}
+	return src, validities(srcs)
 }
 
 // Finish returns the column; its NULL count is read off the bitmap. The

@@ -280,7 +280,7 @@ func TestTextBoundedMemory(t *testing.T) {
 	defer j.Close()
 	ctx := context.Background()
 	require.NoError(t, j.Open(ctx))
-	k := j.rights[0].ord.(*ordRight[string])
+	k := j.rights[0].(*ordRight[string])
 	maxRetained, rows := int64(0), 0
 	for {
 		b, err := j.Next(ctx)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/asofsql/asofsql/exec/operator"
 )
 
@@ -35,6 +36,28 @@ type hotCol struct {
 	out   []byte
 	out64 []uint64
 	vb    []byte
+}
+
+// fixedWidth and fixedBytes: see operator.FixedWidth and FixedBytes.
+func fixedWidth(dt arrow.DataType) int       { return operator.FixedWidth(dt) }
+func fixedBytes(a arrow.Array, w int) []byte { return operator.FixedBytes(a, w) }
+
+// srcValidity is a right batch's validity bitmap and offset, nil bits when
+// the array has no NULLs (the common case, checked without a call).
+type srcValidity struct {
+	bits   []byte
+	offset int
+}
+
+func validityOf(a arrow.Array) srcValidity {
+	if a.NullN() == 0 {
+		return srcValidity{}
+	}
+	return srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
+}
+
+func (v srcValidity) null(row int32) bool {
+	return v.bits != nil && !bitutil.BitIsSet(v.bits, v.offset+int(row))
 }
 
 // hotWidth reports whether a payload column of byte width w is cached.
@@ -128,15 +151,6 @@ func (h *hotCol) grow(n int) {
 	for len(h.vals) < n {
 		h.vals = append(h.vals, 0)
 		h.null = append(h.null, false)
-	}
-}
-
-// setHotLatest refreshes the hot columns after key k's latest row became rf
-// (a row of any retained batch).
-func (r *rightState) setHotLatest(k int32, rf ref) {
-	for h := range r.hot {
-		hc := &r.hot[h]
-		hc.fromArray(k, r.slots[rf.Src].cols[hc.p], int(rf.Row))
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestHotPayloads checks the per-key payload copies (hot.go) and the shared
+// TestHotPayloads checks the per-key payload copies (payloadcache.go) and the shared
 // key dictionary against the reference: narrow payloads of every cached
 // width with NULL values (the differential test's payloads are never NULL
 // in a winning row), several right inputs on the same keys (one shared key
@@ -152,8 +152,8 @@ func TestSharedDictStatePerInput(t *testing.T) {
 	require.NoError(t, err)
 	defer got.Release()
 	require.Equal(t, refJoin(mem, tables[0], tables[1:], specs), exectest.Format(got))
-	require.Same(t, j.rights[0].dict, j.rights[1].dict)
-	require.Equal(t, 600, j.rights[0].dict.len())
-	require.Equal(t, 5, j.rights[0].nkeys, "the few-key input's state covers its own ids only")
+	require.Same(t, lineInput(j, 0).dict, lineInput(j, 1).dict)
+	require.Equal(t, 600, lineInput(j, 0).dict.len())
+	require.Equal(t, 5, lineInput(j, 0).nkeys, "the few-key input's state covers its own ids only")
 	require.NoError(t, j.Close())
 }
