@@ -148,23 +148,39 @@ func (r *ordRight[V]) process(ctx context.Context, lb arrow.RecordBatch, _ *onCo
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	n := int(lb.NumRows())
 	if err := r.decodeLeft(lb); err != nil {
 		return nil, nil, err
 	}
+	n := int(lb.NumRows())
+	o := r.beginOut(n)
+	if err := r.match(ctx, lb, lk, o); err != nil {
+		r.releaseOut(o)
+		return nil, nil, err
+	}
+	r.leftSeen += int64(n)
+	if r.leftHas {
+		// leftLast may be a view into lb, which the join releases.
+		r.leftLast = r.ops.own(r.leftLast)
+	}
+	cols, refs, err := r.finishOut(ctx, o)
+	return cols, matchedOf(refs, r.sp.Kind), err
+}
+
+// match finds the winner of every row of the left batch lb (its keys lk,
+// its on column decoded in r.lcol) and records it in o: per row the typed
+// step, as lineRight.matchGeneral does it on the number line.
+func (r *ordRight[V]) match(ctx context.Context, lb arrow.RecordBatch, lk *leftKeys, o *batchOut) error {
 	lt := &r.lcol
 	keyCols := r.leftKeyColumns(lb, lk)
 	li := r.leftIDs(lk)
-	o := r.beginOut(n)
-	for i := 0; i < n; i++ {
+	for i := 0; i < o.n; i++ {
 		if i-o.gathered == gatherChunk {
 			r.flushOut(o, i)
 		}
 		o.refs[i-o.off] = noMatch
 		if r.keyMajor {
 			if err := r.leftRowOrd(ctx, keyCols, i); err != nil {
-				r.releaseOut(o)
-				return nil, nil, err
+				return err
 			}
 		}
 		if !lt.ok(i) {
@@ -175,18 +191,39 @@ func (r *ordRight[V]) process(ctx context.Context, lb arrow.RecordBatch, _ *onCo
 		if w.empty {
 			continue
 		}
-		if err := r.matchRow(ctx, o, &li, i, l, &w); err != nil {
-			r.releaseOut(o)
-			return nil, nil, err
+		if err := r.advanceTo(ctx, &w); err != nil {
+			return err
+		}
+		k := li.ids[i]
+		if k < 0 || r.keyMajor {
+			// Absent, or key-major: the slow path.
+			var skip bool
+			if k, skip = r.leftKey(&li, i); skip {
+				continue
+			}
+		}
+		var bRef, fRef ref
+		var bT, fT V
+		haveB, haveF := false, false
+		if r.trackLatest {
+			if bRef, bT, haveB = r.latestOf(k); haveB && !r.inLo(&w, bT) {
+				haveB = false
+			}
+		}
+		if r.forward && !(haveB && r.ops.cmp(bT, l) == 0) {
+			var err error
+			if fRef, fT, haveF, err = r.firstAfter(ctx, k, &w, &li, i); err != nil {
+				return err
+			}
+		}
+		switch {
+		case haveB && (!haveF || r.ops.preferBackward(l, bT, fT, r.sp.Tie)):
+			r.setLatestWinner(o, i, k, bRef)
+		case haveF:
+			r.setForwardWinner(o, i, fRef)
 		}
 	}
-	r.leftSeen += int64(n)
-	if r.leftHas {
-		// leftLast may be a view into lb, which the join releases.
-		r.leftLast = r.ops.own(r.leftLast)
-	}
-	cols, refs, err := r.finishOut(ctx, o)
-	return cols, matchedOf(refs, r.sp.Kind), err
+	return nil
 }
 
 // decodeLeft decodes the left batch's on column. Unless key-major, the
@@ -228,42 +265,6 @@ func (r *ordRight[V]) leftRowOrd(ctx context.Context, keyCols []arrow.Array, i i
 	return nil
 }
 
-// matchRow finds left row i's winner (t l, window w) and records it in o.
-func (r *ordRight[V]) matchRow(ctx context.Context, o *batchOut, li *leftIDs, i int, l V, w *ordWindow[V]) error {
-	if err := r.advanceTo(ctx, w); err != nil {
-		return err
-	}
-	k := li.ids[i]
-	if k < 0 || r.keyMajor {
-		// Absent, or key-major: the slow path.
-		var skip bool
-		if k, skip = r.leftKey(li, i); skip {
-			return nil
-		}
-	}
-	var bRef, fRef ref
-	var bT, fT V
-	haveB, haveF := false, false
-	if r.trackLatest {
-		if bRef, bT, haveB = r.latestOf(k); haveB && !r.inLo(w, bT) {
-			haveB = false
-		}
-	}
-	if r.forward && !(haveB && r.ops.cmp(bT, l) == 0) {
-		var err error
-		if fRef, fT, haveF, err = r.firstAfter(ctx, k, w, li, i); err != nil {
-			return err
-		}
-	}
-	switch {
-	case haveB && (!haveF || r.ops.preferBackward(l, bT, fT, r.sp.Tie)):
-		r.setLatestWinner(o, i, k, bRef)
-	case haveF:
-		r.setForwardWinner(o, i, fRef)
-	}
-	return nil
-}
-
 // advanceTo makes latest[k] the last row at or before w.b for every key:
 // first the queued rows (they precede every unread row), then unread ones
 // (in key-major mode, of the open group only).
@@ -293,11 +294,15 @@ func (r *ordRight[V]) firstAfter(ctx context.Context, k int32, w *ordWindow[V], 
 		if k < 0 && !r.keyMajor {
 			k = li.resolve(row)
 		}
-		for e, ok := r.firstQueued(k); ok; e, ok = r.firstQueued(k) {
-			if r.inLo(w, e.t) {
-				return e.r, e.t, r.inHi(w, e.t), nil
+		if k >= 0 && int(k) < len(r.head) {
+			mask := int64(len(r.q) - 1)
+			for s := r.head[k]; s >= 0; s = r.head[k] {
+				e := &r.q[s&mask]
+				if r.inLo(w, e.t) {
+					return e.r, e.t, r.inHi(w, e.t), nil
+				}
+				r.dropFirst(k, e)
 			}
-			r.dropFirst(k, e)
 		}
 		v, ok, err := r.peek(ctx)
 		if err != nil || !ok || !r.inHi(w, v) {

@@ -411,7 +411,8 @@ func (r *core[V]) growKeys(ids []int32) {
 
 // nextRow returns the position of the next unread row with a non-NULL t,
 // reading batches as needed; ok is false at the end of the input (or of
-// the open key group).
+// the open key group). Callers test the common case first (the cursor's
+// row, valid, no key groups), which saves a call per row.
 func (r *core[V]) nextRow(ctx context.Context) (i int, ok bool, err error) {
 	for {
 		for r.curPos < r.curLen {
@@ -439,9 +440,11 @@ func (r *core[V]) nextRow(ctx context.Context) (i int, ok bool, err error) {
 // that it does not decrease; ok is false at the end of the input (or of
 // the open key group). The number line's hot paths use peekLine instead.
 func (r *core[V]) peek(ctx context.Context) (t V, ok bool, err error) {
-	i, ok, err := r.nextRow(ctx)
-	if !ok {
-		return t, false, err
+	i := r.curPos
+	if i >= r.curLen || !r.cur.ok(i) || r.keyMajor {
+		if i, ok, err = r.nextRow(ctx); !ok {
+			return t, false, err
+		}
 	}
 	t = r.cur.t[i]
 	if r.hasLast && r.typed.cmp(t, r.last) < 0 {
@@ -485,10 +488,14 @@ func (r *core[V]) setLatest(k int32, rf ref, t V) {
 	r.latestT[k] = t
 	for h := range r.hot {
 		hc := &r.hot[h]
-		if rf.Src == r.curSlot {
-			hc.fromCur(k, int(rf.Row))
-		} else {
+		switch {
+		case rf.Src != r.curSlot:
 			hc.fromArray(k, r.slots[rf.Src].cols[hc.p], int(rf.Row))
+		case hc.cur64 != nil && hc.curV.bits == nil:
+			// fromCur's common case, written out.
+			hc.vals[k], hc.null[k] = hc.cur64[rf.Row], false
+		default:
+			hc.fromCur(k, int(rf.Row))
 		}
 	}
 }
@@ -536,18 +543,6 @@ func (r *core[V]) pop() {
 	r.q[seq&mask].t = zero // drop a view
 	r.qStart++
 	r.qLen--
-}
-
-// firstQueued returns key k's first queued row, if any.
-func (r *core[V]) firstQueued(k int32) (e *queued[V], ok bool) {
-	if k < 0 || int(k) >= len(r.head) {
-		return nil, false
-	}
-	s := r.head[k]
-	if s < 0 {
-		return nil, false
-	}
-	return &r.q[s&int64(len(r.q)-1)], true
 }
 
 // dropFirst unlinks key k's first queued row from its chain: it lies below
