@@ -18,12 +18,20 @@
 //     back). A query outside a transaction block runs in a fork of the
 //     session (asofsql.Session.Fork), so one connection may fetch several
 //     results at once; other statements run in the session itself, one at
-//     a time.
+//     a time. Statements made by SQL PREPARE are in the connection's one
+//     namespace, shared by its forks and its Flight transactions, as on a
+//     Postgres connection: PREPARE in one query or transaction, EXECUTE or
+//     DEALLOCATE in any later one (ROLLBACK does not undo PREPARE).
+//     Flight SQL prepared statements are protocol objects named by their
+//     handles, not by SQL names: they are outside that namespace, and
+//     DEALLOCATE ALL and DISCARD ALL leave them.
 //   - Commands: CommandStatementQuery (any statement: DDL or DML sent as a
 //     query runs and gives an empty result; several statements separated
 //     by semicolons run in order and give the last one's result),
 //     CommandStatementUpdate (rows affected), prepared statements
-//     (parameter and result schemas before execution; parameters bound by
+//     (parameter and result schemas before execution, planned anew at each
+//     execution, which fails with 0A000 "cached plan must not change
+//     result type" if either schema changed since; parameters bound by
 //     DoPut travel in the handle the server returns, several rows run the
 //     statement once each: a query's results follow one another, an
 //     update's rows run in one transaction), CommandStatementIngest (Arrow

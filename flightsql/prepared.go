@@ -159,7 +159,7 @@ func (h *handler) GetFlightInfoPreparedStatement(ctx context.Context, cmd afsql.
 	if err != nil {
 		return nil, err
 	}
-	r, err := h.start(ctx, sess, p.sql, args)
+	r, err := h.start(ctx, sess, p.sql, args, &p.desc)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (h *handler) DoPutPreparedStatementUpdate(ctx context.Context, cmd afsql.Pr
 	if err != nil {
 		return 0, err
 	}
-	return h.update(ctx, sess, p.sql, rows)
+	return h.update(ctx, sess, p.sql, rows, &p.desc)
 }
 
 // maxParamRows bounds the parameter rows of one execution.

@@ -185,3 +185,65 @@ func assertNoError(t testing.TB, err error) bool {
 	}
 	return true
 }
+
+// TestPreparedNamespace: SQL PREPARE'd statements live in the
+// connection's one namespace, which its queries (run in forks of its
+// session) and its Flight transactions share. Flight SQL prepared
+// statements are protocol objects named by their handles, outside it:
+// DEALLOCATE ALL leaves them. One whose result type changed since it was
+// prepared is refused (0A000), as EXECUTE refuses it.
+func TestPreparedNamespace(t *testing.T) {
+	e := newEnv(t, flightsql.Config{})
+	c, other := e.client(t), e.client(t)
+	ctx := context.Background()
+	exec(t, c, `CREATE TABLE t (a INT NOT NULL); INSERT INTO t VALUES (1), (2)`)
+	exec(t, c, `PREPARE twice (int) AS SELECT $1 * 2 AS v`)
+	require.Equal(t, [][]string{{"42"}}, query(t, c, `EXECUTE twice(21)`))
+	_, err := queryIn(ctx, other, `EXECUTE twice(1)`, nil)
+	requireState(t, err, "26000") // another connection's
+
+	tx, err := c.BeginTransaction(ctx)
+	require.NoError(t, err)
+	info, err := tx.Execute(ctx, `EXECUTE twice(5)`)
+	require.NoError(t, err)
+	_, bs, err := fetch(ctx, t, c, info)
+	require.NoError(t, err)
+	require.Equal(t, "10", flat(bs))
+	release(bs)
+	_, err = tx.ExecuteUpdate(ctx, `PREPARE total AS SELECT sum(a) FROM t`)
+	require.NoError(t, err)
+	require.NoError(t, tx.Rollback(ctx))
+	require.Equal(t, [][]string{{"3"}}, query(t, c, `EXECUTE total`), "PREPARE is not undone by ROLLBACK")
+
+	// A Flight prepared statement may EXECUTE a SQL one; its shape is
+	// known before it runs.
+	stmt, err := c.Prepare(ctx, `EXECUTE twice(4)`)
+	require.NoError(t, err)
+	defer stmt.Close(ctx)
+	require.Equal(t, "v", stmt.DatasetSchema().Field(0).Name)
+	byHandle, err := c.Prepare(ctx, `SELECT a FROM t ORDER BY a`)
+	require.NoError(t, err)
+	defer byHandle.Close(ctx)
+
+	exec(t, c, `DEALLOCATE ALL`)
+	_, err = queryIn(ctx, c, `EXECUTE twice(1)`, nil)
+	requireState(t, err, "26000")
+	_, err = stmt.Execute(ctx)
+	requireState(t, err, "26000") // the SQL statement it runs is gone
+	info, err = byHandle.Execute(ctx)
+	require.NoError(t, err, "DEALLOCATE ALL leaves Flight SQL prepared statements")
+	_, bs, err = fetch(ctx, t, c, info)
+	require.NoError(t, err)
+	require.Equal(t, "1|2", flat(bs))
+	release(bs)
+
+	exec(t, c, `DROP TABLE t; CREATE TABLE t (a TEXT)`)
+	_, err = byHandle.Execute(ctx)
+	requireState(t, err, "0A000")
+	upd, err := c.Prepare(ctx, `INSERT INTO t VALUES ($1)`)
+	require.NoError(t, err)
+	defer upd.Close(ctx)
+	exec(t, c, `DROP TABLE t; CREATE TABLE t (a BIGINT)`)
+	_, err = upd.ExecuteUpdate(ctx)
+	requireState(t, err, "0A000")
+}

@@ -3,6 +3,7 @@ package flightsql
 import (
 	"context"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // Where statements run. A connection's session keeps its settings (SET)
@@ -27,8 +29,9 @@ import (
 // start runs sql with the first row of args (for GetFlightInfo) and
 // returns its result, not yet registered. Statements that return no rows
 // (DDL, DML, SET, which some clients send as queries) run to completion
-// here; their result is empty.
-func (h *handler) start(ctx context.Context, sess *session, sql string, args [][]any) (*result, error) {
+// here; their result is empty. want, when not nil, is the description a
+// prepared statement announced, which the statement must still have.
+func (h *handler) start(ctx context.Context, sess *session, sql string, args [][]any, want *description) (*result, error) {
 	// The statement outlives this call (its rows are fetched by DoGet), so
 	// its context is detached from the call's; DoGet, CancelFlightInfo,
 	// expiry and shutdown cancel it.
@@ -54,6 +57,10 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 		st, err := f.Prepare(base, sql, nil)
 		if err == nil && st != nil && st.Columns() != nil && !isCopy(st) {
 			sess.release()
+			if err := want.check(st); err != nil {
+				st.Close()
+				return fail(err)
+			}
 			cur, err := st.Execute(base, first...)
 			if err != nil {
 				return fail(err)
@@ -63,9 +70,12 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 			r.schema = announce(cur.Schema())
 			return r, nil
 		}
+		if st != nil {
+			st.Close() // runs in the session instead, planned anew there
+		}
 	}
 	// In the session itself, which the result keeps until it is closed.
-	st, cur, err := runScript(base, sess.s, sql, first)
+	st, cur, err := runScript(base, sess.s, sql, first, want)
 	if err != nil {
 		failBlock(sess.s)
 		sess.release()
@@ -121,8 +131,8 @@ func isCopy(st *asofsql.Stmt) bool {
 // runScript runs the statements of sql in s in order (each sees the
 // effects of those before it), reading and discarding the rows of all
 // but the last, and returns the last one with its cursor. args bind the
-// parameters of a single statement.
-func runScript(ctx context.Context, s *asofsql.Session, sql string, args []any) (*asofsql.Stmt, *asofsql.Cursor, error) {
+// parameters of a single statement, which must match want (see start).
+func runScript(ctx context.Context, s *asofsql.Session, sql string, args []any, want *description) (*asofsql.Stmt, *asofsql.Cursor, error) {
 	b, err := s.Batch(sql)
 	if err != nil {
 		return nil, nil, err
@@ -140,6 +150,10 @@ func runScript(ctx context.Context, s *asofsql.Session, sql string, args []any) 
 		}
 		if isCopy(st) {
 			return nil, nil, errCopy()
+		}
+		if err := want.check(st); err != nil {
+			st.Close()
+			return nil, nil, err
 		}
 		cur, err := st.Execute(ctx, args...)
 		if err != nil {
@@ -183,26 +197,26 @@ func affected(tag string) int64 {
 // update runs sql to completion in sess once per row of args (once with
 // none when args is empty) and returns the rows affected. Several rows
 // run in one transaction (all or nothing) unless the session is already
-// in a block.
-func (h *handler) update(ctx context.Context, sess *session, sql string, args [][]any) (int64, error) {
+// in a block. want is as for start.
+func (h *handler) update(ctx context.Context, sess *session, sql string, args [][]any, want *description) (int64, error) {
 	if err := sess.acquire(ctx); err != nil {
 		return 0, err
 	}
 	defer sess.release()
-	n, err := updateIn(ctx, sess.s, sql, args)
+	n, err := updateIn(ctx, sess.s, sql, args, want)
 	if err != nil {
 		failBlock(sess.s)
 	}
 	return n, err
 }
 
-func updateIn(ctx context.Context, s *asofsql.Session, sql string, args [][]any) (int64, error) {
+func updateIn(ctx context.Context, s *asofsql.Session, sql string, args [][]any, want *description) (int64, error) {
 	if len(args) <= 1 {
 		var first []any
 		if len(args) == 1 {
 			first = args[0]
 		}
-		return execOnce(ctx, s, sql, first)
+		return execOnce(ctx, s, sql, first, want)
 	}
 	own := s.TxStatus() == 'I'
 	if own {
@@ -212,7 +226,7 @@ func updateIn(ctx context.Context, s *asofsql.Session, sql string, args [][]any)
 	}
 	var total int64
 	for _, row := range args {
-		n, err := execOnce(ctx, s, sql, row)
+		n, err := execOnce(ctx, s, sql, row, want)
 		if err != nil {
 			if own {
 				s.Exec(context.WithoutCancel(ctx), "ROLLBACK")
@@ -233,8 +247,8 @@ func updateIn(ctx context.Context, s *asofsql.Session, sql string, args [][]any)
 	return total, nil
 }
 
-func execOnce(ctx context.Context, s *asofsql.Session, sql string, args []any) (int64, error) {
-	_, cur, err := runScript(ctx, s, sql, args)
+func execOnce(ctx context.Context, s *asofsql.Session, sql string, args []any, want *description) (int64, error) {
+	_, cur, err := runScript(ctx, s, sql, args, want)
 	if err != nil {
 		return 0, err
 	}
@@ -253,7 +267,7 @@ func (h *handler) GetFlightInfoStatement(ctx context.Context, cmd afsql.Statemen
 	if err != nil {
 		return nil, err
 	}
-	r, err := h.start(ctx, sess, cmd.GetQuery(), nil)
+	r, err := h.start(ctx, sess, cmd.GetQuery(), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +304,7 @@ func (h *handler) DoPutCommandStatementUpdate(ctx context.Context, cmd afsql.Sta
 	if err != nil {
 		return 0, err
 	}
-	return h.update(ctx, sess, cmd.GetQuery(), nil)
+	return h.update(ctx, sess, cmd.GetQuery(), nil, nil)
 }
 
 // description is what preparing a statement tells before it runs.
@@ -298,6 +312,25 @@ type description struct {
 	script  bool // several statements: no parameters, shape unknown
 	params  *arrow.Schema
 	dataset *arrow.Schema // nil for a statement without rows
+	// paramTypes and cols are the analysed statement's (not a script's).
+	paramTypes []sqltypes.Type
+	cols       []asofsql.Column
+}
+
+// check refuses to run st if its parameters or result columns are no
+// longer those d announced (a table it reads was altered since), as
+// EXECUTE of a SQL prepared statement does (0A000): the client has
+// already sized its reading of the result by the announced schemas. A nil
+// d, or a script's, checks nothing.
+func (d *description) check(st *asofsql.Stmt) error {
+	if d == nil || d.script {
+		return nil
+	}
+	if slices.Equal(st.ParamTypes(), d.paramTypes) && slices.Equal(st.Columns(), d.cols) && (st.Columns() == nil) == (d.cols == nil) {
+		return nil
+	}
+	return sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type").
+		WithHint("Close the prepared statement and prepare it again.")
 }
 
 // describe analyses sql in sess (in a fork outside a block: analysis has
@@ -328,10 +361,11 @@ func (h *handler) describe(ctx context.Context, sess *session, sql string) (desc
 	if err != nil {
 		return description{}, err
 	}
+	defer st.Close() // analysed only: its plan's snapshot goes at once
 	if isCopy(st) {
 		return description{}, errCopy()
 	}
-	d := description{params: paramSchema(st.ParamTypes())}
+	d := description{params: paramSchema(st.ParamTypes()), paramTypes: st.ParamTypes(), cols: st.Columns()}
 	if cols := st.Columns(); cols != nil {
 		d.dataset = columnsSchema(cols)
 	}
