@@ -54,8 +54,10 @@
 //     statement (fields matched to columns by name and cast as COPY FROM a
 //     Parquet file; all or nothing; an ordered table stays ordered), and
 //     may create or replace the table (IngestOptions). Session.Fork gives
-//     a session with the same settings outside any block, for servers that
-//     run one client's queries concurrently (the Flight SQL server).
+//     a session with the same settings outside any block, sharing the
+//     session's prepared statements (one namespace per connection), for
+//     servers that run one client's queries concurrently (the Flight SQL
+//     server).
 //   - Errors are *sqlerr.Error values (SQLSTATE, message, detail, hint,
 //     position), possibly wrapped: use sqlerr.As or sqlerr.Code.
 //
