@@ -50,6 +50,14 @@
 //     with WithFileDir (42501 otherwise, and for paths leaving it through
 //     ".." or symbolic links). COPY ... FROM STDIN and TO STDOUT go through
 //     Session.CopyFrom (an io.Reader) and Session.CopyTo (an io.Writer).
+//   - Session.Ingest loads Arrow record batches into a table as one
+//     statement (fields matched to columns by name and cast as COPY FROM a
+//     Parquet file; all or nothing; an ordered table stays ordered), and
+//     may create or replace the table (IngestOptions). Session.Fork gives
+//     a session with the same settings outside any block, sharing the
+//     session's prepared statements (one namespace per connection), for
+//     servers that run one client's queries concurrently (the Flight SQL
+//     server).
 //   - Errors are *sqlerr.Error values (SQLSTATE, message, detail, hint,
 //     position), possibly wrapped: use sqlerr.As or sqlerr.Code.
 //

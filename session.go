@@ -58,9 +58,12 @@ type Session struct {
 	dropped map[string]bool
 	// user and database are the client's identity (SetIdentity).
 	user, database string
-	// stmts are the prepared statements by name (prepared.go);
-	// executing counts the EXECUTEs running one inside another.
-	stmts     map[string]*Stmt
+	// stmts are the prepared statements by name (prepared.go), shared
+	// with the session's forks; forked marks a fork, whose Close leaves
+	// them to the session it came from. executing counts the EXECUTEs
+	// running one inside another.
+	stmts     *namespace
+	forked    bool
 	executing int
 }
 
@@ -73,7 +76,7 @@ type savedSettings struct {
 
 // Session opens a session with Postgres' default settings (TimeZone UTC).
 func (db *DB) Session() *Session {
-	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}, stmts: map[string]*Stmt{}}
+	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}, stmts: newNamespace()}
 	for k, st := range settings {
 		s.values[k] = st.def
 	}
@@ -101,13 +104,15 @@ func (s *Session) Sync(ctx context.Context, failed bool) error {
 }
 
 // Close ends the session, rolling back an open transaction block and
-// dropping its prepared statements.
+// dropping its prepared statements (a fork's are its origin's: Fork).
 func (s *Session) Close() error {
 	if s.tx != nil {
 		s.tx.Rollback()
 		s.tx = nil
 	}
-	clear(s.stmts)
+	if !s.forked {
+		s.stmts.clear()
+	}
 	return nil
 }
 
@@ -405,7 +410,7 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := st.planOn(ctx, snap)
+	p, err := st.planOn(ctx, st.s, snap)
 	if err != nil {
 		snap.Release()
 		return nil, nil, err
@@ -413,10 +418,9 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 	return p, snap, nil
 }
 
-// planOn plans the statement against snap (EXECUTE runs its target on the
-// EXECUTE's own snapshot).
-func (st *Stmt) planOn(ctx context.Context, snap *catalog.Snapshot) (planner.Plan, error) {
-	s := st.s
+// planOn plans the statement in session s against snap (EXECUTE plans
+// its target in the EXECUTE's session, on the EXECUTE's snapshot).
+func (st *Stmt) planOn(ctx context.Context, s *Session, snap *catalog.Snapshot) (planner.Plan, error) {
 	p, err := s.build(ctx, snap, st.st, st.declared)
 	if err != nil {
 		return nil, err
@@ -728,7 +732,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		return s.dispatch(ctx, parent, snap, target, inner, vals, input, cancel)
 	case *planner.Deallocate:
 		if p.All {
-			clear(s.stmts)
+			s.stmts.clear()
 		} else if err := s.Deallocate(p.Name); err != nil {
 			return nil, err
 		}
@@ -741,7 +745,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 			if err := s.set(&planner.Set{Reset: true, Default: true, All: true}); err != nil {
 				return nil, err
 			}
-			clear(s.stmts)
+			s.stmts.clear()
 		}
 		// DISCARD PLANS, SEQUENCES and TEMP have nothing to drop: plans are
 		// made afresh at each EXECUTE, and there are no sequences or

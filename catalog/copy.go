@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -281,8 +282,19 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 	defer rr.Release()
 	// The reader yields the requested fields in the order asked for, which
 	// is target order.
-	castCtx := exec.WithAllocator(ctx, tx.c.mem)
-	convert := func(i int, a arrow.Array) (arrow.Array, error) {
+	convert := castConverter(ctx, tx.c, meta, target, func(i int) string {
+		return fmt.Sprintf("Parquet column %q", fileSchema.Field(cols[i]).Name)
+	})
+	return tx.load(ctx, meta, rr, target, opts.Progress, convert)
+}
+
+// castConverter converts source column i to the type of table column
+// target[i] with Arrow's safe cast (the Parquet and Arrow loads): 42804
+// naming the column for an impossible conversion, 22003 for a value that
+// does not fit. source names source column i in messages.
+func castConverter(ctx context.Context, c *Catalog, meta *tableMeta, target []int, source func(i int) string) converter {
+	castCtx := exec.WithAllocator(ctx, c.mem)
+	return func(i int, a arrow.Array) (arrow.Array, error) {
 		col := target[i]
 		want := meta.schema.Field(col).Type
 		if arrow.TypeEqual(a.DataType(), want) {
@@ -299,8 +311,7 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 		if errors.Is(err, arrow.ErrInvalid) {
 			code = sqlerr.NumericValueOutOfRange
 		}
-		return nil, sqlerr.Wrap(err, code, "column %q of relation %q is of type %s; Parquet column %q (%s) does not convert: %v",
-			meta.def.Columns[col].Name, name, meta.def.Columns[col].Type, fileSchema.Field(cols[i]).Name, a.DataType(), err)
+		return nil, sqlerr.Wrap(err, code, "column %q of relation %q is of type %s; %s (%s) does not convert: %v",
+			meta.def.Columns[col].Name, meta.def.Name, meta.def.Columns[col].Type, source(i), a.DataType(), err)
 	}
-	return tx.load(ctx, meta, rr, target, opts.Progress, convert)
 }

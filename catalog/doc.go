@@ -46,6 +46,7 @@
 //	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rows) // typed as the table, by position
 //	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", conn, opts)
 //	COPY t FROM '/f.parquet'             tx.CopyFromFile(ctx, "t", "/f.parquet", opts)
+//	Arrow batches (Flight SQL ingest)    tx.Ingest(ctx, "t", rdr) // fields by name, cast to the columns
 //	DELETE FROM t WHERE ts < $1          tx.Delete(ctx, "t", DeleteOptions{Range: &Range{Hi: x, HiExclusive: true}})
 //	DELETE FROM t WHERE p                tx.Delete(ctx, "t", DeleteOptions{Where: pred})
 //	UPDATE t SET ... WHERE p             tx.Update(ctx, "t", UpdateOptions{Where: pred, Set: f})

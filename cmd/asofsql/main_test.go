@@ -21,9 +21,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/asofsql/asofsql/pgwire"
 )
@@ -196,17 +199,28 @@ func (s *syncBuffer) String() string {
 // does) and returns its exit code and log.
 func serve(t *testing.T, args ...string) (addr string, stop func() (int, string)) {
 	t.Helper()
+	addrs, stop := serveAll(t, 1, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
+	return addrs["postgres"], stop
+}
+
+// serveAll starts "asofsql serve" with args and waits for n front doors
+// to listen; it returns their addresses by protocol.
+func serveAll(t *testing.T, n int, args ...string) (addrs map[string]string, stop func() (int, string)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), &bytes.Buffer{}, logs)
+		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), &bytes.Buffer{}, logs)
 	}()
-	re := regexp.MustCompile(`msg=listening addr=(\S+)`)
+	re := regexp.MustCompile(`msg=listening addr=(\S+) protocol=(\S+)`)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if m := re.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
+		if m := re.FindAllStringSubmatch(logs.String(), -1); len(m) == n {
+			addrs = map[string]string{}
+			for _, l := range m {
+				addrs[l[2]] = l[1]
+			}
 			break
 		}
 		select {
@@ -234,7 +248,7 @@ func serve(t *testing.T, args ...string) (addr string, stop func() (int, string)
 		return 0, ""
 	}
 	t.Cleanup(func() { stop() })
-	return addr, stop
+	return addrs, stop
 }
 
 func TestServe(t *testing.T) {
@@ -261,6 +275,50 @@ func TestServe(t *testing.T) {
 	require.Equal(t, 0, code, logs)
 	require.Contains(t, logs, "msg=\"shutting down\"")
 	require.Contains(t, logs, "msg=stopped")
+}
+
+// TestServeFlight: --flight serves Flight SQL beside the wire protocol
+// over the same database: what one front door commits the other reads.
+// Given alone, --flight serves only Flight SQL.
+func TestServeFlight(t *testing.T) {
+	addrs, stop := serveAll(t, 2, "--memory", "--listen", "127.0.0.1:0", "--flight", "127.0.0.1:0")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pc, err := pgx.Connect(ctx, "postgres://alice@"+addrs["postgres"]+"/asofsql?sslmode=disable")
+	require.NoError(t, err)
+	defer pc.Close(ctx)
+	_, err = pc.Exec(ctx, marketSQL)
+	require.NoError(t, err)
+	fc, err := flightsql.NewClient(addrs["flightsql"], nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer fc.Close()
+	info, err := fc.Execute(ctx, asofQuery)
+	require.NoError(t, err)
+	rdr, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	rows := 0
+	for rdr.Next() {
+		rows += int(rdr.RecordBatch().NumRows())
+	}
+	require.NoError(t, rdr.Err())
+	rdr.Release()
+	require.Equal(t, 3, rows)
+	_, err = fc.ExecuteUpdate(ctx, `INSERT INTO trades VALUES (10, 'A', 1)`)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, pc.QueryRow(ctx, `SELECT count(*) FROM trades`).Scan(&n))
+	require.Equal(t, 4, n)
+	code, logs := stop()
+	require.Equal(t, 0, code, logs)
+	require.Contains(t, logs, "protocol=flightsql")
+
+	addrs, _ = serveAll(t, 1, "--memory", "--flight", "127.0.0.1:0")
+	require.Contains(t, addrs, "flightsql")
+	require.NotContains(t, addrs, "postgres")
+
+	r := runCmd(t, "", "serve", "--memory", "--flight", "0.0.0.0:0")
+	require.Equal(t, exitFail, r.code)
+	require.Contains(t, r.stderr, "trust authentication is only allowed on a loopback address")
 }
 
 func TestServeSCRAM(t *testing.T) {

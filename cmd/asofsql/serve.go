@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/flightsql"
 	"github.com/asofsql/asofsql/pgwire"
 	"github.com/asofsql/asofsql/server"
 )
@@ -19,21 +22,25 @@ import (
 const shutdownGrace = 10 * time.Second
 
 func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--data DIR | --memory] [--database asofsql]
+	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--flight ADDR] [--data DIR | --memory] [--database asofsql]
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
               [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
               [--memory-limit SIZE|auto|0]
 
-Serves the database over the PostgreSQL wire protocol until SIGINT or
-SIGTERM. Trust authentication (the default) is only allowed on a loopback
-address. The users file holds "name:verifier" lines (md5... or
+Serves the database over the PostgreSQL wire protocol (--listen) and, with
+--flight, over Arrow Flight SQL (gRPC) until SIGINT or SIGTERM; with only
+--flight given, only Flight SQL. Both serve the same data, transactions
+and users. Trust authentication (the default) is only allowed on a
+loopback address; Flight SQL on another address also needs TLS (its
+basic authentication sends the password in clear text). The users file holds "name:verifier" lines (md5... or
 SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
 The memory limit is the default of the memory_limit setting: what each
 sort, hash build or aggregate may hold before the query fails with 53200
 (sessions may SET it); auto is half the machine's RAM.`, stdout, stderr)
 	var st storage
 	st.register(fs)
-	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to listen on")
+	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to serve the PostgreSQL wire protocol on")
+	flightAddr := fs.String("flight", "", "TCP `address` to serve Arrow Flight SQL on (none by default)")
 	database := fs.String("database", pgwire.DefaultDatabase, "the database `name` clients connect to")
 	certFile := fs.String("tls-cert", "", "TLS certificate `file` (PEM); with --tls-key enables TLS")
 	keyFile := fs.String("tls-key", "", "TLS private key `file` (PEM)")
@@ -66,43 +73,108 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
 	}
+	listenSet := false
+	fs.Visit(func(f *flag.Flag) { listenSet = listenSet || f.Name == "listen" })
+	withPG := *flightAddr == "" || listenSet
 	db, err := st.open(opts...)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
 	defer db.Close()
-	srv, err := server.New(db, cfg)
-	if err != nil {
-		return fail(stderr, "serve", err)
-	}
-	l, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fail(stderr, "serve", err)
-	}
 	storageDesc := "memory"
 	if st.data != "" {
 		storageDesc = st.data
 	}
-	log.Info("listening", "addr", l.Addr().String(), "database", *database, "data", storageDesc,
-		"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit))
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
+	// servers are the front doors to run: each serves until stopped.
+	type front struct {
+		name     string
+		serve    func(net.Listener) error
+		shutdown func(context.Context) error
+		closed   error
+		l        net.Listener
+	}
+	var fronts []*front
+	if withPG {
+		srv, err := server.New(db, cfg)
+		if err != nil {
+			return fail(stderr, "serve", err)
+		}
+		fronts = append(fronts, &front{name: "postgres", serve: srv.Serve, shutdown: srv.Shutdown, closed: pgwire.ErrServerClosed})
+	}
+	if *flightAddr != "" {
+		fsrv, err := flightsql.New(db, flightsql.Config{Database: cfg.Database, TLS: cfg.TLS, Auth: cfg.Auth,
+			StatementTimeout: *stmtTimeout, Logger: log})
+		if err != nil {
+			return fail(stderr, "serve", err)
+		}
+		fronts = append(fronts, &front{name: "flightsql", serve: fsrv.Serve, shutdown: fsrv.Shutdown, closed: flightsql.ErrServerClosed})
+	}
+	addrs := []string{}
+	if withPG {
+		addrs = append(addrs, *listen)
+	}
+	if *flightAddr != "" {
+		addrs = append(addrs, *flightAddr)
+	}
+	for i, f := range fronts {
+		l, err := net.Listen("tcp", addrs[i])
+		if err != nil {
+			for _, g := range fronts[:i] {
+				g.l.Close()
+			}
+			return fail(stderr, "serve", err)
+		}
+		f.l = l
+	}
+	served := make(chan error, len(fronts))
+	for _, f := range fronts {
+		log.Info("listening", "addr", f.l.Addr().String(), "protocol", f.name, "database", *database, "data", storageDesc,
+			"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit))
+		go func() {
+			err := f.serve(f.l)
+			if errors.Is(err, f.closed) {
+				err = nil
+			}
+			served <- err
+		}()
+	}
+	code := exitOK
+	pending := len(fronts)
 	select {
-	case err := <-served: // Serve refused the listener (e.g. trust on a public address)
-		return fail(stderr, "serve", err)
+	case err := <-served: // a front door refused its listener (e.g. trust on a public address)
+		pending--
+		if err != nil {
+			log.Error("serve", "err", err)
+			fmt.Fprintf(stderr, "asofsql serve: %v\n", err)
+			code = exitFail
+		}
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	code := exitOK
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Error("shutdown", "err", err)
-		code = exitFail
+	// Both front doors drain at once, within the same grace.
+	stopped := make(chan error, len(fronts))
+	for _, f := range fronts {
+		go func() {
+			err := f.shutdown(sctx)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", f.name, err)
+			}
+			stopped <- err
+		}()
 	}
-	if err := <-served; err != nil && !errors.Is(err, pgwire.ErrServerClosed) {
-		log.Error("serve", "err", err)
-		code = exitFail
+	for range fronts {
+		if err := <-stopped; err != nil {
+			log.Error("shutdown", "err", err)
+			code = exitFail
+		}
+	}
+	for ; pending > 0; pending-- {
+		if err := <-served; err != nil {
+			log.Error("serve", "err", err)
+			code = exitFail
+		}
 	}
 	if err := db.Close(); err != nil {
 		log.Error("closing the database", "err", err)

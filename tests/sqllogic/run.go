@@ -43,13 +43,18 @@ type Runner struct {
 	// Aliases are further names the run answers to in skipif/onlyif
 	// ("asofsql" for both of the engine's front doors).
 	Aliases []string
-	// Caps are the capabilities "require" accepts.
+	// Caps are the capabilities "require" accepts. Without CapCopyStdin
+	// the copy-in and copy-out records are skipped.
 	Caps map[string]bool
 	// HashThreshold: results of more values than this are written as
 	// "N values hashing to H" by -update (expected hashes are always
 	// compared as hashes).
 	HashThreshold int
 }
+
+// CapCopyStdin is the capability of front doors with COPY ... FROM STDIN
+// and TO STDOUT streams (all but Flight SQL).
+const CapCopyStdin = "copy-stdin"
 
 // Run executes records on c, in order, stopping at halt.
 func (r *Runner) Run(ctx context.Context, file string, recs []*Record, c Conn) Result {
@@ -84,6 +89,10 @@ func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, v
 				}
 			}
 		case Statement, Query, CopyIn, CopyOut:
+			if (rec.Kind == CopyIn || rec.Kind == CopyOut) && !r.Caps[CapCopyStdin] {
+				res.Skipped++
+				continue
+			}
 			msg, upd := r.one(ctx, rec, expand(rec.SQL, vars), c)
 			if msg == "" {
 				res.Passed++

@@ -203,9 +203,15 @@ func TestCopyRecords(t *testing.T) {
 		errs: map[string]error{"COPY bad FROM STDIN": sqlerr.New("22P04", "missing data")},
 		out:  map[string]string{"COPY t TO STDOUT": "1\ta\n2\tb\n", "COPY t2 TO STDOUT": "2\n"},
 	}
-	res := (&Runner{Mode: "embedded"}).Run(context.Background(), "f.slt", recs, c)
+	res := (&Runner{Mode: "embedded", Caps: map[string]bool{CapCopyStdin: true}}).Run(context.Background(), "f.slt", recs, c)
 	require.Equal(t, 4, res.Passed, "%v", res.Failures)
 	require.Equal(t, 1, res.Failed)
 	require.Contains(t, res.Failures[0].Msg, "    - 1\n    + 2\n")
 	require.Equal(t, []string{"COPY t FROM STDIN <- 1\ta\n2\tb\n", "COPY bad FROM STDIN <- x\n", "COPY t TO STDOUT", "COPY e TO STDOUT", "COPY t2 TO STDOUT"}, c.ran)
+
+	// A front door without COPY streams skips the records.
+	c = &scripted{}
+	res = (&Runner{Mode: "flight"}).Run(context.Background(), "f.slt", recs, c)
+	require.Equal(t, 5, res.Skipped)
+	require.Empty(t, c.ran)
 }

@@ -27,6 +27,10 @@ var (
 // the wire mode is skipped if it is nil).
 var wireServer func(t testing.TB, db *asofsql.DB) string
 
+// flightServer starts asofsql's Flight SQL server for db on a loopback
+// port and returns its address (flight_test.go sets it).
+var flightServer func(t testing.TB, db *asofsql.DB) string
+
 // files lists the .slt files under testdata, filtered by -file.
 func files(t *testing.T) []string {
 	var out []string
@@ -66,7 +70,7 @@ func TestSQLLogic(t *testing.T) {
 		recs, err := Parse(path, strings.NewReader(string(src)))
 		require.NoError(t, err)
 
-		modes := []string{"embedded", "wire", "extended"}
+		modes := []string{"embedded", "wire", "extended", "flight"}
 		if *pgDSN != "" {
 			modes = append(modes, "postgres")
 		}
@@ -75,9 +79,12 @@ func TestSQLLogic(t *testing.T) {
 				if (mode == "wire" || mode == "extended") && wireServer == nil {
 					t.Skip("no wire server (wireServer is nil)")
 				}
+				if mode == "flight" && flightServer == nil {
+					t.Skip("no Flight SQL server (flightServer is nil)")
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
-				r := &Runner{Mode: mode, Caps: map[string]bool{"asof": mode != "postgres"}, HashThreshold: 40}
+				r := &Runner{Mode: mode, Caps: map[string]bool{"asof": mode != "postgres", CapCopyStdin: mode != "flight"}, HashThreshold: 40}
 				if mode != "postgres" {
 					r.Aliases = []string{"asofsql"}
 					if mode == "extended" {
@@ -98,9 +105,14 @@ func TestSQLLogic(t *testing.T) {
 						require.NoError(t, db.Close())
 						mem.AssertSize(t, 0)
 					})
-					if mode == "embedded" {
+					switch mode {
+					case "embedded":
 						c = &Embedded{S: db.Session()}
-					} else {
+					case "flight":
+						f, err := DialFlight(ctx, flightServer(t, db))
+						require.NoError(t, err)
+						c = f
+					default:
 						w, err := DialWire(ctx, wireServer(t, db))
 						require.NoError(t, err)
 						w.Extended = mode == "extended"
@@ -130,7 +142,7 @@ func TestSQLLogic(t *testing.T) {
 			})
 		}
 	}
-	for _, mode := range []string{"embedded", "wire", "extended", "postgres"} {
+	for _, mode := range []string{"embedded", "wire", "extended", "flight", "postgres"} {
 		if tot := totals[mode]; tot != nil {
 			fmt.Printf("sqllogic [%s]: %d passed, %d failed (%d skipped)\n", mode, tot.passed, tot.failed, tot.skipped)
 		}
