@@ -267,8 +267,10 @@ func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 func (r *result) Tag(rows int64) string {
 	tag := r.c.Tag()
-	if strings.HasPrefix(tag, "SELECT ") {
-		return fmt.Sprintf("SELECT %d", rows)
+	for _, verb := range []string{"SELECT", "FETCH"} {
+		if strings.HasPrefix(tag, verb+" ") {
+			return fmt.Sprintf("%s %d", verb, rows)
+		}
 	}
 	return tag
 }

@@ -30,7 +30,8 @@ type Statement struct {
 	AST ast.StmtNode
 	// Node is one of our own statements: *ShowStmt, *SetStmt,
 	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt,
-	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt.
+	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt,
+	// *DeclareStmt, *FetchStmt, *CloseStmt, *SetTransactionStmt.
 	Node Node
 
 	// Rewritten is the SQL TiDB parsed; OriginTextPosition() and Text()
@@ -166,8 +167,7 @@ func ParseOne(sql string) (*Statement, error) {
 var unsupported = map[string]string{
 	"vacuum": "VACUUM", "listen": "LISTEN", "notify": "NOTIFY", "unlisten": "UNLISTEN",
 	"grant": "GRANT", "revoke": "REVOKE", "lock": "LOCK", "cluster": "CLUSTER",
-	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "declare": "DECLARE",
-	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
+	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
 	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
@@ -218,6 +218,17 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 		// statement has its own.
 		if x, ok := n.(*ExecuteStmt); ok && x.Args != nil {
 			st.Params, st.NumParams = x.Args.Params, x.Args.NumParams
+		}
+		return st, nil
+	case isCursorForm(first):
+		n, err := parseCursor(src, toks, end)
+		if err != nil {
+			return nil, err
+		}
+		st.Node = n
+		// DECLARE's parameters are its query's.
+		if x, ok := n.(*DeclareStmt); ok {
+			st.Params, st.NumParams = x.Query.Params, x.Query.NumParams
 		}
 		return st, nil
 	case first.kind == tkIdent && unsupported[first.val] != "":

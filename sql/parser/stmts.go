@@ -347,14 +347,24 @@ func (c *cursor) dottedName() (string, error) {
 
 func (c *cursor) set() (Node, error) {
 	st := &SetStmt{}
+	session := false
 	if c.accept("local") {
 		st.Local = true
 	} else {
-		c.accept("session")
+		session = c.accept("session")
 	}
 	switch {
-	case c.peek().is("transaction") || c.peek().is("characteristics"):
-		return nil, c.unsupported("SET TRANSACTION")
+	case c.accept("transaction"):
+		return c.setTransaction(false)
+	case session && c.peek().is("characteristics"):
+		c.i++
+		if err := c.expect("as"); err != nil {
+			return nil, err
+		}
+		if err := c.expect("transaction"); err != nil {
+			return nil, err
+		}
+		return c.setTransaction(true)
 	case c.peek().is("role") || c.peek().is("authorization"):
 		return nil, c.unsupported("SET " + strings.ToUpper(c.peek().val))
 	case c.accept("names"):

@@ -40,6 +40,9 @@ type Options struct {
 	// the wire protocol's Parse of a named statement) for EXECUTE; nil
 	// when there are none.
 	Prepared func(name string) (*Prepared, bool)
+	// Cursor looks up a cursor declared in the session (DECLARE) for
+	// FETCH: its columns; nil when there are none.
+	Cursor func(name string) ([]Column, bool)
 }
 
 // binder holds the state of planning one statement.

@@ -10,8 +10,8 @@ import (
 )
 
 // Plan is a planned statement: *Query, *CreateTable, *DropTable, *Insert,
-// *Copy, *Set, *Show, *Transaction, *Explain, *Prepare, *Execute,
-// *Deallocate or *Discard. Plans are plain data the planner owns (no
+// *Copy, *Set, *Show, *Transaction, *SetTransaction, *Explain, *Prepare,
+// *Execute, *Deallocate, *Discard, *Declare, *Fetch or *CloseCursor. Plans are plain data the planner owns (no
 // parser types); each answers what callers must know before it runs, so
 // the only switch over statement kinds a caller needs is the one that
 // executes them.
@@ -361,6 +361,14 @@ func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 		return &Deallocate{Name: n.Name, All: n.All}, nil
 	case *parser.DiscardStmt:
 		return &Discard{What: n.What}, nil
+	case *parser.DeclareStmt:
+		return declare(cat, n, opts)
+	case *parser.FetchStmt:
+		return fetch(n, opts)
+	case *parser.CloseStmt:
+		return &CloseCursor{Name: n.Name, All: n.All}, nil
+	case *parser.SetTransactionStmt:
+		return &SetTransaction{Session: n.Session, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}, nil
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this statement is not supported")
 	}
