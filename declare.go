@@ -143,12 +143,12 @@ func (s *Session) cursor(name string) (*declared, error) {
 }
 
 // cursorShape is what planning FETCH needs of a cursor: its columns.
-func (s *Session) cursorShape(name string) ([]planner.Column, bool) {
+func (s *Session) cursorShape(name string) ([]planner.Column, bool, bool) {
 	c, ok := s.cursors[name]
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
-	return c.cols, true
+	return c.cols, c.binary, true
 }
 
 // CursorColumns describes the rows of a cursor DECLARE made (what the

@@ -209,6 +209,7 @@ type Stmt struct {
 	shape     planner.Shape
 	cols      []Column
 	tag       string
+	binary    bool      // FETCH from a BINARY cursor
 	copy      *CopyInfo // COPY ... FROM STDIN / TO STDOUT
 	// first is the plan the analysis made, and its snapshot, until the
 	// first Execute runs it or Close releases it.
@@ -254,6 +255,10 @@ func (st *Stmt) ParamTypes() []sqltypes.Type { return st.params }
 
 // Columns describes the result rows; nil for a statement without rows.
 func (st *Stmt) Columns() []Column { return st.cols }
+
+// BinaryRows reports a FETCH from a BINARY cursor, whose rows Postgres
+// sends in binary format in the simple protocol.
+func (st *Stmt) BinaryRows() bool { return st.binary }
 
 // Text is the statement's SQL ("" for the empty statement).
 func (st *Stmt) Text() string {
@@ -363,6 +368,9 @@ func (s *Session) analyse(st *parser.Statement, declared []sqltypes.Type, keep b
 func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 	st.described = true
 	st.shape, st.tag = p.Shape(), p.Tag()
+	if f, ok := p.(*planner.Fetch); ok {
+		st.binary = f.Binary
+	}
 	st.params = params
 	if st.shape.Rows {
 		st.cols = make([]Column, 0, len(st.shape.Columns))

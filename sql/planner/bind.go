@@ -41,8 +41,9 @@ type Options struct {
 	// when there are none.
 	Prepared func(name string) (*Prepared, bool)
 	// Cursor looks up a cursor declared in the session (DECLARE) for
-	// FETCH: its columns; nil when there are none.
-	Cursor func(name string) ([]Column, bool)
+	// FETCH: its columns, and whether it is BINARY; nil when there are
+	// none.
+	Cursor func(name string) (cols []Column, binary, ok bool)
 }
 
 // binder holds the state of planning one statement.

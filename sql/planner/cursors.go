@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"strconv"
-
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -37,13 +35,15 @@ const FetchAll = parser.FetchAll
 
 // Fetch is FETCH or MOVE (Move) of the cursor Name: Direction and Count
 // as written. Columns are the cursor's, as it was when the statement was
-// planned (FETCH returns them; MOVE returns no rows).
+// planned (FETCH returns them; MOVE returns no rows), and Binary is set
+// for a BINARY cursor.
 type Fetch struct {
 	Name      string
 	Direction FetchDirection
 	Count     int64
 	Move      bool
 	Columns   []Column
+	Binary    bool
 }
 
 // CloseCursor is CLOSE Name, or CLOSE ALL.
@@ -128,17 +128,12 @@ func fetch(n *parser.FetchStmt, opts *Options) (Plan, error) {
 	if n.Move {
 		return p, nil // MOVE returns no rows: the cursor is looked up when it runs
 	}
-	var cols []Column
 	ok := false
 	if opts.Cursor != nil {
-		cols, ok = opts.Cursor(n.Name)
+		p.Columns, p.Binary, ok = opts.Cursor(n.Name)
 	}
 	if !ok {
 		return nil, ErrNoCursor(n.Name)
 	}
-	p.Columns = cols
 	return p, nil
 }
-
-// CountTag completes a FETCH or MOVE tag with its row count.
-func CountTag(verb string, n int64) string { return verb + " " + strconv.FormatInt(n, 10) }
