@@ -34,10 +34,10 @@ func (m market) nodeSQL(nodes, index int) string {
 CREATE TABLE trades (ts timestamp NOT NULL, sym text NOT NULL, qty integer, price bigint) ORDER BY (ts);
 CREATE TABLE quotes (ts timestamp NOT NULL, sym text NOT NULL, bid bigint, ask bigint) ORDER BY (ts);
 INSERT INTO trades SELECT timestamp '2024-01-02 09:30:00' + i * interval '250 milliseconds', 's' || CAST(i %% %[1]d AS text),
-    1 + (i * 31) %% 100, 10000 + (i * 7919) %% 500
+    1 + (i * 31) %% 100, 10000 + (CAST(i AS bigint) * 7919) %% 500
   FROM generate_series(1, %[3]d) i WHERE (i %% %[1]d) %% %[5]d = %[6]d;
 INSERT INTO quotes SELECT timestamp '2024-01-02 09:29:59' + j * interval '120 milliseconds', 's' || CAST(j %% %[1]d AS text),
-    9990 + (j * 104729) %% 400, 10400 + (j * 7) %% 9
+    9990 + (CAST(j AS bigint) * 104729) %% 400, 10400 + (j * 7) %% 9
   FROM generate_series(1, %[4]d) j WHERE (j %% %[1]d) %% %[5]d = %[6]d;
 CREATE TABLE tq (ts timestamp NOT NULL, sym text NOT NULL, qty integer, price bigint, bid bigint, ask bigint) ORDER BY (ts);
 INSERT INTO tq SELECT t.ts, t.sym, t.qty, t.price, q.bid, q.ask
@@ -149,25 +149,31 @@ func mustExec(tb testing.TB, c *pgx.Conn, sql string) {
 
 // coordinate sets the coordinator up over nodes: one postgres_fdw server
 // per node (async_capable), and the partitioned tables trades, quotes and
-// tq whose partitions are the nodes' tables, by symbol lists.
-func coordinate(tb testing.TB, c *pgx.Conn, m market, nodes []*node) {
+// tq whose partitions are the nodes' tables, by symbol lists. schema is
+// where the tables go (created unless "public"); the servers are named
+// <schema>_node<i>, the partitions <table>_<i>.
+func coordinate(tb testing.TB, c *pgx.Conn, m market, nodes []*node, schema string) {
 	tb.Helper()
 	mustExec(tb, c, `CREATE EXTENSION IF NOT EXISTS postgres_fdw`)
+	if schema != "public" {
+		mustExec(tb, c, `CREATE SCHEMA `+schema)
+	}
 	tables := map[string]string{
 		"trades": "ts timestamp NOT NULL, sym text NOT NULL, qty integer, price bigint",
 		"quotes": "ts timestamp NOT NULL, sym text NOT NULL, bid bigint, ask bigint",
 		"tq":     "ts timestamp NOT NULL, sym text NOT NULL, qty integer, price bigint, bid bigint, ask bigint",
 	}
 	for name, cols := range tables {
-		mustExec(tb, c, fmt.Sprintf(`CREATE TABLE %s (%s) PARTITION BY LIST (sym)`, name, cols))
+		mustExec(tb, c, fmt.Sprintf(`CREATE TABLE %s.%s (%s) PARTITION BY LIST (sym)`, schema, name, cols))
 	}
 	for i, n := range nodes {
-		mustExec(tb, c, fmt.Sprintf(`CREATE SERVER node%d FOREIGN DATA WRAPPER postgres_fdw
-			OPTIONS (host '127.0.0.1', port '%d', dbname 'asofsql', async_capable 'true', fetch_size '1000')`, i+1, n.addr.Port))
-		mustExec(tb, c, fmt.Sprintf(`CREATE USER MAPPING FOR CURRENT_USER SERVER node%d OPTIONS (user 'postgres')`, i+1))
+		server := fmt.Sprintf("%s_node%d", schema, i+1)
+		mustExec(tb, c, fmt.Sprintf(`CREATE SERVER %s FOREIGN DATA WRAPPER postgres_fdw
+			OPTIONS (host '127.0.0.1', port '%d', dbname 'asofsql', async_capable 'true', fetch_size '1000')`, server, n.addr.Port))
+		mustExec(tb, c, fmt.Sprintf(`CREATE USER MAPPING FOR CURRENT_USER SERVER %s OPTIONS (user 'postgres')`, server))
 		for name := range tables {
-			mustExec(tb, c, fmt.Sprintf(`CREATE FOREIGN TABLE %[1]s_%[2]d PARTITION OF %[1]s FOR VALUES IN (%[3]s)
-				SERVER node%[2]d OPTIONS (schema_name 'public', table_name '%[1]s')`, name, i+1, m.symbols(len(nodes), i)))
+			mustExec(tb, c, fmt.Sprintf(`CREATE FOREIGN TABLE %[4]s.%[1]s_%[2]d PARTITION OF %[4]s.%[1]s FOR VALUES IN (%[3]s)
+				SERVER %[5]s OPTIONS (schema_name 'public', table_name '%[1]s')`, name, i+1, m.symbols(len(nodes), i), schema, server))
 		}
 	}
 }

@@ -21,7 +21,7 @@ func cluster(t *testing.T) (pg *postgres, all *node, nodes []*node) {
 		nodes = append(nodes, startNode(t, testMarket.nodeSQL(3, i)))
 	}
 	all = startNode(t, testMarket.nodeSQL(1, 0))
-	coordinate(t, connect(t, pg.dsn()), testMarket, nodes)
+	coordinate(t, connect(t, pg.dsn()), testMarket, nodes, "public")
 	return pg, all, nodes
 }
 
@@ -78,7 +78,7 @@ func testPostgresFDW(t *testing.T, coord, all conn, nodes []*node) {
 	coord.exec(`SET enable_partitionwise_join = on`)
 	// The nodes' EXPLAIN estimates make the remote join the cheaper plan.
 	for i := range nodes {
-		coord.exec(fmt.Sprintf(`ALTER SERVER node%d OPTIONS (ADD use_remote_estimate 'true')`, i+1))
+		coord.exec(fmt.Sprintf(`ALTER SERVER public_node%d OPTIONS (ADD use_remote_estimate 'true')`, i+1))
 	}
 	both("join of two foreign tables on each node", `SELECT t.sym, count(*), sum(q.bid), max(t.price)
 		FROM trades t JOIN quotes q ON t.sym = q.sym AND t.ts = q.ts GROUP BY t.sym ORDER BY t.sym`)
@@ -104,7 +104,7 @@ func testPostgresFDW(t *testing.T, coord, all conn, nodes []*node) {
 	coord.exec(`ANALYZE tq`)
 	require.Equal(t, []string{"6"}, coord.rows(`SELECT count(*) FROM pg_stats WHERE tablename = 'tq_1'`), "a statistics row per column")
 	coord.exec(`CREATE SCHEMA n1`)
-	coord.exec(`IMPORT FOREIGN SCHEMA public LIMIT TO (trades, quotes) FROM SERVER node1 INTO n1`)
+	coord.exec(`IMPORT FOREIGN SCHEMA public LIMIT TO (trades, quotes) FROM SERVER public_node1 INTO n1`)
 	same("an imported foreign table", `SELECT count(*) FROM n1.trades`, `SELECT count(*) FROM trades WHERE sym IN (`+testMarket.symbols(3, 0)+`)`)
 }
 
