@@ -99,6 +99,14 @@ func testPostgresFDW(t *testing.T, coord, all conn, nodes []*node) {
 	both("two scans in one coordinator transaction", `SELECT (SELECT count(*) FROM tq WHERE sym = 's0'), (SELECT count(*) FROM tq)`)
 	coord.exec(`COMMIT`)
 
+	// Rows inserted through the coordinator go to the node of their key.
+	const late = `('2030-01-01 00:00:00', 's1', 1, 1), ('2030-01-01 00:00:01', 's2', 2, 2)`
+	coord.exec(`INSERT INTO trades VALUES ` + late)
+	all.exec(`INSERT INTO trades VALUES ` + late) // the nodes and the one node stay alike
+	node2 := conn{t, connect(t, nodes[1].dsn())}
+	require.Equal(t, []string{"s1"}, node2.rows(`SELECT sym FROM trades WHERE ts >= '2030-01-01'`))
+	require.Equal(t, []string{"2"}, coord.rows(`SELECT count(*) FROM trades WHERE ts >= '2030-01-01'`))
+
 	// ANALYZE samples every partition; IMPORT FOREIGN SCHEMA reads the
 	// node's catalog.
 	coord.exec(`ANALYZE tq`)
