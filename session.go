@@ -23,9 +23,11 @@ import (
 // open transaction block (BEGIN/COMMIT/ROLLBACK). A Session is used by one
 // goroutine at a time; open as many as needed on one DB.
 //
-// Isolation: every statement plans and reads against the catalog as last
-// committed when the statement starts (a fresh snapshot per statement,
-// like Postgres' READ COMMITTED). Inside a transaction block the writes
+// Isolation: under READ COMMITTED (the default) every statement plans and
+// reads against the catalog as last committed when the statement starts
+// (a fresh snapshot per statement); under REPEATABLE READ and
+// SERIALIZABLE a block's statements all read the snapshot its first
+// reading statement took (isolation.go). Inside a transaction block the writes
 // (CREATE TABLE, DROP TABLE, INSERT, COPY FROM) accumulate in one
 // catalog.Tx and become visible to everyone, atomically, at COMMIT; until
 // then they are NOT visible to the block's own later statements either
