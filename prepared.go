@@ -115,7 +115,7 @@ func (s *Session) executePlan(ctx context.Context, snap *catalog.Snapshot, p *pl
 			return nil, nil, nil, err
 		}
 	}
-	inner, err := target.planOn(snap)
+	inner, err := target.planOn(ctx, snap)
 	if err == nil {
 		err = s.readsBlockTables(inner)
 	}

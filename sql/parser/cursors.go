@@ -73,8 +73,8 @@ func isCursorForm(t token) bool {
 }
 
 // parseCursor parses DECLARE, FETCH, MOVE and CLOSE.
-func parseCursor(src string, toks []token, end int) (Node, error) {
-	c := &cursor{src: src, toks: toks, end: end}
+func parseCursor(in *input, toks []token, end int) (Node, error) {
+	c := &cursor{in: in, src: in.src, toks: toks, end: end}
 	first := c.peek()
 	c.i++
 	switch first.val {
@@ -137,7 +137,7 @@ func (c *cursor) declare() (Node, error) {
 	if !(rest[0].isOp("(") || rest[0].is("select") || rest[0].is("values") || rest[0].is("table") || rest[0].is("with")) {
 		return nil, c.fail()
 	}
-	if st.Query, err = parseStatement(c.src, rest, c.end); err != nil {
+	if st.Query, err = parseStatement(c.in, rest, c.end); err != nil {
 		return nil, err
 	}
 	// Postgres checks the options after the grammar, at analysis.
