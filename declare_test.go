@@ -214,7 +214,9 @@ func TestTransactionIsolation(t *testing.T) {
 	require.NoError(t, exec(`COMMIT`))
 
 	// REPEATABLE READ: one snapshot, taken by the first query, not BEGIN.
-	require.NoError(t, exec(`START TRANSACTION ISOLATION LEVEL REPEATABLE READ`))
+	res, err := s.Exec(ctx, `START TRANSACTION ISOLATION LEVEL REPEATABLE READ`)
+	require.NoError(t, err)
+	require.Equal(t, "START TRANSACTION", res.Tag)
 	require.Equal(t, "repeatable read", show("transaction_isolation"))
 	insert()
 	require.Equal(t, "6", count())
@@ -250,7 +252,7 @@ func TestTransactionIsolation(t *testing.T) {
 	require.NoError(t, exec(`COMMIT`))
 	require.NoError(t, exec(`SET default_transaction_read_only = off`))
 	require.NoError(t, exec(`SET default_transaction_isolation = 'serializable'`))
-	err := exec(`INSERT INTO trades VALUES (1, 'a', 1)`)
+	err = exec(`INSERT INTO trades VALUES (1, 'a', 1)`)
 	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
 	require.True(t, strings.Contains(err.Error(), "SERIALIZABLE"), err.Error())
 	require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(exec(`SET default_transaction_isolation = 'sometimes'`)))

@@ -946,7 +946,7 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 		if s.tx != nil {
 			// Postgres warns "there is already a transaction in
 			// progress", and applies the modes as SET TRANSACTION does.
-			return "BEGIN", s.applyModes(st.Isolation, st.ReadOnly, st.Deferrable)
+			return st.Tag(), s.applyModes(st.Isolation, st.ReadOnly, st.Deferrable)
 		}
 		s.tx = s.db.cat.Begin()
 		s.mode = s.defaultModes()
@@ -958,7 +958,7 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 		for k, v := range s.values {
 			s.saved.values[k] = v
 		}
-		return "BEGIN", nil
+		return st.Tag(), nil
 	case planner.TxnCommit:
 		if s.tx == nil {
 			return "COMMIT", nil // Postgres warns "there is no transaction in progress"

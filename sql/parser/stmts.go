@@ -50,7 +50,9 @@ const (
 // "repeatable read", "read committed", "read uncommitted"; ReadOnly and
 // Deferrable are nil unless written.
 type TransactionStmt struct {
-	Kind       TxnKind
+	Kind TxnKind
+	// Start is START TRANSACTION, whose command tag differs from BEGIN's.
+	Start      bool
 	Isolation  string
 	ReadOnly   *bool
 	Deferrable *bool
@@ -261,7 +263,12 @@ func parseOwn(in *input, toks []token, end int) (Node, error) {
 		if err := c.expect("transaction"); err != nil {
 			return nil, err
 		}
-		return c.txnModes(TxnBegin)
+		n, err := c.txnModes(TxnBegin)
+		if err != nil {
+			return nil, err
+		}
+		n.(*TransactionStmt).Start = true
+		return n, nil
 	case "commit", "end", "rollback", "abort":
 		kind := TxnCommit
 		if first.val == "rollback" || first.val == "abort" {

@@ -39,7 +39,7 @@ func TestOwnStatements(t *testing.T) {
 		{"BEGIN TRANSACTION", &TransactionStmt{Kind: TxnBegin}},
 		{"begin work", &TransactionStmt{Kind: TxnBegin}},
 		{"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", &TransactionStmt{Kind: TxnBegin, Isolation: "repeatable read", ReadOnly: boolp(true)}},
-		{"START TRANSACTION READ WRITE NOT DEFERRABLE", &TransactionStmt{Kind: TxnBegin, ReadOnly: boolp(false), Deferrable: boolp(false)}},
+		{"START TRANSACTION READ WRITE NOT DEFERRABLE", &TransactionStmt{Kind: TxnBegin, Start: true, ReadOnly: boolp(false), Deferrable: boolp(false)}},
 		{"COMMIT", &TransactionStmt{Kind: TxnCommit}},
 		{"END", &TransactionStmt{Kind: TxnCommit}},
 		{"END TRANSACTION", &TransactionStmt{Kind: TxnCommit}},

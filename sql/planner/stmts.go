@@ -138,6 +138,7 @@ const (
 // unless written.
 type Transaction struct {
 	Kind       TxnKind
+	Start      bool // START TRANSACTION: tagged so, not BEGIN
 	Isolation  string
 	ReadOnly   *bool
 	Deferrable *bool
@@ -216,6 +217,9 @@ func (p *Transaction) Tag() string {
 		return "COMMIT"
 	case TxnRollback:
 		return "ROLLBACK"
+	}
+	if p.Start {
+		return "START TRANSACTION"
 	}
 	return "BEGIN"
 }
@@ -346,7 +350,7 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 	case *parser.SetStmt:
 		return &Set{Name: n.Name, Values: n.Values, Default: n.Default, Local: n.Local, Reset: n.Reset, All: n.All}, nil
 	case *parser.TransactionStmt:
-		t := &Transaction{Kind: TxnBegin, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
+		t := &Transaction{Kind: TxnBegin, Start: n.Start, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
 		switch n.Kind {
 		case parser.TxnCommit:
 			t.Kind = TxnCommit
