@@ -32,7 +32,7 @@ type Cursor struct {
 	op     exec.Operator // nil: nothing to stream
 	ctx    context.Context
 	parent context.Context
-	verb   string // SELECT counts rows in its tag; other verbs are the tag
+	verb   string // SELECT and FETCH count rows in their tag; other verbs are the tag
 	// affected is the row count of INSERT and COPY.
 	affected int64
 	rows     int64
@@ -102,13 +102,18 @@ func columnsOf(s *arrow.Schema) []Column {
 	return cols
 }
 
-// Tag is the Postgres command tag: "SELECT n" counts the rows read so far.
+// Tag is the Postgres command tag: "SELECT n" and "FETCH n" count the
+// rows read so far.
 func (c *Cursor) Tag() string {
-	if c.verb == "SELECT" {
-		return fmt.Sprintf("SELECT %d", c.rows)
+	if c.counts() {
+		return fmt.Sprintf("%s %d", c.verb, c.rows)
 	}
 	return c.verb
 }
+
+// counts reports the verbs whose tag counts the rows returned (SELECT,
+// FETCH).
+func (c *Cursor) counts() bool { return c.verb == "SELECT" || c.verb == "FETCH" }
 
 // Rows is the number of rows read so far.
 func (c *Cursor) Rows() int64 { return c.rows }

@@ -11,13 +11,19 @@
 //     goroutine at a time: settings changed by SET and read by SHOW
 //     (TimeZone, application_name, search_path, statement_timeout,
 //     extra_float_digits, DateStyle ISO only, client_encoding UTF8 only,
-//     SHOW ALL; unknown names are 42704), and a BEGIN/COMMIT/ROLLBACK
-//     block. DB.Query and DB.Exec run in a fresh session each.
-//   - Isolation, honestly: each statement plans and reads the catalog as
-//     last committed when it starts (READ COMMITTED; REPEATABLE READ and
-//     SERIALIZABLE are refused with 0A000). A block's writes commit
+//     transaction_isolation and its kin, SHOW ALL; unknown names are
+//     42704), a BEGIN/COMMIT/ROLLBACK block, and cursors (DECLARE,
+//     FETCH, MOVE, CLOSE; declare.go). DB.Query and DB.Exec run in a fresh
+//     session each.
+//   - Isolation, honestly: under READ COMMITTED (the default) each
+//     statement plans and reads the catalog as last committed when it
+//     starts; under REPEATABLE READ and SERIALIZABLE the block's first
+//     statement that reads takes one snapshot and every later statement
+//     of the block reads it (isolation.go). SERIALIZABLE transactions
+//     must not write (0A000): asofsql has no conflict detection between
+//     writers. READ ONLY refuses writes (25006). A block's writes commit
 //     atomically at COMMIT and are invisible until then, to the block's
-//     own statements too (no read-your-writes). A table created in a
+//     own statements too (no read-your-writes), in every level. A table created in a
 //     block can be written in it (INSERT, COPY FROM) but reading it before
 //     COMMIT is 0A000. A failed statement leaves nothing behind;
 //     inside a block it fails the block (25P02 until ROLLBACK; COMMIT

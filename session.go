@@ -23,9 +23,11 @@ import (
 // open transaction block (BEGIN/COMMIT/ROLLBACK). A Session is used by one
 // goroutine at a time; open as many as needed on one DB.
 //
-// Isolation: every statement plans and reads against the catalog as last
-// committed when the statement starts (a fresh snapshot per statement,
-// like Postgres' READ COMMITTED). Inside a transaction block the writes
+// Isolation: under READ COMMITTED (the default) every statement plans and
+// reads against the catalog as last committed when the statement starts
+// (a fresh snapshot per statement); under REPEATABLE READ and
+// SERIALIZABLE a block's statements all read the snapshot its first
+// reading statement took (isolation.go). Inside a transaction block the writes
 // (CREATE TABLE, DROP TABLE, INSERT, COPY FROM) accumulate in one
 // catalog.Tx and become visible to everyone, atomically, at COMMIT; until
 // then they are NOT visible to the block's own later statements either
@@ -45,9 +47,17 @@ type Session struct {
 	timeout  time.Duration
 	memLimit int64       // memory_limit: bytes per materializing operator, 0 for none
 	tx       *catalog.Tx // the open transaction block; nil outside one
-	readOnly bool
 	failed   bool
-	saved    *savedSettings // settings at BEGIN, restored by ROLLBACK
+	// mode are the open block's modes (isolation.go); snapTaken: a
+	// statement of the block has read with a snapshot, which fixes them;
+	// txSnap is the snapshot a REPEATABLE READ or SERIALIZABLE block
+	// reads, from its first such statement to its end.
+	mode      txModes
+	snapTaken bool
+	txSnap    *catalog.Snapshot
+	// cursors are the cursors DECLARE made, by name (declare.go).
+	cursors map[string]*declared
+	saved   *savedSettings // settings at BEGIN, restored by ROLLBACK
 	// resetVals are the session defaults Set recorded (startup
 	// parameters), by lowercase name, as given; RESET and SET ... TO
 	// DEFAULT return to them, or to the built-in default without one.
@@ -107,9 +117,9 @@ func (s *Session) Sync(ctx context.Context, failed bool) error {
 // dropping its prepared statements (a fork's are its origin's: Fork).
 func (s *Session) Close() error {
 	if s.tx != nil {
-		s.tx.Rollback()
-		s.tx = nil
+		s.endBlock(true)
 	}
+	s.closeCursors(func(*declared) bool { return true })
 	if !s.forked {
 		s.stmts.clear()
 	}
@@ -119,6 +129,9 @@ func (s *Session) Close() error {
 // Setting returns a run-time setting's current value by its Postgres name
 // (case-insensitive), as SHOW prints it.
 func (s *Session) Setting(name string) (string, bool) {
+	if st, ok := settings[strings.ToLower(name)]; ok && st.txn != nil {
+		return st.txn(s), true
+	}
 	v, ok := s.values[strings.ToLower(name)]
 	return v, ok
 }
@@ -203,6 +216,7 @@ type Stmt struct {
 	shape     planner.Shape
 	cols      []Column
 	tag       string
+	binary    bool      // FETCH from a BINARY cursor
 	copy      *CopyInfo // COPY ... FROM STDIN / TO STDOUT
 	// first is the plan the analysis made, and its snapshot, until the
 	// first Execute runs it or Close releases it.
@@ -248,6 +262,10 @@ func (st *Stmt) ParamTypes() []sqltypes.Type { return st.params }
 
 // Columns describes the result rows; nil for a statement without rows.
 func (st *Stmt) Columns() []Column { return st.cols }
+
+// BinaryRows reports a FETCH from a BINARY cursor, whose rows Postgres
+// sends in binary format in the simple protocol.
+func (st *Stmt) BinaryRows() bool { return st.binary }
 
 // Text is the statement's SQL ("" for the empty statement).
 func (st *Stmt) Text() string {
@@ -339,13 +357,16 @@ func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, 
 // analyse plans st to describe it, observing ctx and statement_timeout;
 // keep keeps the plan and its snapshot for the first Execute.
 func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
-	snap, err := s.db.cat.Snapshot()
+	snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
 	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	p, err := s.build(pctx, snap, st, declared)
+	if err == nil {
+		err = s.noteSnapshot(p, snap)
+	}
 	if err != nil {
 		snap.Release()
 		return nil, cancelErr(ctx, pctx, err)
@@ -373,6 +394,9 @@ func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []
 func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 	st.described = true
 	st.shape, st.tag = p.Shape(), p.Tag()
+	if f, ok := p.(*planner.Fetch); ok {
+		st.binary = f.Binary
+	}
 	st.params = params
 	if st.shape.Rows {
 		st.cols = make([]Column, 0, len(st.shape.Columns))
@@ -406,11 +430,14 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 	if st.st == nil {
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
-	snap, err := st.s.db.cat.Snapshot()
+	snap, err := st.s.snapshot()
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := st.planOn(ctx, st.s, snap)
+	if err == nil {
+		err = st.s.noteSnapshot(p, snap)
+	}
 	if err != nil {
 		snap.Release()
 		return nil, nil, err
@@ -556,7 +583,7 @@ func (s *Session) Exec(ctx context.Context, sql string, args ...any) (Result, er
 }
 
 func affected(c *Cursor) int64 {
-	if c.verb == "SELECT" {
+	if c.counts() {
 		return c.rows
 	}
 	return c.affected
@@ -564,7 +591,7 @@ func affected(c *Cursor) int64 {
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
 	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database,
-		SettingName: settingName, Prepared: s.preparedShape}
+		SettingName: settingName, Prepared: s.preparedShape, Cursor: s.cursorShape}
 }
 
 // fail marks an open block failed by err (when err is not nil).
@@ -746,10 +773,40 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 				return nil, err
 			}
 			s.stmts.clear()
+			s.closeCursors(func(*declared) bool { return true })
 		}
 		// DISCARD PLANS, SEQUENCES and TEMP have nothing to drop: plans are
 		// made afresh at each EXECUTE, and there are no sequences or
 		// temporary tables.
+		return done()
+	case *planner.SetTransaction:
+		if err := s.setTransaction(p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Declare:
+		if err := s.declare(ctx, snap, p, args); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Fetch:
+		c, err := s.cursor(p.Name)
+		if err != nil {
+			return nil, err
+		}
+		op, n, err := c.fetch(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if p.Move {
+			return doneCursorN(fmt.Sprintf("MOVE %d", n), n), nil
+		}
+		owned = true
+		return rowsCursor(ctx, parent, op, p.Tag(), snap.Release, cancel), nil
+	case *planner.CloseCursor:
+		if err := s.closeCursor(p); err != nil {
+			return nil, err
+		}
 		return done()
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported by the embedded API yet", p.Tag())
@@ -772,8 +829,8 @@ func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types 
 // (autocommit) outside one. command names the statement as Postgres does in
 // its read-only refusal ("INSERT", "COPY FROM").
 func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx) error) error {
-	if s.readOnly {
-		return sqlerr.New("25006", "cannot execute %s in a read-only transaction", command)
+	if err := s.checkWrite(command); err != nil {
+		return err
 	}
 	if s.tx != nil {
 		return do(s.tx)
@@ -845,7 +902,8 @@ func (s *Session) show(st *planner.Show) ([][]string, []string, error) {
 		var rows [][]string
 		for _, k := range settingNames() {
 			d := settings[k]
-			rows = append(rows, []string{d.name, s.values[k], d.desc})
+			v, _ := s.Setting(k)
+			rows = append(rows, []string{d.name, v, d.desc})
 		}
 		return rows, []string{"name", "setting", "description"}, nil
 	}
@@ -853,7 +911,8 @@ func (s *Session) show(st *planner.Show) ([][]string, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return [][]string{{s.values[strings.ToLower(d.name)]}}, []string{d.name}, nil
+	v, _ := s.Setting(d.name)
+	return [][]string{{v}}, []string{d.name}, nil
 }
 
 func (s *Session) set(st *planner.Set) error {
@@ -865,7 +924,7 @@ func (s *Session) set(st *planner.Set) error {
 		// RESET ALL: every parameter the session may change.
 		for _, k := range settingNames() {
 			d := settings[k]
-			if d.set == nil || d.fixed {
+			if d.set == nil || d.fixed || d.txn != nil {
 				continue
 			}
 			if err := s.apply(d, s.resetValue(d)); err != nil {
@@ -888,22 +947,22 @@ func (s *Session) set(st *planner.Set) error {
 func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (string, error) {
 	switch st.Kind {
 	case planner.TxnBegin:
-		switch st.Isolation {
-		case "", "read committed", "read uncommitted":
-		default:
-			return "", sqlerr.New(sqlerr.FeatureNotSupported, "transaction isolation level %s is not supported", st.Isolation).
-				WithHint("Statements read the last committed state as of their start (READ COMMITTED).")
-		}
 		if s.tx != nil {
-			return "BEGIN", nil // Postgres warns "there is already a transaction in progress"
+			// Postgres warns "there is already a transaction in
+			// progress", and applies the modes as SET TRANSACTION does.
+			return st.Tag(), s.applyModes(st.Isolation, st.ReadOnly, st.Deferrable)
 		}
 		s.tx = s.db.cat.Begin()
-		s.readOnly = st.ReadOnly != nil && *st.ReadOnly
+		s.mode = s.defaultModes()
+		if err := s.applyModes(st.Isolation, st.ReadOnly, st.Deferrable); err != nil {
+			s.endBlock(true)
+			return "", err
+		}
 		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit}
 		for k, v := range s.values {
 			s.saved.values[k] = v
 		}
-		return "BEGIN", nil
+		return st.Tag(), nil
 	case planner.TxnCommit:
 		if s.tx == nil {
 			return "COMMIT", nil // Postgres warns "there is no transaction in progress"
@@ -911,6 +970,10 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 		if s.failed {
 			s.endBlock(true)
 			return "ROLLBACK", nil
+		}
+		if err := s.holdCursors(ctx); err != nil {
+			s.endBlock(true)
+			return "", err
 		}
 		tx := s.tx
 		s.endBlock(false)
@@ -940,6 +1003,10 @@ func (s *Session) endBlock(rollback bool) {
 			s.memLimit = s.saved.memLimit
 		}
 	}
-	s.tx, s.saved, s.failed, s.readOnly = nil, nil, false, false
+	s.endCursors(rollback)
+	if s.txSnap != nil {
+		s.txSnap.Release()
+	}
+	s.tx, s.saved, s.failed, s.txSnap, s.snapTaken, s.mode = nil, nil, false, nil, false, txModes{}
 	s.created, s.dropped = nil, nil
 }

@@ -191,13 +191,15 @@ func TestSessionTransactions(t *testing.T) {
 	require.Equal(t, "7", count(other))
 	must(`COMMIT`, "COMMIT") // no block: Postgres only warns
 
-	// Read-only blocks refuse writes; unsupported isolation is refused.
+	// Read-only blocks refuse writes; so do SERIALIZABLE ones (0A000).
 	must(`BEGIN READ ONLY`, "BEGIN")
 	_, err = exec(`INSERT INTO trades VALUES (80, 'a', 1)`)
 	require.Equal(t, "25006", sqlerr.Code(err))
 	must(`ROLLBACK`, "ROLLBACK")
-	_, err = exec(`BEGIN ISOLATION LEVEL SERIALIZABLE`)
+	must(`BEGIN ISOLATION LEVEL SERIALIZABLE`, "BEGIN")
+	_, err = exec(`INSERT INTO trades VALUES (80, 'a', 1)`)
 	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	must(`ROLLBACK`, "ROLLBACK")
 
 	// Close rolls back an open block.
 	s2 := db.Session()

@@ -19,6 +19,10 @@ type setting struct {
 	desc  string
 	set   func(s *Session, v string) (string, error)
 	fixed bool // changing it is 55P02 even to its current value
+	// txn marks the settings of the current transaction
+	// (transaction_isolation, ...): SHOW reads them from the session's
+	// transaction state, and RESET ALL leaves them alone, as in Postgres.
+	txn func(s *Session) string
 }
 
 var settings = func() map[string]*setting {
@@ -109,12 +113,26 @@ var settings = func() map[string]*setting {
 				return loc.String(), nil
 			}},
 		{name: "default_transaction_read_only", def: "off", desc: "Sets the default read-only status of new transactions.",
-			set: func(_ *Session, v string) (string, error) {
-				if b, ok := parseBool(v); ok && !b {
-					return "off", nil
+			set: boolSetting("default_transaction_read_only", nil)},
+		{name: "default_transaction_deferrable", def: "off", desc: "Sets the default deferrable status of new transactions.",
+			set: boolSetting("default_transaction_deferrable", nil)},
+		{name: "default_transaction_isolation", def: isoReadCommitted, desc: "Sets the transaction isolation level of each new transaction.",
+			set: func(_ *Session, v string) (string, error) { return parseIsolation("default_transaction_isolation", v) }},
+		{name: "transaction_isolation", def: isoReadCommitted, desc: "Sets the current transaction's isolation level.",
+			set: func(s *Session, v string) (string, error) {
+				iso, err := parseIsolation("transaction_isolation", v)
+				if err != nil {
+					return "", err
 				}
-				return "", sqlerr.New(sqlerr.FeatureNotSupported, "read-only transactions are not supported")
-			}},
+				return iso, s.setIsolation(iso)
+			},
+			txn: func(s *Session) string { return s.modes().iso }},
+		{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status.",
+			set: boolSetting("transaction_read_only", (*Session).setReadOnly),
+			txn: func(s *Session) string { return onOff(s.modes().readOnly) }},
+		{name: "transaction_deferrable", def: "off", desc: "Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures.",
+			set: boolSetting("transaction_deferrable", (*Session).setDeferrable),
+			txn: func(s *Session) string { return onOff(s.modes().deferrable) }},
 		{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.",
 			// on: COMMIT returns once the commit's log record is on disk.
 			// off: once it is ordered in the log and visible; a crash
@@ -139,7 +157,6 @@ var settings = func() map[string]*setting {
 		{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", fixed: true},
 		{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", fixed: true},
 		{name: "is_superuser", def: "off", desc: "Shows whether the current user is a superuser.", fixed: true},
-		{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level.", fixed: true},
 	}
 	m := map[string]*setting{}
 	for _, s := range list {
@@ -164,6 +181,23 @@ func lookupSetting(name string) (*setting, error) {
 		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	return st, nil
+}
+
+// boolSetting is the set function of a Boolean setting; apply, when not
+// nil, takes the new value into effect.
+func boolSetting(name string, apply func(*Session, bool) error) func(*Session, string) (string, error) {
+	return func(s *Session, v string) (string, error) {
+		b, ok := parseBool(v)
+		if !ok {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+		}
+		if apply != nil {
+			if err := apply(s, b); err != nil {
+				return "", err
+			}
+		}
+		return onOff(b), nil
+	}
 }
 
 func parseBool(v string) (bool, bool) {

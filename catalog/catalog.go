@@ -585,6 +585,16 @@ func (s *Snapshot) Release() {
 	}
 }
 
+// Clone returns another hold on the same view, released on its own (a
+// transaction that reads one snapshot hands each statement a clone).
+func (s *Snapshot) Clone() (*Snapshot, error) {
+	if s.released.Load() {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "snapshot already released")
+	}
+	s.st.retain()
+	return &Snapshot{c: s.c, st: s.st}, nil
+}
+
 // Table describes a table in the snapshot; 42P01 if absent.
 func (s *Snapshot) Table(name string) (*TableInfo, error) {
 	ts, err := s.table(name)

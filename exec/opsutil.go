@@ -82,6 +82,10 @@ func arrayBytes(a arrow.Array) int64 {
 	return size
 }
 
+// BatchBytes estimates the bytes b's rows occupy, as the materializing
+// operators count them against a memory limit.
+func BatchBytes(b arrow.RecordBatch) int64 { return batchBytes(b) }
+
 func batchBytes(b arrow.RecordBatch) int64 {
 	var s int64
 	for _, c := range b.Columns() {

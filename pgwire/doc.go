@@ -38,7 +38,11 @@
 //     transaction (at Sync when idle); a simple Query replaces the unnamed
 //     statement and portal. A Session that implements NamedStatements
 //     keeps the named statements itself, in one namespace with SQL
-//     PREPARE/EXECUTE/DEALLOCATE; the server keeps them otherwise.
+//     PREPARE/EXECUTE/DEALLOCATE; the server keeps them otherwise. A
+//     Session that implements Cursors has its SQL cursors (DECLARE)
+//     answer Describe of a portal of their name, as Postgres' portals do;
+//     a Statement that implements BinaryResults (FETCH from a BINARY
+//     cursor) sends binary rows in the simple protocol too.
 //     Errors use Postgres' SQLSTATEs and wording: 26000, 34000, 42P03,
 //     42P05, 08P01, 22023, 22P03.
 //   - Parameters are decoded in the server, at Bind, with

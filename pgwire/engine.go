@@ -107,6 +107,22 @@ type NamedStatements interface {
 	CloseStatement(name string) error
 }
 
+// Cursors is implemented by a Session whose SQL cursors (DECLARE) are
+// portals too, as in Postgres: Describe of a portal no Bind made
+// describes the cursor of that name (psycopg's named cursors ask so for
+// their columns).
+type Cursors interface {
+	// CursorColumns describes the rows of the cursor name; binary reports
+	// a BINARY cursor, whose rows FETCH returns in binary.
+	CursorColumns(name string) (cols []Column, binary, ok bool)
+}
+
+// BinaryResults is implemented by a Statement whose rows go out in
+// binary in the simple protocol too (FETCH from a BINARY cursor).
+type BinaryResults interface {
+	BinaryResults() bool
+}
+
 // Batch yields the statements of a simple-protocol query string.
 type Batch interface {
 	// Next analyses and returns the next statement, or io.EOF after the

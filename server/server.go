@@ -153,6 +153,18 @@ func statementOf(st *asofsql.Stmt) pgwire.Statement {
 	return newStatement(st)
 }
 
+var _ pgwire.Cursors = (*session)(nil)
+
+// CursorColumns describes a cursor DECLARE made, for Describe of a portal
+// of its name.
+func (s *session) CursorColumns(name string) ([]pgwire.Column, bool, bool) {
+	cols, binary, ok := s.s.CursorColumns(name)
+	if !ok {
+		return nil, false, false
+	}
+	return wireColumns(cols), binary, true
+}
+
 func (s *session) Sync(ctx context.Context, failed bool) error { return s.s.Sync(ctx, failed) }
 func (s *session) TxStatus() byte                              { return s.s.TxStatus() }
 func (s *session) Setting(name string) (string, bool)          { return s.s.Setting(name) }
@@ -177,15 +189,24 @@ type statement struct {
 }
 
 func newStatement(st *asofsql.Stmt) *statement {
-	var cols []pgwire.Column
-	if c := st.Columns(); c != nil {
-		cols = make([]pgwire.Column, len(c))
-		for i, col := range c {
-			cols[i] = pgwire.Column{Name: col.Name, Type: col.Type}
-		}
-	}
-	return &statement{st: st, cols: cols}
+	return &statement{st: st, cols: wireColumns(st.Columns())}
 }
+
+func wireColumns(c []asofsql.Column) []pgwire.Column {
+	if c == nil {
+		return nil
+	}
+	cols := make([]pgwire.Column, len(c))
+	for i, col := range c {
+		cols[i] = pgwire.Column{Name: col.Name, Type: col.Type}
+	}
+	return cols
+}
+
+var _ pgwire.BinaryResults = (*statement)(nil)
+
+// BinaryResults reports a FETCH from a BINARY cursor.
+func (st *statement) BinaryResults() bool { return st.st.BinaryRows() }
 
 func (st *statement) ParamTypes() []sqltypes.Type { return st.st.ParamTypes() }
 func (st *statement) Columns() []pgwire.Column    { return st.cols }
@@ -267,8 +288,10 @@ func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 func (r *result) Tag(rows int64) string {
 	tag := r.c.Tag()
-	if strings.HasPrefix(tag, "SELECT ") {
-		return fmt.Sprintf("SELECT %d", rows)
+	for _, verb := range []string{"SELECT", "FETCH"} {
+		if strings.HasPrefix(tag, verb+" ") {
+			return fmt.Sprintf("%s %d", verb, rows)
+		}
 	}
 	return tag
 }

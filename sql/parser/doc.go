@@ -28,8 +28,11 @@
 //
 // Each *Statement has Text/Start/End (its span in the input), and exactly
 // one of AST (a TiDB ast.StmtNode) or Node (*ShowStmt, *SetStmt,
-// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt; EXPLAIN and
-// COPY (query) wrap another *Statement). For AST statements:
+// *TransactionStmt, *SetTransactionStmt, *CopyStmt, *CreateTableStmt,
+// *ExplainStmt, the prepared-statement forms of prepare.go and the cursor
+// forms of cursors.go: *DeclareStmt, *FetchStmt for FETCH and MOVE,
+// *CloseStmt; EXPLAIN, COPY (query), PREPARE and DECLARE wrap another
+// *Statement). For AST statements:
 //
 //   - Params/NumParams: the i-th `?` of the rewritten SQL is $Params[i];
 //     every ParamMarkerExpr already has Order = n-1 for its $n.
@@ -62,7 +65,10 @@
 //     also OPERATOR(pg_catalog.~) and OPERATOR(!~), become TiDB's
 //     a [NOT] REGEXP b (*ast.PatternRegexpExpr; users cannot write REGEXP,
 //     the word is quoted as a name); it binds like LIKE, looser than
-//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. COLLATE "C", "POSIX",
+//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. The LIKE operators
+//     ~~, !~~, ~~* and !~~* (postgres_fdw's spelling) become [NOT]
+//     [I]LIKE, and LIMIT/OFFSET n::bigint (any integer cast of a number
+//     or parameter) drops the cast. COLLATE "C", "POSIX",
 //     "default" and pg_catalog.default are dropped (asofsql compares text
 //     bytewise, which is all of them); other collations stay 0A000.
 //     x::regclass, ::regtype, ::regnamespace, ::regrole and ::oid become

@@ -32,7 +32,8 @@ type Statement struct {
 	AST ast.StmtNode
 	// Node is one of our own statements: *ShowStmt, *SetStmt,
 	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt,
-	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt.
+	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt,
+	// *DeclareStmt, *FetchStmt, *CloseStmt, *SetTransactionStmt.
 	Node Node
 
 	// Rewritten is the SQL TiDB parsed; OriginTextPosition() and Text()
@@ -199,8 +200,7 @@ func ParseOneContext(ctx context.Context, sql string) (*Statement, error) {
 var unsupported = map[string]string{
 	"vacuum": "VACUUM", "listen": "LISTEN", "notify": "NOTIFY", "unlisten": "UNLISTEN",
 	"grant": "GRANT", "revoke": "REVOKE", "lock": "LOCK", "cluster": "CLUSTER",
-	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "declare": "DECLARE",
-	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
+	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
 	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
@@ -252,6 +252,17 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 		// statement has its own.
 		if x, ok := n.(*ExecuteStmt); ok && x.Args != nil {
 			st.Params, st.NumParams = x.Args.Params, x.Args.NumParams
+		}
+		return st, nil
+	case isCursorForm(first):
+		n, err := parseCursor(in, toks, end)
+		if err != nil {
+			return nil, err
+		}
+		st.Node = n
+		// DECLARE's parameters are its query's.
+		if x, ok := n.(*DeclareStmt); ok {
+			st.Params, st.NumParams = x.Query.Params, x.Query.NumParams
 		}
 		return st, nil
 	case first.kind == tkIdent && unsupported[first.val] != "":

@@ -50,7 +50,9 @@ const (
 // "repeatable read", "read committed", "read uncommitted"; ReadOnly and
 // Deferrable are nil unless written.
 type TransactionStmt struct {
-	Kind       TxnKind
+	Kind TxnKind
+	// Start is START TRANSACTION, whose command tag differs from BEGIN's.
+	Start      bool
 	Isolation  string
 	ReadOnly   *bool
 	Deferrable *bool
@@ -261,7 +263,12 @@ func parseOwn(in *input, toks []token, end int) (Node, error) {
 		if err := c.expect("transaction"); err != nil {
 			return nil, err
 		}
-		return c.txnModes(TxnBegin)
+		n, err := c.txnModes(TxnBegin)
+		if err != nil {
+			return nil, err
+		}
+		n.(*TransactionStmt).Start = true
+		return n, nil
 	case "commit", "end", "rollback", "abort":
 		kind := TxnCommit
 		if first.val == "rollback" || first.val == "abort" {
@@ -348,14 +355,24 @@ func (c *cursor) dottedName() (string, error) {
 
 func (c *cursor) set() (Node, error) {
 	st := &SetStmt{}
+	session := false
 	if c.accept("local") {
 		st.Local = true
 	} else {
-		c.accept("session")
+		session = c.accept("session")
 	}
 	switch {
-	case c.peek().is("transaction") || c.peek().is("characteristics"):
-		return nil, c.unsupported("SET TRANSACTION")
+	case c.accept("transaction"):
+		return c.setTransaction(false)
+	case session && c.peek().is("characteristics"):
+		c.i++
+		if err := c.expect("as"); err != nil {
+			return nil, err
+		}
+		if err := c.expect("transaction"); err != nil {
+			return nil, err
+		}
+		return c.setTransaction(true)
 	case c.peek().is("role") || c.peek().is("authorization"):
 		return nil, c.unsupported("SET " + strings.ToUpper(c.peek().val))
 	case c.accept("names"):

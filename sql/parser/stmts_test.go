@@ -39,12 +39,29 @@ func TestOwnStatements(t *testing.T) {
 		{"BEGIN TRANSACTION", &TransactionStmt{Kind: TxnBegin}},
 		{"begin work", &TransactionStmt{Kind: TxnBegin}},
 		{"BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", &TransactionStmt{Kind: TxnBegin, Isolation: "repeatable read", ReadOnly: boolp(true)}},
-		{"START TRANSACTION READ WRITE NOT DEFERRABLE", &TransactionStmt{Kind: TxnBegin, ReadOnly: boolp(false), Deferrable: boolp(false)}},
+		{"START TRANSACTION READ WRITE NOT DEFERRABLE", &TransactionStmt{Kind: TxnBegin, Start: true, ReadOnly: boolp(false), Deferrable: boolp(false)}},
 		{"COMMIT", &TransactionStmt{Kind: TxnCommit}},
 		{"END", &TransactionStmt{Kind: TxnCommit}},
 		{"END TRANSACTION", &TransactionStmt{Kind: TxnCommit}},
 		{"ROLLBACK", &TransactionStmt{Kind: TxnRollback}},
 		{"ABORT WORK", &TransactionStmt{Kind: TxnRollback}},
+		{"SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", &SetTransactionStmt{Isolation: "serializable"}},
+		{"SET LOCAL TRANSACTION READ ONLY DEFERRABLE", &SetTransactionStmt{ReadOnly: boolp(true), Deferrable: boolp(true)}},
+		{"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE",
+			&SetTransactionStmt{Session: true, Isolation: "read committed", ReadOnly: boolp(false)}},
+		{"FETCH c1", &FetchStmt{Name: "c1", Count: 1}},
+		{"FETCH 100 FROM c1", &FetchStmt{Name: "c1", Count: 100}},
+		{"fetch forward all in \"C\"", &FetchStmt{Name: "C", Count: FetchAll}},
+		{"FETCH BACKWARD 3 c", &FetchStmt{Name: "c", Direction: FetchBackward, Count: 3}},
+		{"FETCH -2 FROM c", &FetchStmt{Name: "c", Count: -2}},
+		{"FETCH PRIOR FROM c", &FetchStmt{Name: "c", Direction: FetchBackward, Count: 1}},
+		{"FETCH LAST c", &FetchStmt{Name: "c", Direction: FetchAbsolute, Count: -1}},
+		{"FETCH ABSOLUTE -3 IN c", &FetchStmt{Name: "c", Direction: FetchAbsolute, Count: -3}},
+		{"FETCH RELATIVE 0 c", &FetchStmt{Name: "c", Direction: FetchRelative}},
+		{"MOVE ALL IN c", &FetchStmt{Name: "c", Count: FetchAll, Move: true}},
+		{"MOVE FROM c", &FetchStmt{Name: "c", Count: 1, Move: true}},
+		{"CLOSE c1", &CloseStmt{Name: "c1"}},
+		{"CLOSE ALL", &CloseStmt{All: true}},
 		{"COPY trades FROM STDIN", &CopyStmt{Table: &TableName{Name: "trades"}, From: true, Format: CopyText}},
 		{"COPY s.trades (a, \"B\") FROM '/tmp/x.csv' WITH (FORMAT csv, HEADER, DELIMITER ';', NULL 'NA')",
 			&CopyStmt{Table: &TableName{Schema: "s", Name: "trades"}, Columns: []string{"a", "B"}, From: true, Path: "/tmp/x.csv", Format: CopyCSV, Header: true, Delimiter: strp(";"), Null: strp("NA")}},
@@ -130,7 +147,9 @@ func TestOwnStatementErrors(t *testing.T) {
 		{"SHOW a b", sqlerr.SyntaxError, 8, `at or near "b"`},
 		{"SET x", sqlerr.SyntaxError, 6, "end of input"},
 		{"SET x TO", sqlerr.SyntaxError, 9, "end of input"},
-		{"SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", sqlerr.FeatureNotSupported, 5, "SET TRANSACTION"},
+		{"SET TRANSACTION SNAPSHOT '00000003-0000001B-1'", sqlerr.FeatureNotSupported, 17, "SET TRANSACTION SNAPSHOT"},
+		{"SET TRANSACTION", sqlerr.SyntaxError, 16, "end of input"},
+		{"SET CHARACTERISTICS AS TRANSACTION READ ONLY", sqlerr.SyntaxError, 21, `at or near "AS"`},
 		{"BEGIN ISOLATION LEVEL CHAOS", sqlerr.SyntaxError, 23, `at or near "CHAOS"`},
 		{"ROLLBACK TO SAVEPOINT a", sqlerr.FeatureNotSupported, 10, "SAVEPOINT"},
 		{"COPY t FROM STDIN WITH (FORMAT xml)", sqlerr.InvalidParameterValue, 32, `COPY format "xml" not recognized`},
@@ -202,4 +221,57 @@ func TestBatches(t *testing.T) {
 	// An error in the second statement is positioned in the whole string.
 	_, err = Parse("SELECT 1; SELECT 1 FROM FROM")
 	requireErr(t, err, sqlerr.SyntaxError, 25, `at or near "FROM"`)
+}
+
+func TestDeclare(t *testing.T) {
+	st, err := ParseOne("DECLARE c1 NO SCROLL BINARY CURSOR WITH HOLD FOR SELECT a FROM t WHERE b = $2")
+	require.NoError(t, err)
+	d := st.Node.(*DeclareStmt)
+	require.Equal(t, "c1", d.Name)
+	require.Equal(t, boolp(false), d.Scroll)
+	require.True(t, d.Binary)
+	require.True(t, d.Hold)
+	require.Equal(t, "SELECT a FROM t WHERE b = $2", d.Query.Text)
+	require.Equal(t, 2, st.NumParams, "DECLARE reports its query's parameters")
+
+	st, err = ParseOne("DECLARE c INSENSITIVE SCROLL CURSOR WITHOUT HOLD FOR VALUES (1)")
+	require.NoError(t, err)
+	d = st.Node.(*DeclareStmt)
+	require.Equal(t, boolp(true), d.Scroll)
+	require.False(t, d.Hold)
+
+	st, err = ParseOne("DECLARE c CURSOR FOR (SELECT 1)")
+	require.NoError(t, err)
+	require.Nil(t, st.Node.(*DeclareStmt).Scroll)
+
+	for _, tt := range []struct {
+		sql, code string
+		pos       int
+		msg       string
+	}{
+		{"DECLARE c SCROLL NO SCROLL CURSOR FOR SELECT 1", "42P11", 0, "cannot specify both SCROLL and NO SCROLL"},
+		{"DECLARE c ASENSITIVE INSENSITIVE CURSOR FOR SELECT 1", "42P11", 0, "cannot specify both ASENSITIVE and INSENSITIVE"},
+		{"DECLARE c CURSOR FOR INSERT INTO t VALUES (1)", sqlerr.SyntaxError, 22, `at or near "INSERT"`},
+		{"DECLARE c CURSOR SELECT 1", sqlerr.SyntaxError, 18, `at or near "SELECT"`},
+		{"DECLARE c CURSOR FOR", sqlerr.SyntaxError, 21, "end of input"},
+		{"FETCH 3000000000 FROM c", sqlerr.SyntaxError, 7, `at or near "3000000000"`},
+		{"FETCH FORWARD FROM", sqlerr.SyntaxError, 19, "end of input"},
+		{"CLOSE", sqlerr.SyntaxError, 6, "end of input"},
+	} {
+		_, err := ParseOne(tt.sql)
+		requireErr(t, err, tt.code, tt.pos, tt.msg)
+	}
+}
+
+func TestFdwForms(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT ts FROM public.trades WHERE ((sym ~~ 'A%')) AND ((sym !~~ 'B%')) AND ((sym ~~* 'a%')) AND ((sym !~~* 'b%'))",
+		"SELECT ts FROM public.trades ORDER BY ts DESC NULLS FIRST LIMIT 3::bigint",
+		"SELECT ts FROM public.trades ORDER BY ts ASC NULLS LAST LIMIT $1::bigint OFFSET 2::bigint",
+	} {
+		_, err := ParseOne(sql)
+		require.NoError(t, err, sql)
+	}
+	_, err := ParseOne("SELECT ts FROM t LIMIT 3::text")
+	require.Error(t, err)
 }

@@ -41,6 +41,10 @@ type Options struct {
 	// the wire protocol's Parse of a named statement) for EXECUTE; nil
 	// when there are none.
 	Prepared func(name string) (*Prepared, bool)
+	// Cursor looks up a cursor declared in the session (DECLARE) for
+	// FETCH: its columns, and whether it is BINARY; nil when there are
+	// none.
+	Cursor func(name string) (cols []Column, binary, ok bool)
 }
 
 // binder holds the state of planning one statement.

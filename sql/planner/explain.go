@@ -21,7 +21,7 @@ func ExplainText(p Plan) string {
 func explainPlan(sb *strings.Builder, p Plan) {
 	switch x := p.(type) {
 	case *Query:
-		explainNode(sb, x.Root, 0)
+		explainRoot(sb, x.Root)
 	case *Insert:
 		fmt.Fprintf(sb, "Insert %s\n", x.Table.Name)
 		explainNode(sb, x.Input, 1)
@@ -72,6 +72,30 @@ func explainNode(sb *strings.Builder, n Node, depth int) {
 			explainNode(sb, p, depth+2)
 		}
 	}
+}
+
+// explainRoot is explainNode for a query's root, whose line ends with the
+// whole query's estimate (RootLine).
+func explainRoot(sb *strings.Builder, n Node) {
+	sb.WriteString(RootLine(n))
+	sb.WriteString("\n")
+	for _, c := range n.Children() {
+		explainNode(sb, c, 1)
+	}
+	for _, sq := range NodeSubqueries(n) {
+		fmt.Fprintf(sb, "  SubPlan %d\n", sq.ID)
+		if p, ok := sq.Plan.(Node); ok {
+			explainNode(sb, p, 2)
+		}
+	}
+}
+
+// RootLine is the EXPLAIN line of a query's root: NodeLine, then the
+// query's estimate as Postgres prints one, "  (cost=S..T rows=R
+// width=W)". It is the only line with an estimate: postgres_fdw's
+// use_remote_estimate reads it from the first line.
+func RootLine(n Node) string {
+	return NodeLine(n) + "  " + EstimateOf(n).String()
 }
 
 // NodeLine is one node's EXPLAIN line (without children).

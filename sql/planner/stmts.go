@@ -12,8 +12,8 @@ import (
 )
 
 // Plan is a planned statement: *Query, *CreateTable, *DropTable, *Insert,
-// *Copy, *Set, *Show, *Transaction, *Explain, *Prepare, *Execute,
-// *Deallocate or *Discard. Plans are plain data the planner owns (no
+// *Copy, *Set, *Show, *Transaction, *SetTransaction, *Explain, *Prepare,
+// *Execute, *Deallocate, *Discard, *Declare, *Fetch or *CloseCursor. Plans are plain data the planner owns (no
 // parser types); each answers what callers must know before it runs, so
 // the only switch over statement kinds a caller needs is the one that
 // executes them.
@@ -138,6 +138,7 @@ const (
 // unless written.
 type Transaction struct {
 	Kind       TxnKind
+	Start      bool // START TRANSACTION: tagged so, not BEGIN
 	Isolation  string
 	ReadOnly   *bool
 	Deferrable *bool
@@ -216,6 +217,9 @@ func (p *Transaction) Tag() string {
 		return "COMMIT"
 	case TxnRollback:
 		return "ROLLBACK"
+	}
+	if p.Start {
+		return "START TRANSACTION"
 	}
 	return "BEGIN"
 }
@@ -346,7 +350,7 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 	case *parser.SetStmt:
 		return &Set{Name: n.Name, Values: n.Values, Default: n.Default, Local: n.Local, Reset: n.Reset, All: n.All}, nil
 	case *parser.TransactionStmt:
-		t := &Transaction{Kind: TxnBegin, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
+		t := &Transaction{Kind: TxnBegin, Start: n.Start, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
 		switch n.Kind {
 		case parser.TxnCommit:
 			t.Kind = TxnCommit
@@ -372,6 +376,14 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 		return &Deallocate{Name: n.Name, All: n.All}, nil
 	case *parser.DiscardStmt:
 		return &Discard{What: n.What}, nil
+	case *parser.DeclareStmt:
+		return declare(cat, n, opts)
+	case *parser.FetchStmt:
+		return fetch(n, opts)
+	case *parser.CloseStmt:
+		return &CloseCursor{Name: n.Name, All: n.All}, nil
+	case *parser.SetTransactionStmt:
+		return &SetTransaction{Session: n.Session, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}, nil
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this statement is not supported")
 	}
