@@ -170,8 +170,8 @@ var unsupported = map[string]string{
 	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
-	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
-	"analyze": "ANALYZE", "truncate": "TRUNCATE",
+	"reassign": "REASSIGN OWNED", "merge": "MERGE",
+	"analyze": "ANALYZE",
 }
 
 // tidbStatements are the first words of statements handed to TiDB.
@@ -189,7 +189,8 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 	switch {
 	case first.is("show"), first.is("set"), first.is("reset"), first.is("begin"), first.is("start"), first.is("commit"),
 		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
-		first.is("create") && isCreateTable(toks):
+		first.is("create") && (isCreateTable(toks) || isCreateView(toks)), first.is("truncate"),
+		first.is("alter") && alterWhat(toks) == "TABLE":
 		n, err := parseOwn(src, toks, end)
 		if err != nil {
 			return nil, err
@@ -203,6 +204,8 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 			inner = x.Stmt
 		case *CopyStmt:
 			inner = x.Query
+		case *CreateTableStmt:
+			inner = x.AsQuery
 		}
 		if inner != nil {
 			st.Params, st.NumParams = inner.Params, inner.NumParams
@@ -220,6 +223,11 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 			st.Params, st.NumParams = x.Args.Params, x.Args.NumParams
 		}
 		return st, nil
+	case first.is("alter"):
+		if w := alterWhat(toks); w != "" {
+			return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "ALTER %s is not supported", w)
+		}
+		return nil, syntaxErrAt(src, toks, min(1, len(toks)))
 	case first.kind == tkIdent && unsupported[first.val] != "":
 		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])
 	case first.isOp("(") || (first.kind == tkIdent && tidbStatements[first.val]):
@@ -237,6 +245,9 @@ func parseTiDB(st *Statement, toks []token, end int, lead string) (*Statement, e
 		return nil, err
 	}
 	e := newEdits(toks)
+	if err := dmlForms(src, toks, e); err != nil {
+		return nil, err
+	}
 	sites, err := plantAsof(src, toks, e)
 	if err != nil {
 		return nil, err
