@@ -110,6 +110,17 @@ func (c *Cursor) Tag() string {
 	return c.verb
 }
 
+// TagFor is the command tag when rows of the result were sent (Postgres
+// reports the rows the last Execute sent, not all of them, after a
+// suspended portal): "SELECT rows" for a query, the tag of other
+// statements as it is (CREATE TABLE AS's "SELECT n" counts rows written).
+func (c *Cursor) TagFor(rows int64) string {
+	if c.verb == "SELECT" {
+		return fmt.Sprintf("SELECT %d", rows)
+	}
+	return c.verb
+}
+
 // Rows is the number of rows read so far.
 func (c *Cursor) Rows() int64 { return c.rows }
 

@@ -52,10 +52,15 @@ type Session struct {
 	// parameters), by lowercase name, as given; RESET and SET ... TO
 	// DEFAULT return to them, or to the built-in default without one.
 	resetVals map[string]string
-	// created and dropped are the tables the open block created or
-	// dropped (see blockCatalog).
-	created map[string]*catalog.TableInfo
-	dropped map[string]bool
+	// block is what the open transaction block changed in the catalogs
+	// (block.go); nil when it changed nothing.
+	block *block
+	// temp is the session's catalog of temporary tables and views,
+	// opened by the first CREATE TEMP TABLE or VIEW and closed with the
+	// session; ttx is its transaction in an open block (nil until the
+	// block writes a temporary relation).
+	temp *catalog.Catalog
+	ttx  *catalog.Tx
 	// user and database are the client's identity (SetIdentity).
 	user, database string
 	// stmts are the prepared statements by name (prepared.go);
@@ -104,11 +109,21 @@ func (s *Session) Sync(ctx context.Context, failed bool) error {
 // dropping its prepared statements.
 func (s *Session) Close() error {
 	if s.tx != nil {
-		s.tx.Rollback()
-		s.tx = nil
+		s.endBlock(true)
 	}
 	clear(s.stmts)
-	return nil
+	return s.dropTemp()
+}
+
+// dropTemp drops every temporary table and view: the session's temporary
+// catalog goes (at the session's end, DISCARD TEMP and DISCARD ALL).
+func (s *Session) dropTemp() error {
+	if s.temp == nil {
+		return nil
+	}
+	err := s.temp.Close()
+	s.temp = nil
+	return err
 }
 
 // Setting returns a run-time setting's current value by its Postgres name
@@ -206,7 +221,7 @@ type Stmt struct {
 
 type firstPlan struct {
 	plan planner.Plan
-	snap *catalog.Snapshot
+	snap *snapshot
 }
 
 // CopyInfo describes the client data stream of COPY ... FROM STDIN or
@@ -317,7 +332,7 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes
 // analyse plans st to describe it; keep keeps the plan and its snapshot
 // for the first Execute.
 func (s *Session) analyse(st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
-	snap, err := s.db.cat.Snapshot()
+	snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +375,7 @@ func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 
 // build plans st against snap. In a failed block only COMMIT and ROLLBACK
 // run: anything else is 25P02, whatever its plan or planning error.
-func (s *Session) build(snap *catalog.Snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+func (s *Session) build(snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
 	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
 	if s.failed {
 		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
@@ -374,7 +389,7 @@ func (s *Session) build(snap *catalog.Snapshot, st *parser.Statement, declared [
 // plan gives the plan to run now and its snapshot: the analysis' plan on
 // the first Execute of a Batch statement, a new one otherwise. The plan
 // must keep a described statement's shape.
-func (st *Stmt) plan() (planner.Plan, *catalog.Snapshot, error) {
+func (st *Stmt) plan() (planner.Plan, *snapshot, error) {
 	if f := st.first; f != nil {
 		st.first = nil
 		return f.plan, f.snap, nil
@@ -382,7 +397,7 @@ func (st *Stmt) plan() (planner.Plan, *catalog.Snapshot, error) {
 	if st.st == nil {
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
-	snap, err := st.s.db.cat.Snapshot()
+	snap, err := st.s.snapshot()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -396,7 +411,7 @@ func (st *Stmt) plan() (planner.Plan, *catalog.Snapshot, error) {
 
 // planOn plans the statement against snap (EXECUTE runs its target on the
 // EXECUTE's own snapshot).
-func (st *Stmt) planOn(snap *catalog.Snapshot) (planner.Plan, error) {
+func (st *Stmt) planOn(snap *snapshot) (planner.Plan, error) {
 	s := st.s
 	p, err := s.build(snap, st.st, st.declared)
 	if err != nil {
@@ -589,22 +604,10 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 
 // readsBlockTables refuses a plan that reads a table created in the open
 // block: its rows are not readable before COMMIT.
-func (s *Session) readsBlockTables(p planner.Plan) error {
-	if len(s.created) == 0 {
-		return nil
-	}
-	for _, t := range p.Reads() {
-		if s.created[t.Name] == t {
-			return errBlockTable(t.Name)
-		}
-	}
-	return nil
-}
-
 // dispatch executes a plan of st. A returned rows cursor owns snap and
 // cancel (released when it finishes); otherwise dispatch has released
 // them. This is the one place that knows every kind of plan.
-func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, st *Stmt, p planner.Plan, args []any,
+func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt, p planner.Plan, args []any,
 	input *copyStream, cancel context.CancelFunc) (*Cursor, error) {
 	// Statements without rows are finished here: their snapshot and
 	// timer go at once (deferred calls are harmless for rows cursors,
@@ -658,24 +661,50 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return doneCursor(tag), nil
 	case *planner.CreateTable:
-		if err := s.write(ctx, "CREATE TABLE", func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
+		if err := s.createTable(ctx, snap, p); err != nil { // ddl.go
 			return nil, err
-		}
-		if _, err := s.planCatalog(snap).Table(p.Def.Name); err != nil { // IF NOT EXISTS on an existing table keeps it
-			s.noteCreated(p.Def)
 		}
 		return done()
 	case *planner.DropTable:
-		err := s.write(ctx, "DROP TABLE", func(tx *catalog.Tx) error {
-			for _, name := range p.Names {
-				if err := tx.DropTable(ctx, name, p.IfExists); err != nil {
-					return err
-				}
-				s.noteDropped(name)
-			}
-			return nil
-		})
+		if err := s.dropTables(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Delete:
+		n, err := s.delete(ctx, snap, p, args)
 		if err != nil {
+			return nil, err
+		}
+		return doneCursorN("DELETE "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Update:
+		n, err := s.update(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		return doneCursorN("UPDATE "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Truncate:
+		if err := s.truncate(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.AlterTable:
+		if err := s.alterTable(ctx, snap, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.CreateTableAs:
+		tag, n, err := s.createTableAs(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		return doneCursorN(tag, n), nil
+	case *planner.CreateView:
+		if err := s.createView(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.DropView:
+		if err := s.dropViews(ctx, p); err != nil {
 			return nil, err
 		}
 		return done()
@@ -713,7 +742,8 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return done()
 	case *planner.Discard:
-		if p.What == "ALL" {
+		switch p.What {
+		case "ALL":
 			if s.tx != nil {
 				return nil, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
@@ -721,39 +751,78 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 				return nil, err
 			}
 			clear(s.stmts)
+			if err := s.dropTemp(); err != nil {
+				return nil, err
+			}
+		case "TEMP":
+			if err := s.discardTemp(ctx, snap); err != nil {
+				return nil, err
+			}
 		}
-		// DISCARD PLANS, SEQUENCES and TEMP have nothing to drop: plans are
-		// made afresh at each EXECUTE, and there are no sequences or
-		// temporary tables.
+		// DISCARD PLANS and SEQUENCES have nothing to drop: plans are made
+		// afresh at each EXECUTE, and there are no sequences.
 		return done()
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported by the embedded API yet", p.Tag())
 }
 
-func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types []sqltypes.Type, root planner.Node,
+func (s *Session) lowerQuery(ctx context.Context, snap *snapshot, types []sqltypes.Type, root planner.Node,
 	args []any, an *lower.Analysis) (exec.Operator, error) {
-	params, err := lower.Bind(types, args, s.vopts)
+	env, err := s.lowerEnv(snap, types, args)
 	if err != nil {
 		return nil, err
 	}
+	env.Analysis = an
+	return lower.Query(ctx, snap.main, root, env)
+}
+
+// lowerEnv is what lowering a statement's plan needs: its arguments bound
+// to the parameter types, the session's settings and temporary tables.
+func (s *Session) lowerEnv(snap *snapshot, types []sqltypes.Type, args []any) (lower.Env, error) {
+	params, err := lower.Bind(types, args, s.vopts)
+	if err != nil {
+		return lower.Env{}, err
+	}
 	mem := s.db.opts.mem
-	return lower.Query(ctx, snap, root, lower.Env{
-		Mem: mem, Params: params, MemoryLimit: s.memLimit, Analysis: an,
-		Eval: eval.Env{Mem: mem, Options: s.vopts},
-	})
+	return lower.Env{Mem: mem, Params: params, MemoryLimit: s.memLimit, Temp: snap.temp,
+		Eval: eval.Env{Mem: mem, Options: s.vopts}}, nil
 }
 
 // write runs one write statement in the open block, or on its own
 // (autocommit) outside one. command names the statement as Postgres does in
 // its read-only refusal ("INSERT", "COPY FROM").
 func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx) error) error {
-	if s.readOnly {
+	return s.writeTo(ctx, command, false, do)
+}
+
+// writeTo is write to the session's temporary catalog (temp) or the
+// database's. PostgreSQL lets a read-only transaction write temporary
+// tables, and so does asofsql.
+func (s *Session) writeTo(ctx context.Context, command string, temp bool, do func(*catalog.Tx) error) error {
+	if s.readOnly && !temp {
 		return sqlerr.New("25006", "cannot execute %s in a read-only transaction", command)
 	}
-	if s.tx != nil {
-		return do(s.tx)
+	cat := s.db.cat
+	if temp {
+		if s.temp == nil {
+			t, err := s.db.cat.NewTemp()
+			if err != nil {
+				return err
+			}
+			s.temp = t
+		}
+		cat = s.temp
 	}
-	tx := s.db.cat.Begin()
+	if s.tx != nil {
+		if !temp {
+			return do(s.tx)
+		}
+		if s.ttx == nil {
+			s.ttx = cat.Begin()
+		}
+		return do(s.ttx)
+	}
+	tx := cat.Begin()
 	if err := do(tx); err != nil {
 		tx.Rollback()
 		return err
@@ -762,7 +831,7 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 	return tx.Commit(ctx)
 }
 
-func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner.Insert, args []any) (int64, error) {
+func (s *Session) insert(ctx context.Context, snap *snapshot, p *planner.Insert, args []any) (int64, error) {
 	op, err := s.lowerQuery(ctx, snap, p.Params, p.Input, args, nil)
 	if err != nil {
 		return 0, err
@@ -774,7 +843,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 	rdr := exec.ToReader(ctx, op)
 	defer rdr.Release()
 	var n int64
-	err = s.write(ctx, "INSERT", func(tx *catalog.Tx) error {
+	err = s.writeTo(ctx, "INSERT", p.Table.Temp, func(tx *catalog.Tx) error {
 		var err error
 		n, err = tx.Insert(ctx, p.Table.Name, rdr)
 		return err
@@ -784,7 +853,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 
 // explain renders EXPLAIN; ANALYZE runs the query to the end first.
 // EXPLAIN EXECUTE explains the prepared statement's plan as made now.
-func (s *Session) explain(ctx context.Context, snap *catalog.Snapshot, p *planner.Explain, args []any) (string, error) {
+func (s *Session) explain(ctx context.Context, snap *snapshot, p *planner.Explain, args []any) (string, error) {
 	stmt := p.Stmt
 	if x, ok := stmt.(*planner.Execute); ok {
 		var err error
@@ -887,11 +956,21 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 			s.endBlock(true)
 			return "ROLLBACK", nil
 		}
-		tx := s.tx
+		tx, ttx := s.tx, s.ttx
 		s.endBlock(false)
 		tx.SetSynchronousCommit(s.syncCommit())
 		if err := tx.Commit(ctx); err != nil {
+			if ttx != nil {
+				ttx.Rollback()
+			}
 			return "", err
+		}
+		// The temporary catalog commits second: nothing else sees it, so
+		// it cannot conflict (docs/storage.md: not atomic with the first).
+		if ttx != nil {
+			if err := ttx.Commit(ctx); err != nil {
+				return "", err
+			}
 		}
 		return "COMMIT", nil
 	case planner.TxnRollback:
@@ -908,6 +987,9 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 func (s *Session) endBlock(rollback bool) {
 	if rollback {
 		s.tx.Rollback()
+		if s.ttx != nil {
+			s.ttx.Rollback()
+		}
 		if s.saved != nil {
 			*s.vopts = s.saved.vopts
 			s.values = s.saved.values
@@ -915,6 +997,6 @@ func (s *Session) endBlock(rollback bool) {
 			s.memLimit = s.saved.memLimit
 		}
 	}
-	s.tx, s.saved, s.failed, s.readOnly = nil, nil, false, false
-	s.created, s.dropped = nil, nil
+	s.tx, s.ttx, s.saved, s.failed, s.readOnly = nil, nil, nil, false, false
+	s.block = nil
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -265,13 +264,7 @@ func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return b, nil
 }
 
-func (r *result) Tag(rows int64) string {
-	tag := r.c.Tag()
-	if strings.HasPrefix(tag, "SELECT ") {
-		return fmt.Sprintf("SELECT %d", rows)
-	}
-	return tag
-}
+func (r *result) Tag(rows int64) string { return r.c.TagFor(rows) }
 
 func (r *result) Close() error {
 	if !r.closed {

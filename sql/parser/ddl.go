@@ -472,10 +472,14 @@ func DefaultExpr(st *Statement) ast.ExprNode {
 // (0A000), WHERE CURRENT OF (0A000), and MySQL's ORDER BY and LIMIT on
 // them and its DELETE t FROM ... (syntax errors in Postgres). ONLY before
 // the table is dropped: asofsql has no inheritance, so it changes nothing.
-func dmlForms(src string, toks []token, e *edits) error {
+//
+// It returns the 1-based positions of UPDATE's assigned columns, in
+// order (TiDB's AST keeps none for them).
+func dmlForms(src string, toks []token, e *edits) ([]int, error) {
 	if len(toks) < 2 || !(toks[0].is("update") || toks[0].is("delete")) {
-		return nil
+		return nil, nil
 	}
+	var assigned []int
 	update := toks[0].is("update")
 	at := func(k int, what string) *sqlerr.Error {
 		return posError(src, toks[k].start, sqlerr.FeatureNotSupported, "%s is not supported", what)
@@ -483,7 +487,7 @@ func dmlForms(src string, toks []token, e *edits) error {
 	table := 1
 	if !update {
 		if !toks[1].is("from") {
-			return syntaxErrAt(src, toks, 1)
+			return nil, syntaxErrAt(src, toks, 1)
 		}
 		table = 2
 	}
@@ -497,25 +501,28 @@ func dmlForms(src string, toks []token, e *edits) error {
 		switch {
 		case t.isOp("(") || t.isOp("["):
 			if update && k > 0 && (toks[k-1].is("set") || afterSet && toks[k-1].isOp(",")) && depth == 0 {
-				return at(k, "a multiple-column assignment SET (a, b) = ...")
+				return nil, at(k, "a multiple-column assignment SET (a, b) = ...")
 			}
 			depth++
 		case t.isOp(")") || t.isOp("]"):
 			depth--
-		case depth > 0 || t.kind != tkIdent:
-		case t.val == "set" && update:
+		case depth > 0:
+		case afterSet && (toks[k-1].is("set") || toks[k-1].isOp(",")):
+			assigned = append(assigned, charPos(src, t.start))
+		case t.kind != tkIdent:
+		case t.val == "set" && update && !afterSet:
 			afterSet = true
 		case t.val == "from" && update && afterSet && !toks[k-1].is("distinct"):
-			return at(k, "UPDATE ... FROM").WithHint("Update from another table with a subquery: SET c = (SELECT ...) WHERE k IN (SELECT ...).")
+			return nil, at(k, "UPDATE ... FROM").WithHint("Update from another table with a subquery: SET c = (SELECT ...) WHERE k IN (SELECT ...).")
 		case t.val == "using" && !update:
-			return at(k, "DELETE ... USING").WithHint("Delete rows matching another table with a subquery: WHERE k IN (SELECT ...).")
+			return nil, at(k, "DELETE ... USING").WithHint("Delete rows matching another table with a subquery: WHERE k IN (SELECT ...).")
 		case t.val == "current" && k+1 < len(toks) && toks[k+1].is("of") && toks[k-1].is("where"):
-			return at(k, "WHERE CURRENT OF")
+			return nil, at(k, "WHERE CURRENT OF")
 		case t.val == "order" && k+1 < len(toks) && toks[k+1].is("by"), t.val == "limit":
-			return syntaxErrAt(src, toks, k)
+			return nil, syntaxErrAt(src, toks, k)
 		case t.val == "where":
 			afterSet = false
 		}
 	}
-	return nil
+	return assigned, nil
 }

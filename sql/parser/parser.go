@@ -50,6 +50,9 @@ type Statement struct {
 	Asof []*AsofJoin
 	// Casts describes every `#cast` marker call left in AST.
 	Casts map[*ast.FuncCallExpr]*Cast
+	// SetPos are the 1-based positions of an UPDATE's assigned columns,
+	// in the order of UpdateStmt.List.
+	SetPos []int
 	// NullsFirst holds ORDER BY items written with NULLS FIRST (true) or
 	// NULLS LAST (false); items without NULLS are absent (Postgres
 	// default: NULLS LAST for ASC, NULLS FIRST for DESC).
@@ -245,9 +248,11 @@ func parseTiDB(st *Statement, toks []token, end int, lead string) (*Statement, e
 		return nil, err
 	}
 	e := newEdits(toks)
-	if err := dmlForms(src, toks, e); err != nil {
+	assigned, err := dmlForms(src, toks, e) // ddl.go
+	if err != nil {
 		return nil, err
 	}
+	st.SetPos = assigned
 	sites, err := plantAsof(src, toks, e)
 	if err != nil {
 		return nil, err

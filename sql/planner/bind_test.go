@@ -54,7 +54,7 @@ func TestBindErrors(t *testing.T) {
 		{"generate_series types", `SELECT * FROM generate_series('a'::text, 2)`, sqlerr.UndefinedFunction, 0, `function generate_series(text, integer) does not exist`},
 		{"right join", `SELECT 1 FROM events RIGHT JOIN ticks ON events.t = ticks.t`, sqlerr.FeatureNotSupported, 0, `RIGHT JOIN`},
 		{"cannot cast", `SELECT true::date`, "42846", 0, `cannot cast type boolean to date`},
-		{"update", `UPDATE events SET v = 'a'`, sqlerr.FeatureNotSupported, 0, `UPDATE is not supported`},
+		{"update", `UPDATE events SET nope = 'a'`, sqlerr.UndefinedColumn, 19, `column "nope" of relation "events" does not exist`},
 		{"row constructor", `SELECT (1, 2) = (1, 2)`, sqlerr.FeatureNotSupported, 0, `row constructors`},
 		{"window in where", `SELECT 1 FROM ticks WHERE row_number() OVER () > 1`, "42P20", 27, `window functions are not allowed in WHERE`},
 		{"window in grouped query", `SELECT k, rank() OVER (ORDER BY k) FROM ticks GROUP BY k`, sqlerr.FeatureNotSupported, 0, `grouped query`},
@@ -259,7 +259,7 @@ func TestStatementPlans(t *testing.T) {
 
 	p, err = plan(t, cat, `DROP TABLE IF EXISTS x, y`)
 	require.NoError(t, err)
-	require.Equal(t, &DropTable{Names: []string{"x", "y"}, IfExists: true}, p)
+	require.Equal(t, &DropTable{Names: []string{"x", "y"}, Temp: []bool{false, false}, IfExists: true}, p)
 
 	p, err = plan(t, cat, `COPY events (v, t) FROM STDIN (FORMAT csv)`)
 	require.NoError(t, err)

@@ -519,7 +519,7 @@ func writeTarget(schema, name string) error {
 				WithHint("Read it with a query, e.g. COPY (SELECT * FROM %s.%s) TO STDOUT.", schema, name)
 		}
 	}
-	if schema != "" && schema != "public" {
+	if schema != "" && schema != "public" && schema != TempSchema {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
 	return nil
