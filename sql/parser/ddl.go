@@ -95,6 +95,25 @@ func (c *cursor) truncate() (Node, error) {
 	return st, c.expectEnd()
 }
 
+// isCreateTableAs reports CREATE [TEMP] TABLE ... AS, which EXPLAIN takes.
+func isCreateTableAs(toks []token) bool {
+	if !isCreateTable(toks) {
+		return false
+	}
+	depth := 0
+	for _, t := range toks {
+		switch {
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			depth--
+		case depth == 0 && t.is("as"):
+			return true
+		}
+	}
+	return false
+}
+
 // isCreateView reports CREATE [OR REPLACE] [TEMP | TEMPORARY] [RECURSIVE]
 // VIEW.
 func isCreateView(toks []token) bool {

@@ -595,7 +595,8 @@ func (c *cursor) explain() (Node, error) {
 	}
 	rest := c.toks[c.i:]
 	if !(rest[0].is("select") || rest[0].is("with") || rest[0].is("values") || rest[0].is("table") ||
-		rest[0].is("insert") || rest[0].is("update") || rest[0].is("delete") || rest[0].is("execute") || rest[0].isOp("(")) {
+		rest[0].is("insert") || rest[0].is("update") || rest[0].is("delete") || rest[0].is("execute") || rest[0].isOp("(") ||
+		rest[0].is("create") && isCreateTableAs(rest)) {
 		return nil, syntaxErrAt(c.src, c.toks, c.i)
 	}
 	inner, err := parseStatement(c.src, rest, c.end)

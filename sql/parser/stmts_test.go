@@ -106,6 +106,19 @@ func TestExplainAndCopyQuery(t *testing.T) {
 	require.False(t, ex.Analyze)
 	require.True(t, ex.Verbose)
 
+	st, err = ParseOne("EXPLAIN CREATE TEMP TABLE c (x) ORDER BY (x) AS SELECT a FROM l WHERE a > $1")
+	require.NoError(t, err)
+	ex = st.Node.(*ExplainStmt)
+	ct := ex.Stmt.Node.(*CreateTableStmt)
+	require.Equal(t, "SELECT a FROM l WHERE a > $1", ct.AsQuery.Text)
+	require.Equal(t, 1, st.NumParams)
+
+	// PostgreSQL explains CREATE TABLE AS only, not a plain CREATE TABLE
+	// (an AS inside a column's parentheses does not count)
+	st, err = ParseOne("EXPLAIN CREATE TABLE c (a text DEFAULT CAST(1 AS text))")
+	requireErr(t, err, sqlerr.SyntaxError, 9, `at or near "CREATE"`)
+	require.Nil(t, st)
+
 	st, err = ParseOne("EXPLAIN EXPLAIN SELECT 1")
 	requireErr(t, err, sqlerr.SyntaxError, 9, `at or near "EXPLAIN"`)
 	require.Nil(t, st)
