@@ -91,7 +91,7 @@ func (db *DB) Exec(ctx context.Context, sql string, args ...any) (Result, error)
 // Explain plans one statement and returns its EXPLAIN text: one node a
 // line, each with its ordering.
 func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
-	st, err := parseOne(sql)
+	st, err := parseSingle(ctx, sql)
 	if err != nil {
 		return "", err
 	}
@@ -100,7 +100,7 @@ func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
 		return "", err
 	}
 	defer snap.Release()
-	p, err := planner.Build(snap, st, nil)
+	p, err := planner.BuildContext(ctx, snap, st, nil)
 	if err != nil {
 		return "", err
 	}

@@ -51,7 +51,7 @@ func (s *Session) CopyTo(ctx context.Context, sql string, w io.Writer) (Result, 
 }
 
 func (s *Session) copyStdio(ctx context.Context, sql string, cs *copyStream) (Result, error) {
-	st, err := s.parseOnce(sql)
+	st, err := s.parseOnce(ctx, sql)
 	if err != nil {
 		return Result{}, err
 	}

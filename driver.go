@@ -196,7 +196,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.s.parseOnce(q)
+	st, err := c.s.parseOnce(ctx, q)
 	if err != nil {
 		return nil, err
 	}

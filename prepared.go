@@ -114,7 +114,7 @@ func (s *Session) executePlan(ctx context.Context, snap *snapshot, p *planner.Ex
 			return nil, nil, nil, err
 		}
 	}
-	inner, err := target.planOn(snap)
+	inner, err := target.planOn(ctx, snap)
 	if err == nil {
 		err = s.readsBlockTables(inner)
 	}

@@ -322,24 +322,43 @@ func (st *Stmt) Close() error {
 // caller declares for $1.. (Unknown entries are inferred). An empty sql
 // gives (nil, nil).
 func (s *Session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (*Stmt, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOne(ctx, sql)
 	if err != nil || st == nil {
 		return nil, s.fail(err)
 	}
-	return s.analyse(st, paramTypes, false)
+	return s.analyse(ctx, st, paramTypes, false)
 }
 
-// analyse plans st to describe it; keep keeps the plan and its snapshot
-// for the first Execute.
-func (s *Session) analyse(st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
+// parse splits sql into statements observing ctx and statement_timeout
+// (a huge statement takes long to parse).
+func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	stmts, err := parser.ParseContext(pctx, sql)
+	return stmts, cancelErr(ctx, pctx, err)
+}
+
+// parseOne is parse for a string holding at most one statement.
+func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	st, err := parser.ParseOneContext(pctx, sql)
+	return st, cancelErr(ctx, pctx, err)
+}
+
+// analyse plans st to describe it, observing ctx and statement_timeout;
+// keep keeps the plan and its snapshot for the first Execute.
+func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
 	snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.build(snap, st, declared)
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	p, err := s.build(pctx, snap, st, declared)
 	if err != nil {
 		snap.Release()
-		return nil, err
+		return nil, cancelErr(ctx, pctx, err)
 	}
 	out := &Stmt{s: s, st: st, declared: declared}
 	out.describe(p, p.Shape().Params)
@@ -375,8 +394,8 @@ func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 
 // build plans st against snap. In a failed block only COMMIT and ROLLBACK
 // run: anything else is 25P02, whatever its plan or planning error.
-func (s *Session) build(snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
-	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
+func (s *Session) build(ctx context.Context, snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
 	if s.failed {
 		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
 			return nil, sqlerr.New(sqlerr.InFailedSQLTransaction,
@@ -389,7 +408,7 @@ func (s *Session) build(snap *snapshot, st *parser.Statement, declared []sqltype
 // plan gives the plan to run now and its snapshot: the analysis' plan on
 // the first Execute of a Batch statement, a new one otherwise. The plan
 // must keep a described statement's shape.
-func (st *Stmt) plan() (planner.Plan, *snapshot, error) {
+func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 	if f := st.first; f != nil {
 		st.first = nil
 		return f.plan, f.snap, nil
@@ -401,7 +420,7 @@ func (st *Stmt) plan() (planner.Plan, *snapshot, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := st.planOn(snap)
+	p, err := st.planOn(ctx, snap)
 	if err != nil {
 		snap.Release()
 		return nil, nil, err
@@ -411,9 +430,9 @@ func (st *Stmt) plan() (planner.Plan, *snapshot, error) {
 
 // planOn plans the statement against snap (EXECUTE runs its target on the
 // EXECUTE's own snapshot).
-func (st *Stmt) planOn(snap *snapshot) (planner.Plan, error) {
+func (st *Stmt) planOn(ctx context.Context, snap *snapshot) (planner.Plan, error) {
 	s := st.s
-	p, err := s.build(snap, st.st, st.declared)
+	p, err := s.build(ctx, snap, st.st, st.declared)
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +478,7 @@ type Batch struct {
 
 // Batch splits sql into statements; syntax errors are reported here.
 func (s *Session) Batch(sql string) (*Batch, error) {
-	stmts, err := parser.Parse(sql)
+	stmts, err := s.parse(context.Background(), sql)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -474,7 +493,7 @@ func (b *Batch) Next(ctx context.Context) (*Stmt, error) {
 		return nil, io.EOF
 	}
 	b.next++
-	st, err := b.s.analyse(b.stmts[b.next-1], nil, true)
+	st, err := b.s.analyse(ctx, b.stmts[b.next-1], nil, true)
 	b.last = st
 	return st, err
 }
@@ -492,17 +511,19 @@ func (b *Batch) Close() error {
 func (s *Session) once(st *parser.Statement) *Stmt { return &Stmt{s: s, st: st} }
 
 // parseOnce parses sql, which must hold one statement, to run it once.
-func (s *Session) parseOnce(sql string) (*Stmt, error) {
-	st, err := parseOne(sql)
+func (s *Session) parseOnce(ctx context.Context, sql string) (*Stmt, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	st, err := parseSingle(pctx, sql)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, s.fail(cancelErr(ctx, pctx, err))
 	}
 	return s.once(st), nil
 }
 
-// parseOne parses sql, which must hold one statement.
-func parseOne(sql string) (*parser.Statement, error) {
-	st, err := parser.ParseOne(sql)
+// parseSingle parses sql, which must hold one statement.
+func parseSingle(ctx context.Context, sql string) (*parser.Statement, error) {
+	st, err := parser.ParseOneContext(ctx, sql)
 	if err == nil && st == nil {
 		err = sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
@@ -513,7 +534,7 @@ func parseOne(sql string) (*parser.Statement, error) {
 // streams its result; other statements are refused (0A000) before they
 // run.
 func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Cursor, error) {
-	st, err := s.parseOnce(sql)
+	st, err := s.parseOnce(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
@@ -524,7 +545,7 @@ func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Cursor, 
 // It reports the last statement's result; rows of SELECTs are read and
 // counted, not returned.
 func (s *Session) Exec(ctx context.Context, sql string, args ...any) (Result, error) {
-	stmts, err := parser.Parse(sql)
+	stmts, err := s.parse(ctx, sql)
 	if err != nil {
 		return Result{}, s.fail(err)
 	}
@@ -578,7 +599,7 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 // input is the data stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
 	ctx, cancel := s.statementContext(parent)
-	p, snap, err := st.plan()
+	p, snap, err := st.plan(ctx)
 	if err != nil {
 		cancel()
 		return nil, err

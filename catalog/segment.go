@@ -293,20 +293,35 @@ func (s *segment) materialize(ref segRef, meta *tableMeta, batchRows int) ([]arr
 			return 0
 		})
 	}
+	// Rows appended in order with none deleted (a feed's usual state)
+	// need no copy: slices share the stored buffers.
+	inPlace := len(idx) == n
+	for i, p := range idx {
+		if int(p) != i {
+			inPlace = false
+			break
+		}
+	}
 	var batches []arrow.RecordBatch
 	var pos [][]int64
 	for off := 0; off < len(idx); off += batchRows {
 		part := idx[off:min(len(idx), off+batchRows)]
-		cols := make([]arrow.Array, all.NumCols())
-		for i := range cols {
-			b := array.NewBuilder(a.mem, all.Column(i).DataType())
-			gather(b, all.Column(i), part)
-			cols[i] = b.NewArray()
-			cols[i].NullN()
-			b.Release()
+		var rec arrow.RecordBatch
+		if inPlace {
+			rec = all.NewSlice(int64(off), int64(off+len(part)))
+		} else {
+			cols := make([]arrow.Array, all.NumCols())
+			for i := range cols {
+				cols[i] = gather(a.mem, all.Column(i), part)
+			}
+			rec = array.NewRecordBatch(a.schema, cols, int64(len(part)))
+			releaseArrays(cols)
 		}
-		rec := array.NewRecordBatch(a.schema, cols, int64(len(part)))
-		releaseArrays(cols)
+		// Scans on many goroutines share the cached view: settle
+		// arrow-go's lazy NULL counts before it is shared.
+		for _, col := range rec.Columns() {
+			col.NullN()
+		}
 		p := make([]int64, len(part))
 		for i, x := range part {
 			p[i] = int64(x)
@@ -624,11 +639,7 @@ func (sr *segReader) remap(b arrow.RecordBatch) arrow.RecordBatch {
 func gatherBatch(mem memory.Allocator, b arrow.RecordBatch, idx []int32) arrow.RecordBatch {
 	cols := make([]arrow.Array, b.NumCols())
 	for i := range cols {
-		bld := array.NewBuilder(mem, b.Column(i).DataType())
-		gather(bld, b.Column(i), idx)
-		cols[i] = bld.NewArray()
-		cols[i].NullN()
-		bld.Release()
+		cols[i] = gather(mem, b.Column(i), idx)
 	}
 	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
 	releaseArrays(cols)

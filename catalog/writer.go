@@ -1,12 +1,14 @@
 package catalog
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -157,7 +159,9 @@ func (w *tableWriter) flushRun() error {
 		if sorted {
 			part = run.NewSlice(int64(off), int64(end))
 		} else {
-			part = w.gatherBatch(run, idx[off:end])
+			if part, err = w.gatherBatch(run, idx[off:end]); err != nil {
+				return err
+			}
 		}
 		err := sw.write(part)
 		part.Release()
@@ -168,19 +172,27 @@ func (w *tableWriter) flushRun() error {
 	return w.finishSegment()
 }
 
-func (w *tableWriter) gatherBatch(run arrow.RecordBatch, idx []int32) arrow.RecordBatch {
+func (w *tableWriter) gatherBatch(run arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	refs := make([]operator.Ref, len(idx))
+	for i, k := range idx {
+		refs[i] = operator.Ref{Row: k}
+	}
 	cols := make([]arrow.Array, run.NumCols())
 	for i := range cols {
-		b := array.NewBuilder(w.c.mem, run.Column(i).DataType())
-		gather(b, run.Column(i), idx)
-		cols[i] = b.NewArray()
-		b.Release()
+		a, err := operator.Gather(context.Background(), w.c.mem, run.Column(i).DataType(), run.Columns()[i:i+1], refs)
+		if err != nil {
+			for _, done := range cols[:i] {
+				done.Release()
+			}
+			return nil, err
+		}
+		cols[i] = a
 	}
 	out := array.NewRecordBatch(w.meta.schema, cols, int64(len(idx)))
 	for _, a := range cols {
 		a.Release()
 	}
-	return out
+	return out, nil
 }
 
 // concatPending turns the buffered batches into one and empties the buffer.

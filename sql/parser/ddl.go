@@ -198,7 +198,7 @@ func (c *cursor) query(toks []token, end int) (*Statement, error) {
 	if !(first.is("select") || first.is("with") || first.is("values") || first.is("table") || first.isOp("(")) {
 		return nil, posError(c.src, first.start, sqlerr.SyntaxError, "syntax error at or near \"%s\"", c.src[first.start:first.end])
 	}
-	q, err := parseStatement(c.src, toks, end)
+	q, err := parseStatement(c.in, toks, end)
 	if err != nil {
 		return nil, err
 	}
@@ -464,9 +464,9 @@ loop:
 	if k < len(c.toks) {
 		end = c.toks[k].start
 	}
-	st := &Statement{src: c.src, Start: toks[0].start, End: toks[len(toks)-1].end}
+	st := &Statement{src: c.src, ri: c.in.ri, Start: toks[0].start, End: toks[len(toks)-1].end}
 	st.Text = c.src[st.Start:st.End]
-	if _, err := parseTiDB(st, toks, end, "select "); err != nil {
+	if _, err := parseTiDB(c.in, st, toks, end, "select "); err != nil {
 		return nil, err
 	}
 	sel, ok := st.AST.(*ast.SelectStmt)

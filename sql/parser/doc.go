@@ -19,6 +19,13 @@
 //	stmts, err := parser.Parse(sql)  // zero or more statements; safe for concurrent use
 //	st, err := parser.ParseOne(sql)  // at most one (extended-protocol Parse); "" gives (nil, nil)
 //
+// ParseContext and ParseOneContext observe a context (57014 once it is
+// done). Any input is safe (see sql/limits and depth.go): every pass is
+// linear in the statement's tokens (brackets are paired once at lex
+// time), nesting past limits.MaxDepth is 54001 before anything recurses
+// (a token-level bound before TiDB parses, the tree's depth right after),
+// and a statement of more than limits.MaxTokens tokens is 54000.
+//
 // Each *Statement has Text/Start/End (its span in the input), and exactly
 // one of AST (a TiDB ast.StmtNode) or Node (*ShowStmt, *SetStmt,
 // *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt; EXPLAIN and

@@ -51,8 +51,8 @@ func isPreparedForm(t token) bool {
 }
 
 // parsePrepared parses PREPARE, EXECUTE, DEALLOCATE and DISCARD.
-func parsePrepared(src string, toks []token, end int) (Node, error) {
-	c := &cursor{src: src, toks: toks, end: end}
+func parsePrepared(in *input, toks []token, end int) (Node, error) {
+	c := &cursor{in: in, src: in.src, toks: toks, end: end}
 	first := c.peek()
 	c.i++
 	switch first.val {
@@ -103,7 +103,7 @@ func (c *cursor) prepare() (Node, error) {
 	if !(rest[0].isOp("(") || rest[0].kind == tkIdent && preparable[rest[0].val]) {
 		return nil, c.fail()
 	}
-	if st.Stmt, err = parseStatement(c.src, rest, c.end); err != nil {
+	if st.Stmt, err = parseStatement(c.in, rest, c.end); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -164,7 +164,7 @@ func (c *cursor) execute() (Node, error) {
 	}
 	as := &Statement{src: c.src, Start: args[0].start, End: args[len(args)-1].end}
 	as.Text = c.src[as.Start:as.End]
-	if _, err := parseTiDB(as, args, c.toks[m].start, "select "); err != nil {
+	if _, err := parseTiDB(c.in, as, args, c.toks[m].start, "select "); err != nil {
 		return nil, err
 	}
 	sel, ok := as.AST.(*ast.SelectStmt)

@@ -150,6 +150,7 @@ func (*ExplainStmt) node()     {}
 
 // cursor walks the tokens of one of our own statements.
 type cursor struct {
+	in   *input
 	src  string
 	toks []token
 	i    int
@@ -255,8 +256,8 @@ func isCreateTable(toks []token) bool {
 }
 
 // parseOwn parses the statements asofsql handles itself.
-func parseOwn(src string, toks []token, end int) (Node, error) {
-	c := &cursor{src: src, toks: toks, end: end}
+func parseOwn(in *input, toks []token, end int) (Node, error) {
+	c := &cursor{in: in, src: in.src, toks: toks, end: end}
 	first := c.peek()
 	c.i++
 	switch first.val {
@@ -307,7 +308,7 @@ func parseOwn(src string, toks []token, end int) (Node, error) {
 	case "alter":
 		return c.alterTable()
 	}
-	return nil, syntaxErrAt(src, toks, 0)
+	return nil, syntaxErrAt(in.src, toks, 0)
 }
 
 func (c *cursor) show() (Node, error) {
@@ -599,7 +600,7 @@ func (c *cursor) explain() (Node, error) {
 		rest[0].is("create") && isCreateTableAs(rest)) {
 		return nil, syntaxErrAt(c.src, c.toks, c.i)
 	}
-	inner, err := parseStatement(c.src, rest, c.end)
+	inner, err := parseStatement(c.in, rest, c.end)
 	if err != nil {
 		return nil, err
 	}
@@ -630,7 +631,7 @@ func (c *cursor) copy() (Node, error) {
 		if !(inner[0].is("select") || inner[0].is("with") || inner[0].is("values") || inner[0].is("table")) {
 			return nil, syntaxErrAt(c.src, c.toks, open+1)
 		}
-		q, err := parseStatement(c.src, inner, c.toks[m].start)
+		q, err := parseStatement(c.in, inner, c.toks[m].start)
 		if err != nil {
 			return nil, err
 		}
@@ -974,6 +975,9 @@ func (c *cursor) tableElement(st *CreateTableStmt, cols map[string]int) error {
 			return posError(c.src, t.start, codeDuplicateColumn, "column \"%s\" specified more than once", tok.val)
 		}
 	}
+	if len(st.Columns) == MaxTableColumns {
+		return posError(c.src, t.start, codeTooManyColumns, "tables can have at most %d columns", MaxTableColumns)
+	}
 	col, err := c.columnDef(func(k token, name string) error {
 		if st.PrimaryKey != nil {
 			return posError(c.src, k.start, codeInvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", st.Table.Name)
@@ -991,4 +995,8 @@ func (c *cursor) tableElement(st *CreateTableStmt, cols map[string]int) error {
 
 // More SQLSTATEs sqlerr does not name.
 const codeDuplicateColumn = "42701"
+const codeTooManyColumns = "54011"
+
+// MaxTableColumns is PostgreSQL's limit on a table's columns.
+const MaxTableColumns = 1600
 const codeInvalidTableDefinition = "42P16"

@@ -61,6 +61,12 @@
 //     answers from its catalogs (pg_table_is_visible, pg_get_userbyid,
 //     current_database, current_user, ::regclass and the other OID alias
 //     casts) expand into expressions over the same description.
+//   - BuildContext observes a context (57014). Binding counts its
+//     recursion (54001 past limits.MaxDepth: nested queries, expressions,
+//     joins, WITH queries naming WITH queries, stacked windows) and its
+//     total work (54000 when WITH queries named repeatedly expand past a
+//     bound); lists (IN, select lists, VALUES, UNION [ALL] chains) bind in
+//     linear time and stay flat in the plan.
 //   - Errors are *sqlerr.Error with the SQLSTATE Postgres uses (42P01,
 //     42703, 42702, 42804, 42883, 42803, 42601, 0A000, 22023, ...) and the
 //     1-based position from the parser wherever the AST has one.

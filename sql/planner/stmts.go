@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"context"
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -327,10 +329,19 @@ func scans(out []*catalog.TableInfo, n Node) []*catalog.TableInfo {
 // validates ordering requirements (spec §4), all before any row is read.
 // Errors are *sqlerr.Error with positions where the parser has them.
 func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
+	return BuildContext(context.Background(), cat, st, opts)
+}
+
+// BuildContext is Build observing ctx: planning a huge statement stops
+// with 57014 once ctx is cancelled or past its deadline. Nesting deeper
+// than limits.MaxDepth (WITH queries naming WITH queries count too) is
+// 54001, and a statement whose WITH queries expand past maxBindSteps
+// bound expressions is 54000.
+func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	b := &binder{cat: cat, st: st, opts: opts}
+	b := &binder{cat: cat, st: st, opts: opts, tick: limits.NewTicker(ctx)}
 	b.params = append(b.params, opts.ParamTypes...)
 	switch n := st.Node.(type) {
 	case nil:
@@ -367,7 +378,7 @@ func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 		}
 		return b.truncate(refs)
 	case *parser.ExplainStmt:
-		inner, err := Build(cat, n.Stmt, opts)
+		inner, err := BuildContext(ctx, cat, n.Stmt, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -474,7 +485,7 @@ func (b *binder) createTable(n *parser.CreateTableStmt) (Plan, error) {
 
 func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
 	if n.Query != nil {
-		q, err := Build(b.cat, n.Query, b.opts)
+		q, err := BuildContext(b.tick.Context(), b.cat, n.Query, b.opts)
 		if err != nil {
 			return nil, err
 		}
