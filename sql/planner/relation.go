@@ -94,7 +94,7 @@ func (b *binder) bindView(v *catalog.ViewDef, alias string) (Node, error) {
 	if b.viewDepth >= maxViewDepth {
 		return nil, sqlerr.New("42P17", "infinite recursion detected in rules for relation \"%s\"", v.Name)
 	}
-	st, err := parser.ParseOne(v.SQL)
+	st, err := parser.ParseOneContext(b.tick.Context(), v.SQL)
 	if err == nil && st == nil {
 		err = sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
@@ -109,9 +109,9 @@ func (b *binder) bindView(v *catalog.ViewDef, alias string) (Node, error) {
 		return nil, viewError(v.Name, err)
 	}
 	sub := &binder{cat: b.cat, st: st, opts: &Options{Types: b.opts.Types, Database: b.opts.Database, User: b.opts.User},
-		pgsrc: b.pgsrc, nsub: b.nsub, viewDepth: b.viewDepth + 1}
+		pgsrc: b.pgsrc, nsub: b.nsub, viewDepth: b.viewDepth + 1, depth: b.depth, steps: b.steps, tick: b.tick}
 	node, err := sub.bindQuery(q, nil)
-	b.nsub = sub.nsub
+	b.nsub, b.steps = sub.nsub, sub.steps
 	if err != nil {
 		return nil, viewError(v.Name, err)
 	}
