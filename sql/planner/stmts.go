@@ -590,12 +590,21 @@ func (b *binder) insert(x *ast.InsertStmt) (Plan, error) {
 		if len(src.Schema()) > len(cols) {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
+		if len(names) == 0 && len(src.Schema()) < len(cols) {
+			cols = cols[:len(src.Schema())] // PostgreSQL: the first columns, the rest take their defaults
+		}
 		if len(src.Schema()) < len(cols) {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more target columns than expressions")
 		}
 	} else {
 		v := &Values{}
+		if len(names) == 0 && len(x.Lists) > 0 && len(x.Lists[0]) < len(cols) {
+			cols = cols[:len(x.Lists[0])] // PostgreSQL: the first columns, the rest take their defaults
+		}
 		for _, row := range x.Lists {
+			if len(row) != len(x.Lists[0]) && len(row) > 0 {
+				return nil, sqlerr.New(sqlerr.SyntaxError, "VALUES lists must all be the same length").WithPosition(b.pos(row[0]))
+			}
 			if len(row) > len(cols) {
 				return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(row[len(cols)]))
 			}
