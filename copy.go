@@ -66,7 +66,7 @@ func (s *Session) copyStdio(ctx context.Context, sql string, cs *copyStream) (Re
 }
 
 // copy runs a COPY plan and returns the rows copied.
-func (s *Session) copy(ctx context.Context, snap *catalog.Snapshot, p *planner.Copy, args []any, cs *copyStream) (int64, error) {
+func (s *Session) copy(ctx context.Context, snap *snapshot, p *planner.Copy, args []any, cs *copyStream) (int64, error) {
 	if p.From {
 		return s.copyFrom(ctx, p, cs)
 	}
@@ -128,7 +128,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FROM STDIN needs a data stream").
 				WithHint("Use Session.CopyFrom.")
 		}
-		err = s.write(ctx, "COPY FROM", func(tx *catalog.Tx) error {
+		err = s.writeTo(ctx, "COPY FROM", p.Table.Temp, func(tx *catalog.Tx) error {
 			n, err = tx.CopyFrom(ctx, p.Table.Name, cs.r, opts)
 			return err
 		})
@@ -138,7 +138,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 	if err != nil {
 		return 0, err
 	}
-	err = s.write(ctx, "COPY FROM", func(tx *catalog.Tx) error {
+	err = s.writeTo(ctx, "COPY FROM", p.Table.Temp, func(tx *catalog.Tx) error {
 		n, err = tx.CopyFromFile(ctx, p.Table.Name, path, opts)
 		return err
 	})
@@ -205,7 +205,7 @@ func within(base, p string) bool {
 
 // copyOut writes a table's or a query's rows in COPY text, CSV or binary
 // format.
-func (s *Session) copyOut(ctx context.Context, snap *catalog.Snapshot, p *planner.Copy, args []any, w io.Writer) (int64, error) {
+func (s *Session) copyOut(ctx context.Context, snap *snapshot, p *planner.Copy, args []any, w io.Writer) (int64, error) {
 	var op exec.Operator
 	var types []sqltypes.Type
 	var names []string
@@ -218,7 +218,14 @@ func (s *Session) copyOut(ctx context.Context, snap *catalog.Snapshot, p *planne
 			types, names = append(types, c.Type), append(names, c.Name)
 		}
 	} else {
-		rdr, err := snap.Scan(ctx, p.Table.Name, catalog.ScanOptions{Columns: p.Columns})
+		from := snap.main
+		if p.Table.Temp {
+			from = snap.temp
+		}
+		if from == nil {
+			return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", p.Table.Name)
+		}
+		rdr, err := from.Scan(ctx, p.Table.Name, catalog.ScanOptions{Columns: p.Columns})
 		if err != nil {
 			return 0, err
 		}

@@ -115,6 +115,18 @@ func (c *Cursor) Tag() string {
 // FETCH).
 func (c *Cursor) counts() bool { return c.verb == "SELECT" || c.verb == "FETCH" }
 
+// TagFor is the command tag when rows of the result were sent (Postgres
+// reports the rows the last Execute sent, not all of them, after a
+// suspended portal): "SELECT rows" for a query, "FETCH rows" for a cursor's
+// FETCH, the tag of other statements as it is (CREATE TABLE AS's "SELECT n"
+// counts rows written).
+func (c *Cursor) TagFor(rows int64) string {
+	if c.counts() {
+		return fmt.Sprintf("%s %d", c.verb, rows)
+	}
+	return c.verb
+}
+
 // Rows is the number of rows read so far.
 func (c *Cursor) Rows() int64 { return c.rows }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -85,7 +84,7 @@ func errNoScroll() error {
 
 // declare runs DECLARE: the query is opened on a clone of snap, under a
 // context of its own that lives as long as the cursor.
-func (s *Session) declare(parent context.Context, snap *catalog.Snapshot, p *planner.Declare, args []any) error {
+func (s *Session) declare(parent context.Context, snap *snapshot, p *planner.Declare, args []any) error {
 	if !p.Hold && s.tx == nil {
 		return sqlerr.New(sqlerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}

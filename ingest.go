@@ -59,7 +59,9 @@ func (s *Session) ingest(ctx context.Context, table string, src array.RecordRead
 	if err != nil {
 		return 0, err
 	}
-	_, err = s.planCatalog(snap).Table(table)
+	// Ingest writes permanent tables: a temporary one of the same name
+	// does not count.
+	_, err = s.planCatalog(&snapshot{main: snap}).Table(table)
 	snap.Release()
 	exists := err == nil
 	if err != nil && sqlerr.Code(err) != sqlerr.UndefinedTable {
@@ -87,13 +89,13 @@ func (s *Session) ingest(ctx context.Context, table string, src array.RecordRead
 			if err := tx.DropTable(ctx, table, false); err != nil {
 				return err
 			}
-			s.noteDropped(table)
+			s.noteDropped(table, false, false)
 		}
 		if def != nil {
 			if err := tx.CreateTable(ctx, *def, false); err != nil {
 				return err
 			}
-			s.noteCreated(*def)
+			s.noteTable(*def, 0, false, true)
 		}
 		var err error
 		n, err = tx.Ingest(ctx, table, src)

@@ -163,16 +163,6 @@ func takesSnapshot(p planner.Plan) bool {
 	return true
 }
 
-// snapshot is the catalog view a statement plans and reads against: the
-// block's own snapshot under REPEATABLE READ and SERIALIZABLE once it has
-// one, else the last committed state.
-func (s *Session) snapshot() (*catalog.Snapshot, error) {
-	if s.txSnap != nil {
-		return s.txSnap.Clone()
-	}
-	return s.db.cat.Snapshot()
-}
-
 // noteSnapshot records that the open block's statement p was planned on
 // snap: the block's first snapshot, which a REPEATABLE READ or
 // SERIALIZABLE block then keeps to the end.

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -128,7 +127,7 @@ func (s *Session) preparedShape(name string) (*planner.Prepared, bool) {
 
 // executePlan finds EXECUTE's statement, evaluates the arguments and
 // plans the statement on snap: what runs, and with which arguments.
-func (s *Session) executePlan(ctx context.Context, snap *catalog.Snapshot, p *planner.Execute, args []any) (*Stmt, planner.Plan, []any, error) {
+func (s *Session) executePlan(ctx context.Context, snap *snapshot, p *planner.Execute, args []any) (*Stmt, planner.Plan, []any, error) {
 	target, ok := s.stmts.get(p.Name)
 	if !ok {
 		// Dropped since the EXECUTE was planned (a wire statement).

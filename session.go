@@ -62,10 +62,15 @@ type Session struct {
 	// parameters), by lowercase name, as given; RESET and SET ... TO
 	// DEFAULT return to them, or to the built-in default without one.
 	resetVals map[string]string
-	// created and dropped are the tables the open block created or
-	// dropped (see blockCatalog).
-	created map[string]*catalog.TableInfo
-	dropped map[string]bool
+	// block is what the open transaction block changed in the catalogs
+	// (block.go); nil when it changed nothing.
+	block *block
+	// temp is the session's catalog of temporary tables and views,
+	// opened by the first CREATE TEMP TABLE or VIEW and closed with the
+	// session; ttx is its transaction in an open block (nil until the
+	// block writes a temporary relation).
+	temp *catalog.Catalog
+	ttx  *catalog.Tx
 	// user and database are the client's identity (SetIdentity).
 	user, database string
 	// stmts are the prepared statements by name (prepared.go), shared
@@ -123,7 +128,18 @@ func (s *Session) Close() error {
 	if !s.forked {
 		s.stmts.clear()
 	}
-	return nil
+	return s.dropTemp()
+}
+
+// dropTemp drops every temporary table and view: the session's temporary
+// catalog goes (at the session's end, DISCARD TEMP and DISCARD ALL).
+func (s *Session) dropTemp() error {
+	if s.temp == nil {
+		return nil
+	}
+	err := s.temp.Close()
+	s.temp = nil
+	return err
 }
 
 // Setting returns a run-time setting's current value by its Postgres name
@@ -225,7 +241,7 @@ type Stmt struct {
 
 type firstPlan struct {
 	plan planner.Plan
-	snap *catalog.Snapshot
+	snap *snapshot
 }
 
 // CopyInfo describes the client data stream of COPY ... FROM STDIN or
@@ -365,7 +381,7 @@ func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []
 	defer cancel()
 	p, err := s.build(pctx, snap, st, declared)
 	if err == nil {
-		err = s.noteSnapshot(p, snap)
+		err = s.noteSnapshot(p, snap.main)
 	}
 	if err != nil {
 		snap.Release()
@@ -408,7 +424,7 @@ func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 
 // build plans st against snap. In a failed block only COMMIT and ROLLBACK
 // run: anything else is 25P02, whatever its plan or planning error.
-func (s *Session) build(ctx context.Context, snap *catalog.Snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+func (s *Session) build(ctx context.Context, snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
 	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
 	if s.failed {
 		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
@@ -422,7 +438,7 @@ func (s *Session) build(ctx context.Context, snap *catalog.Snapshot, st *parser.
 // plan gives the plan to run now and its snapshot: the analysis' plan on
 // the first Execute of a Batch statement, a new one otherwise. The plan
 // must keep a described statement's shape.
-func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, error) {
+func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 	if f := st.first; f != nil {
 		st.first = nil
 		return f.plan, f.snap, nil
@@ -436,7 +452,7 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 	}
 	p, err := st.planOn(ctx, st.s, snap)
 	if err == nil {
-		err = st.s.noteSnapshot(p, snap)
+		err = st.s.noteSnapshot(p, snap.main)
 	}
 	if err != nil {
 		snap.Release()
@@ -447,7 +463,7 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 
 // planOn plans the statement in session s against snap (EXECUTE plans
 // its target in the EXECUTE's session, on the EXECUTE's snapshot).
-func (st *Stmt) planOn(ctx context.Context, s *Session, snap *catalog.Snapshot) (planner.Plan, error) {
+func (st *Stmt) planOn(ctx context.Context, s *Session, snap *snapshot) (planner.Plan, error) {
 	p, err := s.build(ctx, snap, st.st, st.declared)
 	if err != nil {
 		return nil, err
@@ -641,22 +657,10 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 
 // readsBlockTables refuses a plan that reads a table created in the open
 // block: its rows are not readable before COMMIT.
-func (s *Session) readsBlockTables(p planner.Plan) error {
-	if len(s.created) == 0 {
-		return nil
-	}
-	for _, t := range p.Reads() {
-		if s.created[t.Name] == t {
-			return errBlockTable(t.Name)
-		}
-	}
-	return nil
-}
-
 // dispatch executes a plan of st. A returned rows cursor owns snap and
 // cancel (released when it finishes); otherwise dispatch has released
 // them. This is the one place that knows every kind of plan.
-func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, st *Stmt, p planner.Plan, args []any,
+func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt, p planner.Plan, args []any,
 	input *copyStream, cancel context.CancelFunc) (*Cursor, error) {
 	// Statements without rows are finished here: their snapshot and
 	// timer go at once (deferred calls are harmless for rows cursors,
@@ -710,24 +714,50 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return doneCursor(tag), nil
 	case *planner.CreateTable:
-		if err := s.write(ctx, "CREATE TABLE", func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
+		if err := s.createTable(ctx, snap, p); err != nil { // ddl.go
 			return nil, err
-		}
-		if _, err := s.planCatalog(snap).Table(p.Def.Name); err != nil { // IF NOT EXISTS on an existing table keeps it
-			s.noteCreated(p.Def)
 		}
 		return done()
 	case *planner.DropTable:
-		err := s.write(ctx, "DROP TABLE", func(tx *catalog.Tx) error {
-			for _, name := range p.Names {
-				if err := tx.DropTable(ctx, name, p.IfExists); err != nil {
-					return err
-				}
-				s.noteDropped(name)
-			}
-			return nil
-		})
+		if err := s.dropTables(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Delete:
+		n, err := s.delete(ctx, snap, p, args)
 		if err != nil {
+			return nil, err
+		}
+		return doneCursorN("DELETE "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Update:
+		n, err := s.update(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		return doneCursorN("UPDATE "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Truncate:
+		if err := s.truncate(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.AlterTable:
+		if err := s.alterTable(ctx, snap, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.CreateTableAs:
+		tag, n, err := s.createTableAs(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		return doneCursorN(tag, n), nil
+	case *planner.CreateView:
+		if err := s.createView(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.DropView:
+		if err := s.dropViews(ctx, p); err != nil {
 			return nil, err
 		}
 		return done()
@@ -765,7 +795,8 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return done()
 	case *planner.Discard:
-		if p.What == "ALL" {
+		switch p.What {
+		case "ALL":
 			if s.tx != nil {
 				return nil, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
@@ -774,10 +805,16 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 			}
 			s.stmts.clear()
 			s.closeCursors(func(*declared) bool { return true })
+			if err := s.dropTemp(); err != nil {
+				return nil, err
+			}
+		case "TEMP":
+			if err := s.discardTemp(ctx, snap); err != nil {
+				return nil, err
+			}
 		}
-		// DISCARD PLANS, SEQUENCES and TEMP have nothing to drop: plans are
-		// made afresh at each EXECUTE, and there are no sequences or
-		// temporary tables.
+		// DISCARD PLANS and SEQUENCES have nothing to drop: plans are made
+		// afresh at each EXECUTE, and there are no sequences.
 		return done()
 	case *planner.SetTransaction:
 		if err := s.setTransaction(p); err != nil {
@@ -812,30 +849,65 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported by the embedded API yet", p.Tag())
 }
 
-func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types []sqltypes.Type, root planner.Node,
+func (s *Session) lowerQuery(ctx context.Context, snap *snapshot, types []sqltypes.Type, root planner.Node,
 	args []any, an *lower.Analysis) (exec.Operator, error) {
-	params, err := lower.Bind(types, args, s.vopts)
+	env, err := s.lowerEnv(snap, types, args)
 	if err != nil {
 		return nil, err
 	}
+	env.Analysis = an
+	return lower.Query(ctx, snap.main, root, env)
+}
+
+// lowerEnv is what lowering a statement's plan needs: its arguments bound
+// to the parameter types, the session's settings and temporary tables.
+func (s *Session) lowerEnv(snap *snapshot, types []sqltypes.Type, args []any) (lower.Env, error) {
+	params, err := lower.Bind(types, args, s.vopts)
+	if err != nil {
+		return lower.Env{}, err
+	}
 	mem := s.db.opts.mem
-	return lower.Query(ctx, snap, root, lower.Env{
-		Mem: mem, Params: params, MemoryLimit: s.memLimit, Analysis: an,
-		Eval: eval.Env{Mem: mem, Options: s.vopts},
-	})
+	return lower.Env{Mem: mem, Params: params, MemoryLimit: s.memLimit, Temp: snap.temp,
+		Eval: eval.Env{Mem: mem, Options: s.vopts}}, nil
 }
 
 // write runs one write statement in the open block, or on its own
 // (autocommit) outside one. command names the statement as Postgres does in
 // its read-only refusal ("INSERT", "COPY FROM").
 func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx) error) error {
-	if err := s.checkWrite(command); err != nil {
-		return err
+	return s.writeTo(ctx, command, false, do)
+}
+
+// writeTo is write to the session's temporary catalog (temp) or the
+// database's. PostgreSQL lets a read-only transaction write temporary
+// tables, and so does asofsql.
+func (s *Session) writeTo(ctx context.Context, command string, temp bool, do func(*catalog.Tx) error) error {
+	if !temp {
+		if err := s.checkWrite(command); err != nil {
+			return err
+		}
+	}
+	cat := s.db.cat
+	if temp {
+		if s.temp == nil {
+			t, err := s.db.cat.NewTemp()
+			if err != nil {
+				return err
+			}
+			s.temp = t
+		}
+		cat = s.temp
 	}
 	if s.tx != nil {
-		return do(s.tx)
+		if !temp {
+			return do(s.tx)
+		}
+		if s.ttx == nil {
+			s.ttx = cat.Begin()
+		}
+		return do(s.ttx)
 	}
-	tx := s.db.cat.Begin()
+	tx := cat.Begin()
 	if err := do(tx); err != nil {
 		tx.Rollback()
 		return err
@@ -844,7 +916,7 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 	return tx.Commit(ctx)
 }
 
-func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner.Insert, args []any) (int64, error) {
+func (s *Session) insert(ctx context.Context, snap *snapshot, p *planner.Insert, args []any) (int64, error) {
 	op, err := s.lowerQuery(ctx, snap, p.Params, p.Input, args, nil)
 	if err != nil {
 		return 0, err
@@ -856,7 +928,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 	rdr := exec.ToReader(ctx, op)
 	defer rdr.Release()
 	var n int64
-	err = s.write(ctx, "INSERT", func(tx *catalog.Tx) error {
+	err = s.writeTo(ctx, "INSERT", p.Table.Temp, func(tx *catalog.Tx) error {
 		var err error
 		n, err = tx.Insert(ctx, p.Table.Name, rdr)
 		return err
@@ -866,7 +938,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 
 // explain renders EXPLAIN; ANALYZE runs the query to the end first.
 // EXPLAIN EXECUTE explains the prepared statement's plan as made now.
-func (s *Session) explain(ctx context.Context, snap *catalog.Snapshot, p *planner.Explain, args []any) (string, error) {
+func (s *Session) explain(ctx context.Context, snap *snapshot, p *planner.Explain, args []any) (string, error) {
 	stmt := p.Stmt
 	if x, ok := stmt.(*planner.Execute); ok {
 		var err error
@@ -975,11 +1047,21 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 			s.endBlock(true)
 			return "", err
 		}
-		tx := s.tx
+		tx, ttx := s.tx, s.ttx
 		s.endBlock(false)
 		tx.SetSynchronousCommit(s.syncCommit())
 		if err := tx.Commit(ctx); err != nil {
+			if ttx != nil {
+				ttx.Rollback()
+			}
 			return "", err
+		}
+		// The temporary catalog commits second: nothing else sees it, so
+		// it cannot conflict (docs/storage.md: not atomic with the first).
+		if ttx != nil {
+			if err := ttx.Commit(ctx); err != nil {
+				return "", err
+			}
 		}
 		return "COMMIT", nil
 	case planner.TxnRollback:
@@ -996,6 +1078,9 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 func (s *Session) endBlock(rollback bool) {
 	if rollback {
 		s.tx.Rollback()
+		if s.ttx != nil {
+			s.ttx.Rollback()
+		}
 		if s.saved != nil {
 			*s.vopts = s.saved.vopts
 			s.values = s.saved.values
@@ -1007,6 +1092,6 @@ func (s *Session) endBlock(rollback bool) {
 	if s.txSnap != nil {
 		s.txSnap.Release()
 	}
-	s.tx, s.saved, s.failed, s.txSnap, s.snapTaken, s.mode = nil, nil, false, nil, false, txModes{}
-	s.created, s.dropped = nil, nil
+	s.tx, s.ttx, s.saved, s.failed, s.txSnap, s.snapTaken, s.mode = nil, nil, nil, false, nil, false, txModes{}
+	s.block = nil
 }

@@ -31,11 +31,23 @@ type Env struct {
 	// Analysis, when set, counts rows, batches and time per plan node
 	// (EXPLAIN ANALYZE).
 	Analysis *Analysis
+	// Temp is the snapshot of the session's temporary tables (scans of
+	// tables with TableInfo.Temp read it); nil when the session has none.
+	Temp *catalog.Snapshot
 }
 
 // Query builds the operator tree for a query plan's root. The operator's
 // schema has the plan's column names and SQL types.
 func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env Env) (exec.Operator, error) {
+	b := newBuilder(ctx, snap, env)
+	op, err := b.node(root)
+	if err != nil {
+		return nil, err
+	}
+	return rename(op, root.Schema())
+}
+
+func newBuilder(ctx context.Context, snap *catalog.Snapshot, env Env) *builder {
 	if env.Mem == nil {
 		env.Mem = memory.DefaultAllocator
 	}
@@ -44,11 +56,7 @@ func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env E
 	}
 	b := &builder{ctx: ctx, snap: snap, env: env}
 	b.env.Eval.Subquery = b.runSubquery // subquery.go
-	op, err := b.node(root)
-	if err != nil {
-		return nil, err
-	}
-	return rename(op, root.Schema())
+	return b
 }
 
 // topNMaxRows is the largest LIMIT + OFFSET lowered to a top-N: TopN
@@ -78,7 +86,13 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
 		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range}
-		rdr, err := b.snap.Scan(b.ctx, n.Table.Name, opts)
+		snap := b.snap
+		if n.Table.Temp {
+			if snap = b.env.Temp; snap == nil {
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table.Name)
+			}
+		}
+		rdr, err := snap.Scan(b.ctx, n.Table.Name, opts)
 		if err != nil {
 			return nil, err
 		}

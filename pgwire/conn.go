@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -365,10 +366,15 @@ func (b *byteBudget) close() {
 // readLoop reads messages ahead of the connection goroutine, so that a
 // client that goes away is noticed (and its query cancelled) even while a
 // statement runs and nothing is written.
+//
+// Reads are buffered: a client sends a statement as several messages in
+// one packet (Bind, Describe, Execute, Sync), which unbuffered would cost
+// three read system calls each (type, length, body).
 func (c *conn) readLoop() {
 	defer close(c.frames)
+	r := bufio.NewReaderSize(c.nc, 16<<10)
 	for {
-		f, err := readFrame(c.nc, c.srv.cfg.MaxMessageSize, frontendTypes)
+		f, err := readFrame(r, c.srv.cfg.MaxMessageSize, frontendTypes)
 		if err != nil {
 			c.readErr = err
 			_, tooLarge := err.(errTooLarge)

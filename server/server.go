@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -286,15 +285,7 @@ func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return b, nil
 }
 
-func (r *result) Tag(rows int64) string {
-	tag := r.c.Tag()
-	for _, verb := range []string{"SELECT", "FETCH"} {
-		if strings.HasPrefix(tag, verb+" ") {
-			return fmt.Sprintf("%s %d", verb, rows)
-		}
-	}
-	return tag
-}
+func (r *result) Tag(rows int64) string { return r.c.TagFor(rows) }
 
 func (r *result) Close() error {
 	if !r.closed {

@@ -53,6 +53,9 @@ type Statement struct {
 	Asof []*AsofJoin
 	// Casts describes every `#cast` marker call left in AST.
 	Casts map[*ast.FuncCallExpr]*Cast
+	// SetPos are the 1-based positions of an UPDATE's assigned columns,
+	// in the order of UpdateStmt.List.
+	SetPos []int
 	// NullsFirst holds ORDER BY items written with NULLS FIRST (true) or
 	// NULLS LAST (false); items without NULLS are absent (Postgres
 	// default: NULLS LAST for ASC, NULLS FIRST for DESC).
@@ -203,8 +206,8 @@ var unsupported = map[string]string{
 	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
-	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
-	"analyze": "ANALYZE", "truncate": "TRUNCATE",
+	"reassign": "REASSIGN OWNED", "merge": "MERGE",
+	"analyze": "ANALYZE",
 }
 
 // tidbStatements are the first words of statements handed to TiDB.
@@ -223,7 +226,8 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 	switch {
 	case first.is("show"), first.is("set"), first.is("reset"), first.is("begin"), first.is("start"), first.is("commit"),
 		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
-		first.is("create") && isCreateTable(toks):
+		first.is("create") && (isCreateTable(toks) || isCreateView(toks)), first.is("truncate"),
+		first.is("alter") && alterWhat(toks) == "TABLE":
 		n, err := parseOwn(in, toks, end)
 		if err != nil {
 			return nil, err
@@ -237,6 +241,8 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 			inner = x.Stmt
 		case *CopyStmt:
 			inner = x.Query
+		case *CreateTableStmt:
+			inner = x.AsQuery
 		}
 		if inner != nil {
 			st.Params, st.NumParams = inner.Params, inner.NumParams
@@ -265,6 +271,11 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 			st.Params, st.NumParams = x.Query.Params, x.Query.NumParams
 		}
 		return st, nil
+	case first.is("alter"):
+		if w := alterWhat(toks); w != "" {
+			return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "ALTER %s is not supported", w)
+		}
+		return nil, syntaxErrAt(src, toks, min(1, len(toks)))
 	case first.kind == tkIdent && unsupported[first.val] != "":
 		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])
 	case first.isOp("(") || (first.kind == tkIdent && tidbStatements[first.val]):
@@ -288,6 +299,11 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 		return nil, err
 	}
 	e := newEdits(toks)
+	assigned, err := dmlForms(src, toks, e) // ddl.go
+	if err != nil {
+		return nil, err
+	}
+	st.SetPos = assigned
 	sites, err := plantAsof(src, toks, e)
 	if err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ func TestOwnStatements(t *testing.T) {
 				{Name: "n", Type: sqltypes.NumericType(10, 2), Pos: 100},
 				{Name: "v", Type: sqltypes.VarcharType, Pos: 117},
 				{Name: "b", Type: sqltypes.ByteaType, Pos: 128},
-			}, OrderBy: []string{"ts"}}},
+			}, OrderBy: []string{"ts"}, OrderByPos: []int{147}}},
 		{"CREATE TABLE IF NOT EXISTS s.\"T\" (id bigint PRIMARY KEY, t timestamp(3), d date, x int2, y real, z smallint)",
 			&CreateTableStmt{Table: TableName{Schema: "s", Name: "T"}, IfNotExists: true, Columns: []ColumnDef{
 				{Name: "id", Type: sqltypes.Int8Type, NotNull: true, Pos: 35},
@@ -92,7 +92,7 @@ func TestOwnStatements(t *testing.T) {
 			&CreateTableStmt{Table: TableName{Name: "t"}, Temporary: true, Columns: []ColumnDef{
 				{Name: "k", Type: sqltypes.Int4Type, NotNull: true, Pos: 22},
 				{Name: "t", Type: sqltypes.Int4Type, NotNull: true, Pos: 29},
-			}, PrimaryKey: []string{"k", "t"}, OrderBy: []string{"k", "t"}}},
+			}, PrimaryKey: []string{"k", "t"}, OrderBy: []string{"k", "t"}, OrderByPos: []int{65, 68}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
@@ -122,6 +122,19 @@ func TestExplainAndCopyQuery(t *testing.T) {
 	ex = st.Node.(*ExplainStmt)
 	require.False(t, ex.Analyze)
 	require.True(t, ex.Verbose)
+
+	st, err = ParseOne("EXPLAIN CREATE TEMP TABLE c (x) ORDER BY (x) AS SELECT a FROM l WHERE a > $1")
+	require.NoError(t, err)
+	ex = st.Node.(*ExplainStmt)
+	ct := ex.Stmt.Node.(*CreateTableStmt)
+	require.Equal(t, "SELECT a FROM l WHERE a > $1", ct.AsQuery.Text)
+	require.Equal(t, 1, st.NumParams)
+
+	// PostgreSQL explains CREATE TABLE AS only, not a plain CREATE TABLE
+	// (an AS inside a column's parentheses does not count)
+	st, err = ParseOne("EXPLAIN CREATE TABLE c (a text DEFAULT CAST(1 AS text))")
+	requireErr(t, err, sqlerr.SyntaxError, 9, `at or near "CREATE"`)
+	require.Nil(t, st)
 
 	st, err = ParseOne("EXPLAIN EXPLAIN SELECT 1")
 	requireErr(t, err, sqlerr.SyntaxError, 9, `at or near "EXPLAIN"`)
@@ -169,10 +182,34 @@ func TestOwnStatementErrors(t *testing.T) {
 		{"COPY (DELETE FROM t) TO STDOUT", sqlerr.SyntaxError, 7, `at or near "DELETE"`},
 		{"CREATE TABLE t (a int, a text)", sqlerr.Code(sqlerr.New("42701", "")), 24, "specified more than once"},
 		{"CREATE TABLE t (a serial)", sqlerr.UndefinedObject, 19, "serial"},
-		{"CREATE TABLE t (a int DEFAULT 1)", sqlerr.FeatureNotSupported, 23, "DEFAULT"},
+		{"CREATE TABLE t (a int DEFAULT 1 DEFAULT 2)", sqlerr.SyntaxError, 33, "multiple default values"},
+		{"CREATE TABLE t (a int DEFAULT)", sqlerr.SyntaxError, 30, `at or near ")"`},
+		{"CREATE TABLE t (a int) AS SELECT 1", sqlerr.SyntaxError, 24, `at or near "AS"`},
+		{"CREATE TABLE t ORDER BY (a)", sqlerr.SyntaxError, 28, "end of input"},
+		{"CREATE TABLE t AS DELETE FROM u", sqlerr.SyntaxError, 19, `at or near "DELETE"`},
+		{"CREATE TABLE t AS EXECUTE p", sqlerr.FeatureNotSupported, 19, "CREATE TABLE AS EXECUTE"},
+		{"CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", sqlerr.FeatureNotSupported, 27, "CHECK OPTION"},
+		{"CREATE RECURSIVE VIEW v AS SELECT 1", sqlerr.FeatureNotSupported, 8, "RECURSIVE"},
+		{"CREATE VIEW v", sqlerr.SyntaxError, 14, "end of input"},
+		{"ALTER VIEW v RENAME TO w", sqlerr.FeatureNotSupported, 1, "ALTER VIEW is not supported"},
+		{"ALTER TABLE t ALTER COLUMN a TYPE text", sqlerr.FeatureNotSupported, 15, "ALTER COLUMN"},
+		{"ALTER TABLE t ADD COLUMN a int, RENAME TO u", sqlerr.SyntaxError, 33, `at or near "RENAME"`},
+		{"ALTER TABLE t RENAME a", sqlerr.SyntaxError, 23, "end of input"},
+		{"ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0)", sqlerr.FeatureNotSupported, 19, "ADD CONSTRAINT"},
+		{"ALTER TABLE t SET SCHEMA s", sqlerr.FeatureNotSupported, 15, "ALTER TABLE SET"},
+		{"ALTER TABLE t ADD COLUMN b int UNIQUE", sqlerr.FeatureNotSupported, 32, "UNIQUE"},
+		{"TRUNCATE", sqlerr.SyntaxError, 9, "end of input"},
+		{"TRUNCATE t u", sqlerr.SyntaxError, 12, `at or near "u"`},
+		{"UPDATE t SET a = 1 FROM u WHERE t.k = u.k", sqlerr.FeatureNotSupported, 20, "UPDATE ... FROM"},
+		{"UPDATE t SET a = 1 WHERE b IS DISTINCT FROM c RETURNING a", sqlerr.FeatureNotSupported, 47, "RETURNING"},
+		{"UPDATE t SET (a, b) = (1, 2)", sqlerr.FeatureNotSupported, 14, "multiple-column assignment"},
+		{"UPDATE t SET a = 1 LIMIT 1", sqlerr.SyntaxError, 20, `at or near "LIMIT"`},
+		{"DELETE FROM t USING u WHERE t.k = u.k", sqlerr.FeatureNotSupported, 15, "DELETE ... USING"},
+		{"DELETE t FROM t", sqlerr.SyntaxError, 8, `at or near "t"`},
+		{"DELETE FROM t ORDER BY a", sqlerr.SyntaxError, 15, `at or near "ORDER"`},
+		{"DELETE FROM t WHERE CURRENT OF c", sqlerr.FeatureNotSupported, 21, "WHERE CURRENT OF"},
 		{"CREATE TABLE t (a int) ORDER BY (b)", sqlerr.UndefinedColumn, 34, `column "b" named in ORDER BY`},
 		{"CREATE TABLE t (a int) ORDER BY (a DESC)", sqlerr.FeatureNotSupported, 36, "descending"},
-		{"CREATE TABLE t AS SELECT 1", sqlerr.FeatureNotSupported, 16, "CREATE TABLE AS"},
 		{"CREATE TABLE t (a int, PRIMARY KEY (b))", sqlerr.UndefinedColumn, 1, `column "b" named in key`},
 		{"CREATE TABLE t (a int, UNIQUE (a))", sqlerr.FeatureNotSupported, 24, "UNIQUE"},
 		{"CREATE TABLE t (a numeric(50))", sqlerr.InvalidParameterValue, 19, "precision"},

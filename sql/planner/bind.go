@@ -61,6 +61,8 @@ type binder struct {
 	outer *outerScope
 	// nsub counts the statement's subquery expressions.
 	nsub int
+	// viewDepth counts the views being expanded around this binder.
+	viewDepth int
 	// depth bounds the recursion of binding (bindQuery, bindResultSet,
 	// bindExpr); steps counts their calls, against maxBindSteps, and tick
 	// checks the context now and then (guard).
@@ -92,7 +94,7 @@ func (b *binder) guard() error {
 
 // inputDesc says what a FROM item is, for ordering errors and hints.
 type inputDesc struct {
-	// kind is "table", "subquery" or "join".
+	// kind is "table", "view", "subquery" or "join".
 	kind string
 	// name is the table name or alias ("" for a join).
 	name string
@@ -107,6 +109,11 @@ func (d inputDesc) String() string {
 			return "table \"" + d.table + "\" (as \"" + d.name + "\")"
 		}
 		return "table \"" + d.name + "\""
+	case "view":
+		if d.name != d.table {
+			return "view \"" + d.table + "\" (as \"" + d.name + "\")"
+		}
+		return "view \"" + d.name + "\""
 	case "subquery":
 		return "subquery \"" + d.name + "\""
 	}
@@ -191,9 +198,6 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 			}
 			break
 		}
-		if src.Schema.O != "" && src.Schema.O != "public" {
-			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", src.Schema.O, src.Name.O)
-		}
 		if src.TableSample != nil {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TABLESAMPLE is not supported")
 		}
@@ -210,10 +214,19 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 			r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "subquery", name: alias}}
 			break
 		}
-		info, err := b.cat.Table(name)
+		rl, err := b.relation(src.Schema.O, name)
 		if err != nil {
 			return nil, err
 		}
+		if rl.View != nil {
+			node, err := b.bindView(rl.View, alias) // relation.go
+			if err != nil {
+				return nil, err
+			}
+			r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "view", name: alias, table: name}}
+			break
+		}
+		info := rl.Table
 		s := &Scan{Table: info, Alias: alias}
 		for i, c := range info.Columns {
 			s.Columns = append(s.Columns, i)

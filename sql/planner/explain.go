@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -43,6 +44,38 @@ func explainPlan(sb *strings.Builder, p Plan) {
 		sb.WriteString("\n")
 	case *DropTable:
 		fmt.Fprintf(sb, "DropTable %s\n", strings.Join(x.Names, ", "))
+	case *Delete:
+		fmt.Fprintf(sb, "Delete %s%s\n", x.Table.Name, explainWhere(x.Table, x.Range, x.Where))
+		explainExprSubqueries(sb, append(boundExprs(x.Range), x.Where))
+	case *Update:
+		var sets []string
+		for i, e := range x.Set {
+			if x.Assigned[i] {
+				sets = append(sets, x.Table.Columns[i].Name+" = "+exprSQL(e))
+			}
+		}
+		fmt.Fprintf(sb, "Update %s set %s%s\n", x.Table.Name, strings.Join(sets, ", "), explainWhere(x.Table, x.Range, x.Where))
+		explainExprSubqueries(sb, append(append(boundExprs(x.Range), x.Where), x.Set...))
+	case *Truncate:
+		var names []string
+		for _, t := range x.Tables {
+			names = append(names, t.Name)
+		}
+		fmt.Fprintf(sb, "Truncate %s\n", strings.Join(names, ", "))
+	case *CreateTableAs:
+		fmt.Fprintf(sb, "CreateTableAs %s", x.Def.Name)
+		if len(x.Def.OrderBy) > 0 {
+			sort := "sorted stably"
+			if x.Sorted {
+				sort = "input already ordered, no sort"
+			}
+			fmt.Fprintf(sb, " ORDER BY (%s) [%s]", strings.Join(x.Def.OrderBy, ", "), sort)
+		}
+		if !x.WithData {
+			sb.WriteString(" WITH NO DATA")
+		}
+		sb.WriteString("\n")
+		explainNode(sb, x.Query.Root, 1)
 	case *Copy:
 		if x.Query != nil {
 			sb.WriteString("Copy (query) TO\n")
@@ -56,6 +89,40 @@ func explainPlan(sb *strings.Builder, p Plan) {
 		fmt.Fprintf(sb, "Copy %s %s\n", x.Table.Name, dir)
 	default:
 		fmt.Fprintf(sb, "%T\n", p)
+	}
+}
+
+// explainWhere renders DELETE and UPDATE's row choice: the key range the
+// catalog prunes segments with, then the rest of WHERE.
+func explainWhere(t *catalog.TableInfo, bounds []KeyBound, where expr.Expr) string {
+	s := ""
+	if len(bounds) > 0 {
+		key := t.Columns[t.OrderKeys[0]].Name
+		var parts []string
+		for _, b := range bounds {
+			parts = append(parts, key+" "+b.Op.String()+" "+exprSQL(b.Value))
+		}
+		s += " range " + strings.Join(parts, " AND ")
+	}
+	if where != nil {
+		s += " where " + exprSQL(where)
+	}
+	return s
+}
+
+// explainExprSubqueries prints the subqueries of a statement's own
+// expressions, as explainNode does for a node's.
+func explainExprSubqueries(sb *strings.Builder, es []expr.Expr) {
+	for _, e := range es {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if sq, ok := x.(*expr.Subquery); ok {
+				fmt.Fprintf(sb, "  SubPlan %d\n", sq.ID)
+				if p, ok := sq.Plan.(Node); ok {
+					explainNode(sb, p, 2)
+				}
+			}
+			return true
+		})
 	}
 }
 

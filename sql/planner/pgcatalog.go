@@ -53,8 +53,36 @@ func (b *binder) pgSource() (*pgcatalog.Source, error) {
 			tables = append(tables, info)
 		}
 	}
-	b.pgsrc = pgcatalog.NewSource(db, user, tables)
-	return b.pgsrc, nil
+	src := pgcatalog.NewSource(db, user, tables)
+	// Views' columns are their queries' columns, so each is bound. The
+	// binders of those queries see the tables only (b.pgsrc is set
+	// first): a view reading pg_class must not bind every view again.
+	b.pgsrc = src
+	if l, ok := b.cat.(ViewLister); ok {
+		var views []pgcatalog.View
+		for _, name := range l.Views() {
+			rel, err := b.relation("public", name)
+			if err != nil || rel.View == nil {
+				continue
+			}
+			v := pgcatalog.View{Name: name, SQL: rel.View.SQL}
+			// a view whose query no longer binds is listed without columns
+			if node, err := b.bindView(rel.View, name); err == nil {
+				for _, c := range node.Schema() {
+					v.Columns = append(v.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type})
+				}
+			}
+			views = append(views, v)
+		}
+		src.AddViews(views)
+	}
+	return src, nil
+}
+
+// ViewLister is implemented by catalogs that can list their views, which
+// the virtual pg_catalog then shows too.
+type ViewLister interface {
+	Views() []string
 }
 
 // isVirtualTable reports whether a FROM item names a pg_catalog or
@@ -137,52 +165,86 @@ func (b *binder) bindRegexp(x *ast.PatternRegexpExpr, c *exprCtx) (expr.Expr, er
 
 // catalogFuncs are the functions Postgres answers from its catalogs; the
 // planner expands them into expressions over the statement's
-// pgcatalog.Source, so they agree with the virtual tables.
-var catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error){
-	"pg_table_is_visible": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		return b.relPredicate(args, x, func(src *pgcatalog.Source, r *pgcatalog.Rel) bool { return src.Visible(r) })
-	},
-	// pg_relation_is_publishable: true for a user table (Postgres: an
-	// ordinary permanent table outside the system catalogs), false for
-	// other relations.
-	"pg_relation_is_publishable": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		return b.relPredicate(args, x, func(_ *pgcatalog.Source, r *pgcatalog.Rel) bool {
-			return r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic)
-		})
-	},
-	"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil {
-			return nil, err
-		}
-		arg, err := b.oidArg(args, x)
-		if err != nil {
-			return nil, err
-		}
-		// Postgres prints "unknown (OID=n)" for an OID that is no role.
-		unknown := &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
-			L: &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
-				L: &expr.Literal{Value: "unknown (OID=", T: sqltypes.TextType},
-				R: &expr.Cast{X: arg, T: sqltypes.TextType}},
-			R: &expr.Literal{Value: ")", T: sqltypes.TextType}}
-		return &expr.Case{Operand: arg, T: sqltypes.TextType,
-			Whens: []expr.When{{Cond: &expr.Literal{Value: int64(pgcatalog.RoleOID), T: sqltypes.Int8Type}, Result: &expr.Literal{Value: src.User, T: sqltypes.TextType}}},
-			Else:  unknown}, nil
-	},
-	"current_database": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil || len(args) != 0 {
-			return nil, orFuncError(err, b, x, args)
-		}
-		return &expr.Literal{Value: src.Database, T: sqltypes.TextType}, nil
-	},
-	"current_user": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil || len(args) != 0 {
-			return nil, orFuncError(err, b, x, args)
-		}
-		return &expr.Literal{Value: src.User, T: sqltypes.TextType}, nil
-	},
+// pgcatalog.Source, so they agree with the virtual tables. (Set in init:
+// the Source binds views' queries, which may call these functions.)
+var catalogFuncs map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error)
+
+func init() {
+	catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error){
+		"pg_table_is_visible": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			return b.relPredicate(args, x, func(src *pgcatalog.Source, r *pgcatalog.Rel) bool { return src.Visible(r) })
+		},
+		// pg_relation_is_publishable: true for a user table (Postgres: an
+		// ordinary permanent table outside the system catalogs), false for
+		// other relations.
+		"pg_relation_is_publishable": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			return b.relPredicate(args, x, func(_ *pgcatalog.Source, r *pgcatalog.Rel) bool {
+				return r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic)
+			})
+		},
+		"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil {
+				return nil, err
+			}
+			arg, err := b.oidArg(args, x)
+			if err != nil {
+				return nil, err
+			}
+			// Postgres prints "unknown (OID=n)" for an OID that is no role.
+			unknown := &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
+				L: &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
+					L: &expr.Literal{Value: "unknown (OID=", T: sqltypes.TextType},
+					R: &expr.Cast{X: arg, T: sqltypes.TextType}},
+				R: &expr.Literal{Value: ")", T: sqltypes.TextType}}
+			return &expr.Case{Operand: arg, T: sqltypes.TextType,
+				Whens: []expr.When{{Cond: &expr.Literal{Value: int64(pgcatalog.RoleOID), T: sqltypes.Int8Type}, Result: &expr.Literal{Value: src.User, T: sqltypes.TextType}}},
+				Else:  unknown}, nil
+		},
+		// pg_get_viewdef(oid [, pretty]): a view's query as it was written
+		// (PostgreSQL prints its own reconstruction), NULL for other OIDs.
+		"pg_get_viewdef": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil {
+				return nil, err
+			}
+			if len(args) == 2 {
+				if k := args[1].Type().Kind; k != sqltypes.Bool && k != sqltypes.Unknown {
+					return nil, funcError(b, x, args)
+				}
+				args = args[:1]
+			}
+			arg, err := b.oidArg(args, x)
+			if err != nil {
+				return nil, err
+			}
+			c := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Literal{T: sqltypes.TextType}}
+			for _, r := range src.Rels() {
+				if r.ViewSQL != "" {
+					c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
+						Result: &expr.Literal{Value: " " + r.ViewSQL + ";", T: sqltypes.TextType}})
+				}
+			}
+			if len(c.Whens) == 0 {
+				return c.Else, nil
+			}
+			return c, nil
+		},
+		"current_database": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil || len(args) != 0 {
+				return nil, orFuncError(err, b, x, args)
+			}
+			return &expr.Literal{Value: src.Database, T: sqltypes.TextType}, nil
+		},
+		"current_user": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil || len(args) != 0 {
+				return nil, orFuncError(err, b, x, args)
+			}
+			return &expr.Literal{Value: src.User, T: sqltypes.TextType}, nil
+		},
+	}
 }
 
 func orFuncError(err error, b *binder, x *ast.FuncCallExpr, args []expr.Expr) error {
@@ -519,7 +581,7 @@ func writeTarget(schema, name string) error {
 				WithHint("Read it with a query, e.g. COPY (SELECT * FROM %s.%s) TO STDOUT.", schema, name)
 		}
 	}
-	if schema != "" && schema != "public" {
+	if schema != "" && schema != "public" && schema != TempSchema {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
 	return nil

@@ -148,6 +148,7 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 		return "", nil
 	case Statement, CopyIn:
 		var err error
+		var tag string
 		if rec.Kind == CopyIn {
 			data := ""
 			if len(rec.Expected) > 0 {
@@ -155,7 +156,7 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 			}
 			err = c.CopyIn(ctx, sql, strings.NewReader(data))
 		} else {
-			err = c.Exec(ctx, sql)
+			tag, err = c.Exec(ctx, sql)
 		}
 		switch {
 		case err == nil && rec.WantErr:
@@ -164,6 +165,8 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 			return "statement failed: " + ErrorText(err), nil
 		case err != nil && rec.ErrRegex != nil && !rec.ErrRegex.MatchString(ErrorText(err)):
 			return fmt.Sprintf("error %q does not match %q", ErrorText(err), rec.ErrRegex), nil
+		case err == nil && rec.Tag != "" && tag != rec.Tag:
+			return fmt.Sprintf("command tag %q, want %q", tag, rec.Tag), nil
 		}
 		return "", nil
 	}

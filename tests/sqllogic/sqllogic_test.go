@@ -156,12 +156,14 @@ func pgConn(t *testing.T, ctx context.Context, rel string) Conn {
 	require.NoError(t, err)
 	defer admin.Close()
 	name := "slt_" + strings.NewReplacer("/", "_", "-", "_").Replace(rel)
-	require.NoError(t, admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name))
-	require.NoError(t, admin.Exec(ctx, "CREATE DATABASE "+name))
+	_, err = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name)
+	require.NoError(t, err)
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
+	require.NoError(t, err)
 	t.Cleanup(func() {
 		a, err := DialWire(context.Background(), *pgDSN)
 		if err == nil {
-			_ = a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			_, _ = a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			a.Close()
 		}
 	})
