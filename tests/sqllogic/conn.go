@@ -18,7 +18,8 @@ import (
 // see each other's effects (settings, transaction blocks).
 type Conn interface {
 	// Exec runs one or more statements, discarding any rows, and returns
-	// the last one's command tag.
+	// the last one's command tag ("" where the front door has none: Flight
+	// SQL).
 	Exec(ctx context.Context, sql string) (string, error)
 	// Query runs one statement and returns its rows as Postgres text
 	// output; a NULL is reported as nil.

@@ -39,9 +39,11 @@ func DialFlight(ctx context.Context, addr string) (*Flight, error) {
 }
 
 // Exec runs sql (one or more statements) as an update.
-func (f *Flight) Exec(ctx context.Context, sql string) error {
+// Flight SQL answers an update with its row count only, not a command tag:
+// the tag is "" (unknown), and the runner's tag check does not apply.
+func (f *Flight) Exec(ctx context.Context, sql string) (string, error) {
 	_, err := f.C.ExecuteUpdate(ctx, sql)
-	return flightErr(err)
+	return "", flightErr(err)
 }
 
 // Query runs sql and renders its rows as Postgres text.

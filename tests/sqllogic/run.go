@@ -165,7 +165,7 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 			return "statement failed: " + ErrorText(err), nil
 		case err != nil && rec.ErrRegex != nil && !rec.ErrRegex.MatchString(ErrorText(err)):
 			return fmt.Sprintf("error %q does not match %q", ErrorText(err), rec.ErrRegex), nil
-		case err == nil && rec.Tag != "" && tag != rec.Tag:
+		case err == nil && rec.Tag != "" && tag != "" && tag != rec.Tag:
 			return fmt.Sprintf("command tag %q, want %q", tag, rec.Tag), nil
 		}
 		return "", nil
