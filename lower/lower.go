@@ -237,8 +237,13 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			tie = asof.PreferLater
 		}
 		kind := asof.Inner
-		if r.Kind == planner.AsofLeft {
+		switch r.Kind {
+		case planner.AsofLeft:
 			kind = asof.Left
+		case planner.AsofSemi:
+			kind = asof.Semi
+		case planner.AsofAnti:
+			kind = asof.Anti
 		}
 		rights[i] = asof.Right{
 			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,

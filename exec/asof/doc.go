@@ -15,7 +15,9 @@
 // with the smallest |Δ|; at equal distance on opposite sides the Tie rule
 // decides (PreferEarlier takes Δ < 0); among rows with the same t the last
 // one in input order wins when Δ <= 0, the first one when Δ > 0. INNER drops
-// left rows without a winner, LEFT keeps them with NULL right columns.
+// left rows without a winner, LEFT keeps them with NULL right columns; SEMI
+// keeps only the left rows with a winner and ANTI only those without one,
+// both adding no column.
 //
 //	left (t, k)    right (t, k, bid)     Lo = -10, Hi = 0 (backward, tolerance 10)
 //	 10  a           3  a  1.0           10 a -> t 9,  bid 2.5 (two rows at 9: the last)

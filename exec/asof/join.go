@@ -65,7 +65,8 @@ type work struct {
 
 type result struct {
 	cols []arrow.Array
-	// matched[i] says row i found a winner; set only for INNER inputs, in
+	// matched[i] says row i found a winner; set only for the kinds that
+	// filter (INNER, SEMI, ANTI), in
 	// a slice of its own (the worker's refs are reused by its next batch).
 	matched []bool
 	err     error
@@ -104,7 +105,7 @@ type keyGroup struct {
 const pipelineDepth = 4
 
 func matchedOf(refs []ref, kind Kind) []bool {
-	if kind != Inner {
+	if !kind.filters() {
 		return nil
 	}
 	m := make([]bool, len(refs))
@@ -403,16 +404,18 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 	return nil
 }
 
-// filterInner drops the rows some INNER right input found no winner for.
+// filterInner drops the rows some INNER or SEMI right input found no
+// winner for, and those some ANTI right input found one for.
 func (j *Join) filterInner(ctx context.Context, rec arrow.RecordBatch, results []result) (arrow.RecordBatch, error) {
 	n := int(rec.NumRows())
 	var keep []bool
 	for i, sp := range j.specs {
-		if sp.Kind != Inner {
+		if !sp.Kind.filters() {
 			continue
 		}
+		want := sp.Kind != Anti
 		for row, ok := range results[i].matched[:n] {
-			if !ok {
+			if ok != want {
 				if keep == nil {
 					keep = make([]bool, n)
 					for k := range keep {

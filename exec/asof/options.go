@@ -20,14 +20,29 @@ const (
 	Inner Kind = iota
 	// Left keeps them, with this right input's columns NULL.
 	Left
+	// Semi keeps only the left rows that have a winner, and outputs no
+	// column of this right input (Payload is ignored).
+	Semi
+	// Anti keeps only the left rows without a winner, and outputs no
+	// column of this right input (Payload is ignored).
+	Anti
 )
 
 func (k Kind) String() string {
-	if k == Left {
+	switch k {
+	case Left:
 		return "LEFT"
+	case Semi:
+		return "SEMI"
+	case Anti:
+		return "ANTI"
 	}
 	return "INNER"
 }
+
+// filters reports whether the kind drops left rows by whether they have a
+// winner (every kind but LEFT): its kernel reports the winners per row.
+func (k Kind) filters() bool { return k != Left }
 
 // Tie decides between two eligible rows at equal distance on opposite sides
 // of the left row's t (only possible when Lo < 0 < Hi).
@@ -159,6 +174,13 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		}
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("right input %d", i+1)
+		}
+		if r.Kind > Anti {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join kind %d of %s is invalid", r.Kind, r.Name)
+		}
+		if r.Kind == Semi || r.Kind == Anti {
+			// Only the left columns come out.
+			r.Payload = nil
 		}
 		rs := r.Input.Schema()
 		if err := checkCol(left, r.LeftOn, opts.LeftName, "on"); err != nil {

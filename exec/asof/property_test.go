@@ -244,7 +244,7 @@ func randomCaseOf(seed uint64, kind ordGenKind) *genCase {
 		}
 		sp := Right{
 			Name: fmt.Sprintf("r%d", i), LeftOn: 0, On: 0, LeftKeys: keys, Keys: keys,
-			Lo: lo, Hi: hi, Tie: Tie(rng.IntN(2)), Kind: Kind(rng.IntN(2)),
+			Lo: lo, Hi: hi, Tie: Tie(rng.IntN(2)), Kind: Kind(rng.IntN(4)),
 			Payload: []int{0, 1 + g.keys},
 		}
 		if g.keys > 0 {

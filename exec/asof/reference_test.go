@@ -248,8 +248,11 @@ func refJoin(mem memory.Allocator, left arrow.RecordBatch, rights []arrow.Record
 	for li := 0; li < int(left.NumRows()); li++ {
 		drop := false
 		for i, sp := range specs {
-			if sp.Kind == Inner && matches[i][li] < 0 {
-				drop = true
+			switch m := matches[i][li]; sp.Kind {
+			case Inner, Semi:
+				drop = drop || m < 0
+			case Anti:
+				drop = drop || m >= 0
 			}
 		}
 		if drop {
@@ -260,6 +263,9 @@ func refJoin(mem memory.Allocator, left arrow.RecordBatch, rights []arrow.Record
 			vals = append(vals, cell(left.Column(c), li))
 		}
 		for i, sp := range specs {
+			if sp.Kind == Semi || sp.Kind == Anti {
+				continue // left columns only
+			}
 			for _, p := range sp.Payload {
 				if m := matches[i][li]; m >= 0 {
 					vals = append(vals, cell(rights[i].Column(p), m))

@@ -126,17 +126,18 @@
 //
 // # ASOF JOIN
 //
-// All spellings of spec §1: `[INNER | LEFT [OUTER]]` with the range form
+// All spellings of spec §1: `[INNER | LEFT [OUTER] | SEMI | ANTI]` with the range form
 // `ON t BETWEEN lo AND hi [AND right-only ...] [USING (k, ...)]`, the
 // inequality form `ON l.k = r.k ... AND l.t >= r.t` (any of >= > <= <,
 // either operand order), the range-on-expression form `ON ... AND r.ts
 // BETWEEN l.t + lo AND l.t + hi` (also `l.t - c` and bare `l.t`), and
 // `USING (k..., t)`; each optionally followed by PREFER EARLIER|LATER.
 // The join reaches the planner as an ordinary *ast.Join (Tp CrossJoin for
-// INNER, LeftJoin for LEFT) whose On holds the user's condition and Using
-// the USING columns, plus its AsofJoin description.
+// INNER, SEMI and ANTI, LeftJoin for LEFT) whose On holds the user's
+// condition and Using the USING columns, plus its AsofJoin description
+// (whose Kind tells SEMI and ANTI apart).
 //
-// Internally ASOF is dropped, ON becomes "ON `#asof`(n) OR", USING (...)
+// Internally ASOF (and SEMI or ANTI after it) is dropped, ON becomes "ON `#asof`(n) OR", USING (...)
 // becomes "OR `#asof_using`(n, ...)", PREFER is dropped and recorded. OR
 // is TiDB's lowest-precedence operator, so the markers sit at the edges of
 // the OR spine and removing them leaves exactly the tree of the user's
@@ -145,7 +146,8 @@
 // an unknown function (loud), and recovery checks every planted marker
 // was found.
 //
-// ASOF is a keyword only directly before [INNER | LEFT [OUTER]] JOIN and
+// ASOF is a keyword only directly before [INNER | LEFT [OUTER] | SEMI |
+// ANTI] JOIN and
 // not right after FROM, JOIN, AS, "," or "(": a table, column or alias
 // named asof keeps working (an alias written right before JOIN must be
 // quoted or introduced with AS). The word inside strings and comments is

@@ -443,7 +443,7 @@ func rejectUnsupported(src string, toks []token) error {
 			// Not the ASOF keyword by the spec's rule, but as an alias it
 			// would silently turn the intended ASOF join into a plain one.
 			return posError(src, t.start, sqlerr.FeatureNotSupported, "ASOF %s JOIN is not supported", strings.ToUpper(toks[i+1].val)).
-				WithHint("ASOF joins are INNER or LEFT. To use asof as an alias here, write \"asof\".")
+				WithHint("ASOF joins are INNER, LEFT, SEMI or ANTI. To use asof as an alias here, write \"asof\".")
 		}
 	}
 	return nil

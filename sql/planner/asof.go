@@ -25,8 +25,13 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	if a.Prefer == parser.PreferLater {
 		ar.Tie = PreferLater
 	}
-	if a.Kind == parser.AsofLeft {
+	switch a.Kind {
+	case parser.AsofLeft:
 		ar.Kind = AsofLeft
+	case parser.AsofSemi:
+		ar.Kind = AsofSemi
+	case parser.AsofAnti:
+		ar.Kind = AsofAnti
 	}
 	if r.desc.kind == "join" {
 		ar.Name = r.desc.label()
@@ -127,13 +132,19 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	ar.Input = right
 	rcols := r.node.Schema()
+	if ar.Kind.leftOnly() {
+		// SEMI and ANTI output the left columns alone (spec §2.3).
+		rcols = nil
+	}
 	for i := range rcols {
 		ar.Payload = append(ar.Payload, i)
 	}
 
 	// Output names (spec §2.6).
 	sc := cs
-	if a.Form == parser.FormRange || a.Form == parser.FormUsing {
+	if ar.Kind.leftOnly() {
+		sc = l.sc
+	} else if a.Form == parser.FormRange || a.Form == parser.FormUsing {
 		lc := append(append([]scopeCol(nil), lkeys...), lt)
 		rc := append(append([]scopeCol(nil), rkeys...), rt)
 		mergeUsing(sc, l.sc, lc, rc, lw)

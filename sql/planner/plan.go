@@ -96,14 +96,28 @@ const (
 	AsofInner AsofKind = iota
 	// AsofLeft keeps them with NULL right columns.
 	AsofLeft
+	// AsofSemi keeps the left rows with a winner; no right column is
+	// output (Payload is empty).
+	AsofSemi
+	// AsofAnti keeps the left rows without a winner; no right column is
+	// output (Payload is empty).
+	AsofAnti
 )
 
 func (k AsofKind) String() string {
-	if k == AsofLeft {
+	switch k {
+	case AsofLeft:
 		return "LEFT"
+	case AsofSemi:
+		return "SEMI"
+	case AsofAnti:
+		return "ANTI"
 	}
 	return "INNER"
 }
+
+// leftOnly reports the kinds whose output has no right column.
+func (k AsofKind) leftOnly() bool { return k == AsofSemi || k == AsofAnti }
 
 // Prefer is an ASOF join's tie rule between equally distant rows on
 // both sides (mirrors exec/asof.Tie).
