@@ -61,7 +61,7 @@ type unmatched struct {
 	survivor map[string]int64 // per key, the row that passed the edge last
 	supPos   int64            // ordinals below it passed the superseding edge
 	lowPos   int64            // ordinals below it passed the window's edge
-	dropped  int // batches released from the front
+	dropped  int              // batches released from the front
 	ready    []arrow.RecordBatch
 	leftDone bool
 	eof      bool
