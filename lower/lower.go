@@ -244,6 +244,10 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			kind = asof.Semi
 		case planner.AsofAnti:
 			kind = asof.Anti
+		case planner.AsofRightOuter:
+			kind = asof.RightOuter
+		case planner.AsofFull:
+			kind = asof.FullOuter
 		}
 		rights[i] = asof.Right{
 			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,
