@@ -251,8 +251,17 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			tie = asof.PreferLater
 		}
 		kind := asof.Inner
-		if r.Kind == planner.AsofLeft {
+		switch r.Kind {
+		case planner.AsofLeft:
 			kind = asof.Left
+		case planner.AsofSemi:
+			kind = asof.Semi
+		case planner.AsofAnti:
+			kind = asof.Anti
+		case planner.AsofRightOuter:
+			kind = asof.RightOuter
+		case planner.AsofFull:
+			kind = asof.FullOuter
 		}
 		rights[i] = asof.Right{
 			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,

@@ -132,17 +132,20 @@
 //
 // # ASOF JOIN
 //
-// All spellings of spec §1: `[INNER | LEFT [OUTER]]` with the range form
+// All spellings of spec §1: `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL
+// [OUTER] | SEMI | ANTI]` with the range form
 // `ON t BETWEEN lo AND hi [AND right-only ...] [USING (k, ...)]`, the
 // inequality form `ON l.k = r.k ... AND l.t >= r.t` (any of >= > <= <,
 // either operand order), the range-on-expression form `ON ... AND r.ts
 // BETWEEN l.t + lo AND l.t + hi` (also `l.t - c` and bare `l.t`), and
 // `USING (k..., t)`; each optionally followed by PREFER EARLIER|LATER.
 // The join reaches the planner as an ordinary *ast.Join (Tp CrossJoin for
-// INNER, LeftJoin for LEFT) whose On holds the user's condition and Using
-// the USING columns, plus its AsofJoin description.
+// INNER, RIGHT, FULL, SEMI and ANTI, LeftJoin for LEFT) whose On holds the user's
+// condition and Using the USING columns, plus its AsofJoin description
+// (whose Kind tells the others apart).
 //
-// Internally ASOF is dropped, ON becomes "ON `#asof`(n) OR", USING (...)
+// Internally ASOF (and RIGHT/FULL [OUTER], SEMI or ANTI after it) is
+// dropped, ON becomes "ON `#asof`(n) OR", USING (...)
 // becomes "OR `#asof_using`(n, ...)", PREFER is dropped and recorded. OR
 // is TiDB's lowest-precedence operator, so the markers sit at the edges of
 // the OR spine and removing them leaves exactly the tree of the user's
@@ -151,7 +154,8 @@
 // an unknown function (loud), and recovery checks every planted marker
 // was found.
 //
-// ASOF is a keyword only directly before [INNER | LEFT [OUTER]] JOIN and
+// ASOF is a keyword only directly before [INNER | LEFT [OUTER] | RIGHT
+// [OUTER] | FULL [OUTER] | SEMI | ANTI] JOIN and
 // not right after FROM, JOIN, AS, "," or "(": a table, column or alias
 // named asof keeps working (an alias written right before JOIN must be
 // quoted or introduced with AS). The word inside strings and comments is
@@ -236,11 +240,12 @@
 //     must be a single table, a subquery or a parenthesized join.
 //
 //   - Postgres constructs TiDB's grammar cannot express are named with
-//     0A000 at their first word: FULL JOIN, DISTINCT ON, FILTER (WHERE),
+//     0A000 at their first word: FULL JOIN (but ASOF FULL JOIN is the ASOF
+//     kind), DISTINCT ON, FILTER (WHERE),
 //     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
 //     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //
-//   - ASOF RIGHT|FULL|CROSS|NATURAL JOIN: 0A000. By the keyword rule this
+//   - ASOF CROSS|NATURAL JOIN: 0A000. By the keyword rule this
 //     asof would be an alias, but taking it as one would silently turn an
 //     intended ASOF join into a plain join; quote "asof" for the alias.
 //

@@ -427,6 +427,11 @@ func rejectUnsupported(src string, toks []token) error {
 		switch {
 		case t.kind != tkIdent:
 		case t.val == "full" && (next(i+1, "join") || next(i+1, "outer") && next(i+2, "join")):
+			if i > 0 {
+				if _, _, ok := isAsofKeyword(toks, i-1); ok {
+					continue // ASOF FULL JOIN is the ASOF kind
+				}
+			}
 			return at(i, "FULL JOIN")
 		case t.val == "distinct" && next(i+1, "on"):
 			return at(i, "DISTINCT ON")
@@ -448,11 +453,11 @@ func rejectUnsupported(src string, toks []token) error {
 			}
 		case t.val == "grouping" && next(i+1, "sets"):
 			return at(i, "GROUPING SETS")
-		case t.val == "asof" && i > 0 && (next(i+1, "right") || next(i+1, "full") || next(i+1, "cross") || next(i+1, "natural")):
+		case t.val == "asof" && i > 0 && (next(i+1, "cross") || next(i+1, "natural")):
 			// Not the ASOF keyword by the spec's rule, but as an alias it
 			// would silently turn the intended ASOF join into a plain one.
 			return posError(src, t.start, sqlerr.FeatureNotSupported, "ASOF %s JOIN is not supported", strings.ToUpper(toks[i+1].val)).
-				WithHint("ASOF joins are INNER or LEFT. To use asof as an alias here, write \"asof\".")
+				WithHint("ASOF joins are INNER, LEFT, RIGHT, FULL, SEMI or ANTI. To use asof as an alias here, write \"asof\".")
 		}
 	}
 	return nil

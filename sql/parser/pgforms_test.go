@@ -188,7 +188,7 @@ func TestPostgresFormErrors(t *testing.T) {
 		{"prefix tilde", "SELECT ~ 5", sqlerr.FeatureNotSupported, 8, "operator ~"},
 		{"operator from another schema", "SELECT a OPERATOR(public.~) 'x' FROM t", sqlerr.SyntaxError, 10, "OPERATOR"},
 		{"charset introducer", "SELECT _utf8mb4'x'", sqlerr.UndefinedObject, 8, "_utf8mb4"},
-		{"asof right join", "SELECT * FROM l ASOF RIGHT JOIN r USING (t)", sqlerr.FeatureNotSupported, 17, "ASOF RIGHT JOIN"},
+		{"asof cross join", "SELECT * FROM l ASOF CROSS JOIN r", sqlerr.FeatureNotSupported, 17, "ASOF CROSS JOIN"},
 		{"double nulls", "SELECT * FROM t ORDER BY a NULLS FIRST NULLS LAST", sqlerr.SyntaxError, 40, `at or near "NULLS"`},
 		{"nulls in group by", "SELECT a FROM t GROUP BY a NULLS FIRST", sqlerr.SyntaxError, 28, `at or near "NULLS"`},
 		{"huge literal", "SELECT 1" + strings.Repeat("0", 80), sqlerr.NumericValueOutOfRange, 8, "digits"},

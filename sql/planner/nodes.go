@@ -112,6 +112,10 @@ func (j *AsofJoin) Children() []Node {
 // Ordering is the left input's: output rows come in left order, and the
 // left columns come first.
 func (j *AsofJoin) Ordering() ordering.Props {
+	if j.outer() {
+		// Unmatched right rows interleave with the left rows anyhow.
+		return ordering.Props{}
+	}
 	p := j.Left.Ordering()
 	return ordering.Props{Lex: p.Lex, Equiv: p.Equiv, Const: p.Const}
 }
@@ -131,7 +135,7 @@ func (j *AsofJoin) RequiredOrdering() []ordering.Lex {
 }
 func (j *AsofJoin) PreservesOrder() []bool {
 	out := make([]bool, 1+len(j.Rights))
-	out[0] = true
+	out[0] = !j.outer()
 	return out
 }
 

@@ -96,14 +96,41 @@ const (
 	AsofInner AsofKind = iota
 	// AsofLeft keeps them with NULL right columns.
 	AsofLeft
+	// AsofSemi keeps the left rows with a winner; no right column is
+	// output (Payload is empty).
+	AsofSemi
+	// AsofAnti keeps the left rows without a winner; no right column is
+	// output (Payload is empty).
+	AsofAnti
+	// AsofRightOuter is INNER plus, once each, every right row that is the
+	// winner of no left row, with NULL left columns.
+	AsofRightOuter
+	// AsofFull is LEFT plus those right rows.
+	AsofFull
 )
 
 func (k AsofKind) String() string {
-	if k == AsofLeft {
+	switch k {
+	case AsofLeft:
 		return "LEFT"
+	case AsofSemi:
+		return "SEMI"
+	case AsofAnti:
+		return "ANTI"
+	case AsofRightOuter:
+		return "RIGHT"
+	case AsofFull:
+		return "FULL"
 	}
 	return "INNER"
 }
+
+// outer reports the kinds that output unmatched right rows: their join
+// has that one right input and its output no order (spec §2.6).
+func (k AsofKind) outer() bool { return k == AsofRightOuter || k == AsofFull }
+
+// leftOnly reports the kinds whose output has no right column.
+func (k AsofKind) leftOnly() bool { return k == AsofSemi || k == AsofAnti }
 
 // Prefer is an ASOF join's tie rule between equally distant rows on
 // both sides (mirrors exec/asof.Tie).
