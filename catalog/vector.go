@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // This file holds the typed column kernels the storage engine needs: copying
@@ -189,19 +189,6 @@ func nullsLast(a, b arrow.Array, i, j int) (int, bool) {
 	return 0, false
 }
 
-func cmpFloat[T float32 | float64](x, y T) int {
-	xn, yn := math.IsNaN(float64(x)), math.IsNaN(float64(y))
-	switch {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	case yn:
-		return -1
-	}
-	return cmp.Compare(x, y)
-}
-
 func cmpBool(x, y bool) int {
 	switch {
 	case x == y:
@@ -229,9 +216,9 @@ func comparatorFor(dt arrow.DataType) colCmp {
 	case arrow.INT64:
 		return compareWith[*array.Int64](cmp.Compare[int64])
 	case arrow.FLOAT32:
-		return compareWith[*array.Float32](cmpFloat[float32])
+		return compareWith[*array.Float32](sqltypes.CompareFloat[float32])
 	case arrow.FLOAT64:
-		return compareWith[*array.Float64](cmpFloat[float64])
+		return compareWith[*array.Float64](sqltypes.CompareFloat[float64])
 	case arrow.DECIMAL128:
 		return compareWith[*array.Decimal128](decimal128.Num.Cmp)
 	case arrow.DATE32:
@@ -299,7 +286,7 @@ func compareValues(x, y any) int {
 	case int64:
 		return cmp.Compare(x, y.(int64))
 	case float64:
-		return cmpFloat(x, y.(float64))
+		return sqltypes.CompareFloat(x, y.(float64))
 	case decimal128.Num:
 		return x.Cmp(y.(decimal128.Num))
 	case string:
