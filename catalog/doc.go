@@ -29,20 +29,25 @@
 //     42703 unknown column, 42601 INSERT shape, 42804 type mismatch, COPY
 //     22P02/22003/22P04/23502 with "COPY t, line N, column c" in the Detail.
 //
-// # How the planner uses it
+// # Who calls it
+//
+// The planner only reads table definitions, through its Catalog interface
+// (Table(name) *TableInfo: columns, ordering as TableInfo.OrderKeys); the
+// virtual pg_catalog tables are built from the same TableInfo. The root
+// package's session runs the statements that write, each in a Tx:
 //
 //	CREATE TABLE t (...) ORDER BY (ts)   tx.CreateTable(ctx, def, ifNotExists)
-//	CREATE TABLE t AS SELECT ...         tx.CreateTableAs(ctx, def, rows)
 //	DROP TABLE [IF EXISTS] t             tx.DropTable(ctx, "t", ifExists)
-//	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rows) // typed as the table, by position
-//	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", conn, opts)
+//	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rdr) // rows typed as the table, by position
+//	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", r, opts)
 //	COPY t FROM '/f.parquet'             tx.CopyFromFile(ctx, "t", "/f.parquet", opts)
-//	SELECT ... FROM t WHERE ts >= $1     snap.Scan(ctx, "t", ScanOptions{Columns, Range})
 //
-// A scan is an array.RecordReader; exec.FromReader turns it into the
-// planner's exec.Operator. An autocommit statement is Begin, one call, Commit. Table names are taken
-// verbatim (the planner folds identifiers). TableInfo.OrderKeys gives the
-// ordering as column indices for the planner's ordering properties.
+// Reads go through a Snapshot: package lower turns each plan Scan into
+// snap.Scan(ctx, "t", ScanOptions{Columns, Range}), an array.RecordReader
+// that exec.FromReader makes an operator, and COPY t TO scans the same way.
+// An autocommit statement is Begin, one call, Commit. Table names are taken
+// verbatim (the planner folds identifiers). Tx.CreateTableAs exists for
+// embedders; SQL's CREATE TABLE AS is not supported yet.
 //
 // # Example
 //
