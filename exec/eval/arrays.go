@@ -7,6 +7,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Arrays are TEXT holding Postgres' array text form (see sql/pgcatalog).
@@ -88,7 +89,7 @@ func (c *compiler) compileArrayFunc(e *expr.Func) (node, bool, error) {
 	}
 	for i, a := range args {
 		k := a.typ().Kind
-		if !(k == want[i] || isStringKind(k) && isStringKind(want[i]) || a.typ().IsInteger() && sqltypes.Type{Kind: want[i]}.IsInteger()) {
+		if !(k == want[i] || vec.IsStringKind(k) && vec.IsStringKind(want[i]) || a.typ().IsInteger() && sqltypes.Type{Kind: want[i]}.IsInteger()) {
 			return nil, true, unsupported("function "+e.Name, types...)
 		}
 	}

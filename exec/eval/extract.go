@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // EXTRACT(field FROM x) is Postgres 15's numeric extract: exact values
@@ -31,12 +32,12 @@ func (n *datePartNode) extractNum(c *call, ua, xa arrow.Array, valid []bool) (ar
 	us := ua.(*array.String)
 	xt := n.x.typ()
 	loc := tsLoc(c, xt)
-	ts := decScale(n.t)
+	ts := vec.DecScale(n.t)
 	bld := array.NewDecimal128Builder(c.mem, n.t.Arrow().(*arrow.Decimal128Type))
 	defer bld.Release()
 	lastRaw, unit := "", ""
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			bld.AppendNull()
 			continue
 		}
@@ -51,11 +52,11 @@ func (n *datePartNode) extractNum(c *call, ua, xa arrow.Array, valid []bool) (ar
 		var err error
 		switch xt.Kind {
 		case sqltypes.Interval:
-			p, err = intervalPartNum(fixed[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
+			p, err = intervalPartNum(vec.Values[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
 		case sqltypes.Date:
-			p, err = datePartNum(fixed[int32](xa)[i], unit, xt)
+			p, err = datePartNum(vec.Values[int32](xa)[i], unit, xt)
 		default:
-			p, err = tsPartNum(fixed[int64](xa)[i], unit, loc, xt)
+			p, err = tsPartNum(vec.Values[int64](xa)[i], unit, loc, xt)
 		}
 		if err != nil {
 			return nil, err
@@ -68,12 +69,12 @@ func (n *datePartNode) extractNum(c *call, ua, xa arrow.Array, valid []bool) (ar
 			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
 				WithDetail("The result is infinite, and asofsql's NUMERIC has no infinity.")
 		}
-		v := rescaleBig(big.NewInt(p.num), p.scale, ts)
+		v := vec.Rescale(big.NewInt(p.num), p.scale, ts)
 		if p.frac != nil {
-			f := new(big.Rat).Mul(p.frac, new(big.Rat).SetInt(pow10(ts)))
-			v.Add(v, roundDiv(f.Num(), f.Denom()))
+			f := new(big.Rat).Mul(p.frac, new(big.Rat).SetInt(vec.Pow10(ts)))
+			v.Add(v, vec.RoundDiv(f.Num(), f.Denom()))
 		}
-		d, err := fitDec(v, n.t)
+		d, err := vec.FitDecimal(v, n.t)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +90,7 @@ func tsPartNum(us int64, unit string, loc *time.Location, t sqltypes.Type) (part
 		if t.Kind != sqltypes.TimestampTZ {
 			return part{}, errUnitUnsupported(unit, t)
 		}
-		if isInfTS(us) {
+		if vec.IsInfTimestamp(us) {
 			return part{null: true}, nil
 		}
 		_, off := time.UnixMicro(us).In(loc).Zone()
@@ -101,7 +102,7 @@ func tsPartNum(us int64, unit string, loc *time.Location, t sqltypes.Type) (part
 		}
 		return part{num: int64(off)}, nil
 	}
-	if isInfTS(us) {
+	if vec.IsInfTimestamp(us) {
 		f, null, err := tsPart(us, unit, loc, t)
 		if err != nil || null {
 			return part{null: null}, err
@@ -112,7 +113,7 @@ func tsPartNum(us int64, unit string, loc *time.Location, t sqltypes.Type) (part
 		return part{inf: -1}, nil
 	}
 	tm := time.UnixMicro(us).In(loc)
-	sub := int64(tm.Second())*usPerSec + int64(tm.Nanosecond()/1000)
+	sub := int64(tm.Second())*vec.UsPerSec + int64(tm.Nanosecond()/1000)
 	switch unit {
 	case "microseconds":
 		return part{num: sub}, nil
@@ -127,8 +128,8 @@ func tsPartNum(us int64, unit string, loc *time.Location, t sqltypes.Type) (part
 	case "julian":
 		y, m, d := tm.Date()
 		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
-		ofDay := int64(tm.Hour()*3600+tm.Minute()*60+tm.Second())*usPerSec + int64(tm.Nanosecond()/1000)
-		return part{num: day + julianUnixDay, frac: big.NewRat(ofDay, usPerDay)}, nil
+		ofDay := int64(tm.Hour()*3600+tm.Minute()*60+tm.Second())*vec.UsPerSec + int64(tm.Nanosecond()/1000)
+		return part{num: day + julianUnixDay, frac: big.NewRat(ofDay, vec.UsPerDay)}, nil
 	}
 	f, null, err := tsPart(us, unit, loc, t)
 	if err != nil || null {
@@ -146,14 +147,14 @@ func datePartNum(d int32, unit string, t sqltypes.Type) (part, error) {
 	case "microseconds", "milliseconds", "second", "minute", "hour", "timezone", "timezone_hour", "timezone_minute":
 		return part{}, errUnitUnsupported(unit, t)
 	}
-	us := int64(d) * usPerDay
+	us := int64(d) * vec.UsPerDay
 	switch int64(d) {
 	case sqltypes.DateInfinity:
 		us = sqltypes.TimestampInfinity
 	case sqltypes.DateNegInfinity:
 		us = sqltypes.TimestampNegInfinity
 	}
-	if !isInfTS(us) {
+	if !vec.IsInfTimestamp(us) {
 		switch unit {
 		case "epoch":
 			return part{num: int64(d) * 86400}, nil
@@ -169,15 +170,15 @@ func intervalPartNum(v arrow.MonthDayNanoInterval, unit string, t sqltypes.Type)
 	micros := v.Nanoseconds / 1000
 	switch unit {
 	case "microseconds":
-		return part{num: micros % (60 * usPerSec)}, nil
+		return part{num: micros % (60 * vec.UsPerSec)}, nil
 	case "milliseconds":
-		return part{num: micros % (60 * usPerSec), scale: 3}, nil
+		return part{num: micros % (60 * vec.UsPerSec), scale: 3}, nil
 	case "second":
-		return part{num: micros % (60 * usPerSec), scale: 6}, nil
+		return part{num: micros % (60 * vec.UsPerSec), scale: 6}, nil
 	case "epoch":
 		// Postgres: a year is 365.25 days, a month 30 days.
 		secs := int64(31557600)*int64(v.Months/12) + int64(2592000)*int64(v.Months%12) + 86400*int64(v.Days)
-		return part{num: micros + secs*usPerSec, scale: 6}, nil
+		return part{num: micros + secs*vec.UsPerSec, scale: 6}, nil
 	}
 	f, err := intervalPart(v, unit, t)
 	if err != nil {

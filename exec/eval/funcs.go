@@ -11,6 +11,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Functions lists the scalar functions Compile accepts (by Func.Name).
@@ -48,7 +49,7 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 	}
 	sameAsResult := func() bool {
 		for _, k := range kinds {
-			if !(k == e.T.Kind || (isStringKind(k) && isStringKind(e.T.Kind))) {
+			if !(k == e.T.Kind || (vec.IsStringKind(k) && vec.IsStringKind(e.T.Kind))) {
 				return false
 			}
 		}
@@ -61,7 +62,7 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &coalesceNode{args: args, t: e.T}, nil
 	case "nullif":
-		if len(args) != 2 || !sameClass(types[0], types[1]) || !sameClass(types[0], e.T) {
+		if len(args) != 2 || !vec.SameClass(types[0], types[1]) || !vec.SameClass(types[0], e.T) {
 			return bad()
 		}
 		a, err := c.coerce(args[0], e.T)
@@ -75,12 +76,12 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &extremeNode{args: args, greatest: e.Name == "greatest", t: e.T}, nil
 	case "concat":
-		if !isStringKind(e.T.Kind) {
+		if !vec.IsStringKind(e.T.Kind) {
 			return bad()
 		}
 		return &concatNode{args: args, t: e.T, env: c.env}, nil
 	case "lower", "upper":
-		if len(args) != 1 || !isStringKind(kinds[0]) {
+		if len(args) != 1 || !vec.IsStringKind(kinds[0]) {
 			return bad()
 		}
 		f := strings.ToLower
@@ -89,7 +90,7 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &strMapNode{x: args[0], t: e.T, f: func(s string, _ []string) (string, error) { return f(s), nil }}, nil
 	case "btrim", "ltrim", "rtrim":
-		if len(args) < 1 || len(args) > 2 || !isStringKind(kinds[0]) || (len(args) == 2 && !isStringKind(kinds[1])) {
+		if len(args) < 1 || len(args) > 2 || !vec.IsStringKind(kinds[0]) || (len(args) == 2 && !vec.IsStringKind(kinds[1])) {
 			return bad()
 		}
 		name := e.Name
@@ -107,12 +108,12 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 			return strings.Trim(s, cut), nil
 		}}, nil
 	case "length", "char_length":
-		if len(args) != 1 || (!isStringKind(kinds[0]) && kinds[0] != sqltypes.Bytea) || e.T.Kind != sqltypes.Int4 {
+		if len(args) != 1 || (!vec.IsStringKind(kinds[0]) && kinds[0] != sqltypes.Bytea) || e.T.Kind != sqltypes.Int4 {
 			return bad()
 		}
 		return &lengthNode{x: args[0]}, nil
 	case "substr", "substring":
-		if len(args) < 2 || len(args) > 3 || !isStringKind(kinds[0]) || kinds[1] != sqltypes.Int4 || (len(args) == 3 && kinds[2] != sqltypes.Int4) {
+		if len(args) < 2 || len(args) > 3 || !vec.IsStringKind(kinds[0]) || kinds[1] != sqltypes.Int4 || (len(args) == 3 && kinds[2] != sqltypes.Int4) {
 			return bad()
 		}
 		return &substrNode{args: args, t: e.T}, nil
@@ -149,8 +150,8 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		}
 		return &litNode{v: c.env.Now.UnixMicro(), t: e.T}, nil
 	case "date_trunc":
-		if len(args) < 2 || len(args) > 3 || !isStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Interval) || e.T.Kind != kinds[1] ||
-			len(args) == 3 && (kinds[1] != sqltypes.TimestampTZ || !isStringKind(kinds[2])) {
+		if len(args) < 2 || len(args) > 3 || !vec.IsStringKind(kinds[0]) || (kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Interval) || e.T.Kind != kinds[1] ||
+			len(args) == 3 && (kinds[1] != sqltypes.TimestampTZ || !vec.IsStringKind(kinds[2])) {
 			return bad()
 		}
 		n := &dateTruncNode{unit: args[0], x: args[1], t: e.T}
@@ -160,7 +161,7 @@ func (c *compiler) compileFunc(e *expr.Func) (node, error) {
 		return n, nil
 	case "date_part", "extract":
 		switch {
-		case len(args) != 2 || !isStringKind(kinds[0]):
+		case len(args) != 2 || !vec.IsStringKind(kinds[0]):
 			return bad()
 		case kinds[1] != sqltypes.Timestamp && kinds[1] != sqltypes.TimestampTZ && kinds[1] != sqltypes.Date && kinds[1] != sqltypes.Interval:
 			return bad()
@@ -210,7 +211,7 @@ func (n *coalesceNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		which[i] = -1
 	}
 	var srcs []arrow.Array
-	defer func() { releaseAll(srcs) }()
+	defer func() { vec.Release(srcs) }()
 	for _, a := range n.args {
 		arr, err := evalMasked(c, a, b, remaining)
 		if err != nil {
@@ -229,7 +230,7 @@ func (n *coalesceNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			break
 		}
 	}
-	return pick(c.mem, n.t, srcs, which, rows), nil
+	return vec.Pick(c.mem, n.t, srcs, which, rows), nil
 }
 
 type nullifNode struct {
@@ -246,7 +247,7 @@ func (n *nullifNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	defer x.Release()
 	defer y.Release()
-	cmp, err := Comparator(n.a.typ(), x, y)
+	cmp, err := vec.Comparator(n.a.typ(), x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +257,7 @@ func (n *nullifNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			which[i] = -1
 		}
 	}
-	return pick(c.mem, n.t, []arrow.Array{x}, which, x.Len()), nil
+	return vec.Pick(c.mem, n.t, []arrow.Array{x}, which, x.Len()), nil
 }
 
 // extremeNode is GREATEST/LEAST: NULL arguments are ignored, the result is
@@ -274,7 +275,7 @@ func (n *extremeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := int(b.NumRows())
 	which := make([]int, rows)
 	for i := range which {
@@ -283,7 +284,7 @@ func (n *extremeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	for k := range arrs {
 		cmps := make([]func(i, j int) int, k)
 		for j := 0; j < k; j++ {
-			cmp, err := Comparator(n.t, arrs[k], arrs[j])
+			cmp, err := vec.Comparator(n.t, arrs[k], arrs[j])
 			if err != nil {
 				return nil, err
 			}
@@ -304,7 +305,7 @@ func (n *extremeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			}
 		}
 	}
-	return pick(c.mem, n.t, arrs, which, rows), nil
+	return vec.Pick(c.mem, n.t, arrs, which, rows), nil
 }
 
 // strMapNode maps a string through f, with optional extra string
@@ -323,15 +324,15 @@ func (n *strMapNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := arrs[0].Len()
-	valid := validity(rows, arrs...)
+	valid := vec.Validity(rows, arrs...)
 	bld := array.NewStringBuilder(c.mem)
 	defer bld.Release()
 	bld.Reserve(rows)
 	ex := make([]string, len(n.extra))
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			bld.AppendNull()
 			continue
 		}
@@ -358,11 +359,11 @@ func (n *lengthNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	defer x.Release()
 	rows := x.Len()
-	valid := validity(rows, x)
-	buf, out := newFixed[int32](c.mem, rows)
+	valid := vec.Validity(rows, x)
+	buf, out := vec.NewFixed[int32](c.mem, rows)
 	for i := 0; i < rows; i++ {
 		out[i] = 0
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		switch a := x.(type) {
@@ -372,7 +373,7 @@ func (n *lengthNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			out[i] = int32(len(a.Value(i)))
 		}
 	}
-	return finishFixedMem(c.mem, sqltypes.Int4Type.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, sqltypes.Int4Type.Arrow(), rows, buf, valid), nil
 }
 
 // substrNode is Postgres' substr(s, start [, count]): characters from the
@@ -389,19 +390,19 @@ func (n *substrNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := arrs[0].Len()
-	valid := validity(rows, arrs...)
+	valid := vec.Validity(rows, arrs...)
 	ss := arrs[0].(*array.String)
-	starts := fixed[int32](arrs[1])
+	starts := vec.Values[int32](arrs[1])
 	var counts []int32
 	if len(arrs) == 3 {
-		counts = fixed[int32](arrs[2])
+		counts = vec.Values[int32](arrs[2])
 	}
 	bld := array.NewStringBuilder(c.mem)
 	defer bld.Release()
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			bld.AppendNull()
 			continue
 		}
@@ -450,35 +451,35 @@ func (n *mathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := arrs[0].Len()
-	valid := validity(rows, arrs...)
+	valid := vec.Validity(rows, arrs...)
 	k := n.args[0].typ().Kind
 	switch {
 	case n.name == "abs" && n.t.IsInteger():
-		in, _ := readInts(arrs[0], n.t)
-		lo, _ := intRange(n.t.Kind)
+		in, _ := vec.ReadInts(arrs[0], n.t)
+		lo, _ := vec.IntRange(n.t.Kind)
 		for i, v := range in {
-			if ok(valid, i) && v == lo {
-				return nil, errIntRange(n.t.Kind)
+			if vec.Valid(valid, i) && v == lo {
+				return nil, vec.ErrIntRange(n.t.Kind)
 			}
 			if v < 0 {
 				in[i] = -v
 			}
 		}
-		return writeInts(c, n.t, in, valid)
+		return vec.WriteInts(c.mem, n.t, in, valid)
 	case k == sqltypes.Numeric:
 		return n.numeric(c, arrs, valid)
 	}
 	// float
-	xs := readFloats(arrs[0], n.args[0].typ())
+	xs := vec.ReadFloats(arrs[0], n.args[0].typ())
 	var ys []float64
 	if len(arrs) > 1 {
-		ys = readFloats(arrs[1], n.args[1].typ())
+		ys = vec.ReadFloats(arrs[1], n.args[1].typ())
 	}
 	out := make([]float64, rows)
 	for i, x := range xs {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		var v float64
@@ -530,19 +531,19 @@ func (n *mathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = v
 	}
-	return writeFloats(c, n.t, out, valid)
+	return vec.WriteFloats(c.mem, n.t, out, valid)
 }
 
 // numeric implements abs, round (half away from zero, to n places),
 // floor and ceil on decimals.
 func (n *mathNode) numeric(c *call, arrs []arrow.Array, valid []bool) (arrow.Array, error) {
 	xa := arrs[0].(*array.Decimal128)
-	xs, ts := decScale(n.args[0].typ()), decScale(n.t)
+	xs, ts := vec.DecScale(n.args[0].typ()), vec.DecScale(n.t)
 	var places []int32
 	if len(arrs) > 1 {
-		places = fixed[int32](arrs[1])
+		places = vec.Values[int32](arrs[1])
 	}
-	return buildDec(c, n.t, xa.Len(), valid, func(i int) (decimalNum, error) {
+	return vec.BuildDecimal(c.mem, n.t, xa.Len(), valid, func(i int) (decimalNum, error) {
 		v := xa.Value(i).BigInt()
 		switch n.name {
 		case "abs":
@@ -557,15 +558,15 @@ func (n *mathNode) numeric(c *call, arrs []arrow.Array, valid []bool) (arrow.Arr
 					p = -38
 				}
 				// Round to p places, then back to the input scale.
-				v = rescaleBig(v, xs, p)
+				v = vec.Rescale(v, xs, p)
 				if p >= 0 {
-					v.Mul(v, pow10(xs-p))
+					v.Mul(v, vec.Pow10(xs-p))
 				} else {
-					v.Mul(v, pow10(xs-p))
+					v.Mul(v, vec.Pow10(xs-p))
 				}
 			}
 		case "floor", "ceil":
-			q, r := new(big.Int).QuoRem(v, pow10(xs), new(big.Int))
+			q, r := new(big.Int).QuoRem(v, vec.Pow10(xs), new(big.Int))
 			if r.Sign() != 0 {
 				if n.name == "floor" && v.Sign() < 0 {
 					q.Sub(q, big.NewInt(1))
@@ -574,8 +575,8 @@ func (n *mathNode) numeric(c *call, arrs []arrow.Array, valid []bool) (arrow.Arr
 					q.Add(q, big.NewInt(1))
 				}
 			}
-			v = q.Mul(q, pow10(xs))
+			v = q.Mul(q, vec.Pow10(xs))
 		}
-		return fitDec(rescaleBig(v, xs, ts), n.t)
+		return vec.FitDecimal(vec.Rescale(v, xs, ts), n.t)
 	})
 }

@@ -6,10 +6,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // evalMasked evaluates n for the rows where mask is true; rows outside
@@ -56,7 +56,7 @@ func evalMasked(c *call, n node, b arrow.RecordBatch, mask []bool) (arrow.Array,
 			k++
 		}
 	}
-	return gather(c.mem, n.typ(), []arrow.Array{part}, which, idx), nil
+	return vec.Gather(c.mem, n.typ(), []arrow.Array{part}, which, idx), nil
 }
 
 // canFail reports whether evaluating n may raise an error for some row.
@@ -76,98 +76,6 @@ func canFail(n node) bool {
 		return canFail(x.l) || canFail(x.r)
 	}
 	return true
-}
-
-// pick builds an array of type t whose row i is srcs[which[i]][i] (NULL
-// when which[i] < 0). All srcs have the batch length.
-func pick(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which []int, rows int) arrow.Array {
-	idx := make([]int, rows)
-	for i := range idx {
-		idx[i] = i
-	}
-	return gather(mem, t, srcs, which, idx)
-}
-
-// gather builds an array of type t whose row i is srcs[which[i]][idx[i]]
-// (NULL when which[i] < 0).
-func gather(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which, idx []int) arrow.Array {
-	rows := len(which)
-	valid := make([]bool, rows)
-	for i, w := range which {
-		valid[i] = w >= 0 && srcs[w].IsValid(idx[i])
-	}
-	switch t.Kind {
-	case sqltypes.Bool:
-		vals := make([]bool, rows)
-		for i, w := range which {
-			if valid[i] {
-				vals[i] = srcs[w].(*array.Boolean).Value(idx[i])
-			}
-		}
-		return makeBool(mem, vals, valid)
-	case sqltypes.Int2:
-		return gatherFixed[int16](mem, t, srcs, which, idx, valid)
-	case sqltypes.Int4, sqltypes.Date:
-		return gatherFixed[int32](mem, t, srcs, which, idx, valid)
-	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
-		return gatherFixed[int64](mem, t, srcs, which, idx, valid)
-	case sqltypes.Float4:
-		return gatherFixed[float32](mem, t, srcs, which, idx, valid)
-	case sqltypes.Float8:
-		return gatherFixed[float64](mem, t, srcs, which, idx, valid)
-	case sqltypes.Interval:
-		return gatherFixed[arrow.MonthDayNanoInterval](mem, t, srcs, which, idx, valid)
-	case sqltypes.Numeric:
-		bld := array.NewDecimal128Builder(mem, t.Arrow().(*arrow.Decimal128Type))
-		defer bld.Release()
-		for i, w := range which {
-			if valid[i] {
-				bld.Append(srcs[w].(*array.Decimal128).Value(idx[i]))
-			} else {
-				bld.AppendNull()
-			}
-		}
-		return bld.NewArray()
-	case sqltypes.Bytea:
-		bld := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-		defer bld.Release()
-		for i, w := range which {
-			if valid[i] {
-				bld.Append(srcs[w].(*array.Binary).Value(idx[i]))
-			} else {
-				bld.AppendNull()
-			}
-		}
-		return bld.NewArray()
-	default:
-		bld := array.NewStringBuilder(mem)
-		defer bld.Release()
-		for i, w := range which {
-			if valid[i] {
-				bld.Append(srcs[w].(*array.String).Value(idx[i]))
-			} else {
-				bld.AppendNull()
-			}
-		}
-		return bld.NewArray()
-	}
-}
-
-func gatherFixed[T arrow.FixedWidthType](mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which, idx []int, valid []bool) arrow.Array {
-	vs := make([][]T, len(srcs))
-	for k, s := range srcs {
-		vs[k] = fixed[T](s)
-	}
-	buf, out := newFixed[T](mem, len(which))
-	var z T
-	for i, w := range which {
-		if valid[i] {
-			out[i] = vs[w][idx[i]]
-		} else {
-			out[i] = z
-		}
-	}
-	return finishFixedMem(mem, t.Arrow(), len(which), buf, valid)
 }
 
 // boolVals reads a boolean array as (value, valid) slices.
@@ -220,7 +128,7 @@ func (n *logicNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			out[i], valid[i] = !decided, true
 		}
 	}
-	return makeBool(c.mem, out, valid), nil
+	return vec.MakeBool(c.mem, out, valid), nil
 }
 
 type notNode struct{ x node }
@@ -237,7 +145,7 @@ func (n *notNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	for i := range v {
 		v[i] = valid[i] && !v[i]
 	}
-	return makeBool(c.mem, v, valid), nil
+	return vec.MakeBool(c.mem, v, valid), nil
 }
 
 type isNullNode struct {
@@ -257,7 +165,7 @@ func (n *isNullNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	for i := range out {
 		out[i] = x.IsNull(i) != n.not
 	}
-	return makeBool(c.mem, out, nil), nil
+	return vec.MakeBool(c.mem, out, nil), nil
 }
 
 // inNode is x IN (list): TRUE on a match, else NULL if x or any list value
@@ -280,7 +188,7 @@ func (c *compiler) compileIn(e *expr.In) (node, error) {
 		return nil, err
 	}
 	for _, l := range list {
-		if !sameClass(l.typ(), x.typ()) {
+		if !vec.SameClass(l.typ(), x.typ()) {
 			return nil, unsupported("IN", x.typ(), l.typ())
 		}
 	}
@@ -301,7 +209,7 @@ func (n *inNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmp, err := Comparator(n.x.typ(), x, la)
+		cmp, err := vec.Comparator(n.x.typ(), x, la)
 		if err != nil {
 			la.Release()
 			return nil, err
@@ -325,7 +233,7 @@ func (n *inNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		valid[i] = found[i] || !sawNull[i]
 		found[i] = found[i] != n.not
 	}
-	return makeBool(c.mem, found, valid), nil
+	return vec.MakeBool(c.mem, found, valid), nil
 }
 
 // caseNode is a searched CASE; a simple CASE is compiled into one by
@@ -353,7 +261,7 @@ func (c *compiler) compileCase(e *expr.Case) (node, error) {
 			return nil, err
 		}
 		if operand != nil {
-			if !sameClass(cond.typ(), operand.typ()) {
+			if !vec.SameClass(cond.typ(), operand.typ()) {
 				return nil, unsupported("CASE operand =", operand.typ(), cond.typ())
 			}
 			cond = &cmpNode{op: expr.Eq, l: operand, r: cond}
@@ -398,7 +306,7 @@ func (n *caseNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		which[i] = -1
 	}
 	var srcs []arrow.Array
-	defer func() { releaseAll(srcs) }()
+	defer func() { vec.Release(srcs) }()
 	for k, cond := range n.conds {
 		ca, err := evalMasked(c, cond, b, remaining)
 		if err != nil {
@@ -434,7 +342,7 @@ func (n *caseNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			}
 		}
 	}
-	return pick(c.mem, n.t, srcs, which, rows), nil
+	return vec.Pick(c.mem, n.t, srcs, which, rows), nil
 }
 
 // ---- LIKE ----
@@ -457,11 +365,11 @@ func (n *likeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer l.Release()
 	defer r.Release()
 	rows := l.Len()
-	valid := validity(rows, l, r)
+	valid := vec.Validity(rows, l, r)
 	ls, rs := l.(*array.String), r.(*array.String)
 	out := make([]bool, rows)
 	for i := range out {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		p := rs.Value(i)
@@ -478,7 +386,7 @@ func (n *likeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = n.m.match(s) != n.negate
 	}
-	return makeBool(c.mem, out, valid), nil
+	return vec.MakeBool(c.mem, out, valid), nil
 }
 
 // likePattern is a LIKE pattern as tokens: literal runes, '_' (any one

@@ -9,6 +9,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // numMathFuncs are the functions compileNumMath handles: ln, exp, sqrt,
@@ -76,14 +77,14 @@ func (n *numMathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := arrs[0].Len()
-	valid := validity(rows, arrs...)
+	valid := vec.Validity(rows, arrs...)
 	if n.t.Kind == sqltypes.Float8 {
-		xs := readFloats(arrs[0], n.args[0].typ())
+		xs := vec.ReadFloats(arrs[0], n.args[0].typ())
 		out := make([]float64, rows)
 		for i, x := range xs {
-			if !ok(valid, i) {
+			if !vec.Valid(valid, i) {
 				continue
 			}
 			switch n.name {
@@ -106,10 +107,10 @@ func (n *numMathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 				out[i] = math.Log10(x)
 			}
 		}
-		return writeFloats(c, n.t, out, valid)
+		return vec.WriteFloats(c.mem, n.t, out, valid)
 	}
-	ts := decScale(n.t)
-	return buildDec(c, n.t, rows, valid, func(i int) (decimalNum, error) {
+	ts := vec.DecScale(n.t)
+	return vec.BuildDecimal(c.mem, n.t, rows, valid, func(i int) (decimalNum, error) {
 		x := n.decArg(arrs, 0, i)
 		switch n.name {
 		case "trunc":
@@ -120,10 +121,10 @@ func (n *numMathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			if places < x.Scale {
 				p := max(places, -38)
 				v := x.Coef.BigInt()
-				v.Quo(v, pow10(x.Scale-p)) // truncates toward zero
-				return fitDec(rescaleBig(v, p, ts), n.t)
+				v.Quo(v, vec.Pow10(x.Scale-p)) // truncates toward zero
+				return vec.FitDecimal(vec.Rescale(v, p, ts), n.t)
 			}
-			return fitDec(rescaleBig(x.Coef.BigInt(), x.Scale, ts), n.t)
+			return vec.FitDecimal(vec.Rescale(x.Coef.BigInt(), x.Scale, ts), n.t)
 		case "sign":
 			return decimal128.FromI64(int64(x.Coef.Sign())).IncreaseScaleBy(ts), nil
 		}
@@ -135,7 +136,7 @@ func (n *numMathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return decimalNum{}, err
 		}
-		return fitDec(rescaleBig(v.BigInt(), int32(min(rscale, int(ts))), ts), n.t)
+		return vec.FitDecimal(vec.Rescale(v.BigInt(), int32(min(rscale, int(ts))), ts), n.t)
 	})
 }
 
@@ -144,9 +145,9 @@ func (n *numMathNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 // what it prints as.
 func (n *numMathNode) decArg(arrs []arrow.Array, j, i int) sqltypes.Decimal {
 	t := n.args[j].typ()
-	v, s := arrs[j].(*array.Decimal128).Value(i), decScale(t)
+	v, s := arrs[j].(*array.Decimal128).Value(i), vec.DecScale(t)
 	if d, ok := t.DisplayScale(); ok && int32(d) <= s {
-		return sqltypes.Decimal{Coef: decimal128.FromBigInt(rescaleBig(v.BigInt(), s, int32(d))), Scale: int32(d)}
+		return sqltypes.Decimal{Coef: decimal128.FromBigInt(vec.Rescale(v.BigInt(), s, int32(d))), Scale: int32(d)}
 	}
 	for s > 0 {
 		q, r := v.Div(decimal128.FromU64(10))

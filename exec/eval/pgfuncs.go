@@ -12,6 +12,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Postgres catalog and regular-expression functions (the ones psql's
@@ -145,7 +146,7 @@ func (c *compiler) compilePgFunc(e *expr.Func) (n node, ok bool, err error) {
 	}
 	for i, a := range args {
 		k := a.typ().Kind
-		if !(k == want[i] || isStringKind(k) && isStringKind(want[i])) {
+		if !(k == want[i] || vec.IsStringKind(k) && vec.IsStringKind(want[i])) {
 			return nil, true, unsupported("function "+e.Name, types...)
 		}
 	}
@@ -169,7 +170,7 @@ func (n *rowFuncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := int(b.NumRows())
 	bld := array.NewBuilder(c.mem, n.t.Arrow())
 	defer bld.Release()

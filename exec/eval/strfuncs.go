@@ -10,6 +10,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // strFuncs are Postgres' string functions beyond the core set, by name:
@@ -55,16 +56,16 @@ func (c *compiler) compileStrFunc(e *expr.Func, args []node, kinds []sqltypes.Ki
 	if e.Name == "pg_typeof" {
 		// pg_typeof(x, 'type name'): the binder knows the static type; x
 		// is still evaluated, so its errors surface as in Postgres.
-		if len(args) != 2 || !isStringKind(kinds[1]) || e.T.Kind != sqltypes.Text {
+		if len(args) != 2 || !vec.IsStringKind(kinds[1]) || e.T.Kind != sqltypes.Text {
 			return bad()
 		}
 		return &pgTypeofNode{x: args[0], name: args[1]}, true, nil
 	}
-	if len(args) < spec.minArg || len(args) > len(spec.args) || e.T.Kind != spec.res && !(spec.res == sqltypes.Text && isStringKind(e.T.Kind)) {
+	if len(args) < spec.minArg || len(args) > len(spec.args) || e.T.Kind != spec.res && !(spec.res == sqltypes.Text && vec.IsStringKind(e.T.Kind)) {
 		return bad()
 	}
 	for i, k := range kinds {
-		if spec.args[i] == 's' && !isStringKind(k) || spec.args[i] == 'i' && k != sqltypes.Int4 {
+		if spec.args[i] == 's' && !vec.IsStringKind(k) || spec.args[i] == 'i' && k != sqltypes.Int4 {
 			return bad()
 		}
 	}
@@ -86,19 +87,19 @@ func (n *strFuncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	rows := int(b.NumRows())
 	if len(arrs) > 0 {
 		rows = arrs[0].Len()
 	}
-	valid := validity(rows, arrs...)
+	valid := vec.Validity(rows, arrs...)
 	bld := array.NewBuilder(c.mem, n.t.Arrow())
 	defer bld.Release()
 	bld.Reserve(rows)
 	var ss []string
 	var ns []int32
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			bld.AppendNull()
 			continue
 		}
@@ -136,7 +137,7 @@ func (n *pgTypeofNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAll(arrs)
+	defer vec.Release(arrs)
 	names := arrs[1].(*array.String)
 	bld := array.NewStringBuilder(c.mem)
 	defer bld.Release()

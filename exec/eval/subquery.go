@@ -11,6 +11,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // SubqueryRunner runs the plan of s with its outer values bound (args[i]
@@ -60,7 +61,7 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		return constArray(c.mem, n.s.T, v, rows), nil
+		return vec.Const(c.mem, n.s.T, v, rows), nil
 	}
 	arrs := make([]arrow.Array, len(n.args))
 	defer func() {
@@ -89,7 +90,7 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	var prev any
 	flush := func(end int) {
 		if end > runStart {
-			parts = append(parts, constArray(c.mem, n.s.T, prev, end-runStart))
+			parts = append(parts, vec.Const(c.mem, n.s.T, prev, end-runStart))
 		}
 		runStart = end
 	}
@@ -115,7 +116,7 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		return out, nil
 	}
 	if len(parts) == 0 {
-		return constArray(c.mem, n.s.T, nil, 0), nil
+		return vec.Const(c.mem, n.s.T, nil, 0), nil
 	}
 	return array.Concatenate(parts, c.mem)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Take returns a new array whose row i is a[idx[i]], NULL where idx[i] < 0.
@@ -33,7 +34,7 @@ func Take(mem memory.Allocator, a arrow.Array, idx []int) (arrow.Array, error) {
 				vals[i] = ba.Value(j)
 			}
 		}
-		return makeBool(mem, vals, valid), nil
+		return vec.MakeBool(mem, vals, valid), nil
 	case arrow.INT16:
 		return takeFixed[int16](mem, a, idx, valid), nil
 	case arrow.INT32, arrow.DATE32:
@@ -52,7 +53,7 @@ func Take(mem memory.Allocator, a arrow.Array, idx []int) (arrow.Array, error) {
 		defer bld.Release()
 		bld.Reserve(n)
 		for i, j := range idx {
-			if ok(valid, i) {
+			if vec.Valid(valid, i) {
 				bld.UnsafeAppend(da.Value(j))
 			} else {
 				bld.UnsafeAppendBoolToBitmap(false)
@@ -66,13 +67,13 @@ func Take(mem memory.Allocator, a arrow.Array, idx []int) (arrow.Array, error) {
 		bld.Reserve(n)
 		size := 0
 		for i, j := range idx {
-			if ok(valid, i) {
+			if vec.Valid(valid, i) {
 				size += sa.ValueLen(j)
 			}
 		}
 		bld.ReserveData(size)
 		for i, j := range idx {
-			if ok(valid, i) {
+			if vec.Valid(valid, i) {
 				bld.Append(sa.Value(j))
 			} else {
 				bld.AppendNull()
@@ -84,7 +85,7 @@ func Take(mem memory.Allocator, a arrow.Array, idx []int) (arrow.Array, error) {
 		bld := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
 		defer bld.Release()
 		for i, j := range idx {
-			if ok(valid, i) {
+			if vec.Valid(valid, i) {
 				bld.Append(ba.Value(j))
 			} else {
 				bld.AppendNull()
@@ -116,8 +117,8 @@ func hasNeg(idx []int) bool {
 }
 
 func takeFixed[T arrow.FixedWidthType](mem memory.Allocator, a arrow.Array, idx []int, valid []bool) arrow.Array {
-	in := fixed[T](a)
-	buf, out := newFixed[T](mem, len(idx))
+	in := vec.Values[T](a)
+	buf, out := vec.NewFixed[T](mem, len(idx))
 	var z T
 	for i, j := range idx {
 		if j >= 0 {
@@ -126,7 +127,7 @@ func takeFixed[T arrow.FixedWidthType](mem memory.Allocator, a arrow.Array, idx 
 			out[i] = z
 		}
 	}
-	return finishFixedMem(mem, a.DataType(), len(idx), buf, valid)
+	return vec.FinishFixed(mem, a.DataType(), len(idx), buf, valid)
 }
 
 // TakeBatch applies Take to every column of b.
@@ -135,13 +136,13 @@ func TakeBatch(mem memory.Allocator, b arrow.RecordBatch, idx []int) (arrow.Reco
 	for i := range cols {
 		c, err := Take(mem, b.Column(i), idx)
 		if err != nil {
-			releaseAll(cols[:i])
+			vec.Release(cols[:i])
 			return nil, err
 		}
 		cols[i] = c
 	}
 	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
-	releaseAll(cols)
+	vec.Release(cols)
 	return out, nil
 }
 
@@ -164,26 +165,28 @@ func FilterBatch(mem memory.Allocator, b arrow.RecordBatch, mask []bool) (arrow.
 	return TakeBatch(mem, b, idx)
 }
 
-// FixedValues returns the values of a fixed-width array as []T, honouring
-// its offset; T must have the array's physical width (int64 for timestamps,
-// int32 for dates, arrow.MonthDayNanoInterval for intervals).
-func FixedValues[T arrow.FixedWidthType](a arrow.Array) []T { return fixed[T](a) }
+// The vector helpers below moved to package vec, which sql/functions'
+// kernels share with this package; exec's operators still call them here.
 
-// MakeFixed builds an array of dt from vals and valid (nil = all valid),
-// allocating from mem.
+// FixedValues is vec.Values: the values of a fixed-width array as []T.
+func FixedValues[T arrow.FixedWidthType](a arrow.Array) []T { return vec.Values[T](a) }
+
+// MakeFixed is vec.MakeFixed: an array of dt from vals and valid.
 func MakeFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, vals []T, valid []bool) arrow.Array {
-	buf, out := newFixed[T](mem, len(vals))
-	copy(out, vals)
-	return finishFixedMem(mem, dt, len(vals), buf, valid)
+	return vec.MakeFixed(mem, dt, vals, valid)
 }
 
-// IntervalKey is the value Postgres compares intervals by (months of 30
-// days, days of 24 hours), in microseconds; equal keys are equal
-// intervals.
-func IntervalKey(v arrow.MonthDayNanoInterval) *big.Int { return intervalKey(v) }
+// IntervalKey is vec.IntervalKey: the value Postgres compares intervals by.
+func IntervalKey(v arrow.MonthDayNanoInterval) *big.Int { return vec.IntervalKey(v) }
 
-// Gather builds an array of type t whose row i is srcs[which[i]][idx[i]],
-// NULL where which[i] < 0 (COALESCE-style merges of several arrays).
+// Gather is vec.Gather: row i is srcs[which[i]][idx[i]], NULL where
+// which[i] < 0.
 func Gather(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which, idx []int) arrow.Array {
-	return gather(mem, t, srcs, which, idx)
+	return vec.Gather(mem, t, srcs, which, idx)
+}
+
+// Comparator is vec.Comparator: compares l[i] with r[j] in Postgres'
+// order for values of type t.
+func Comparator(t sqltypes.Type, l, r arrow.Array) (func(i, j int) int, error) {
+	return vec.Comparator(t, l, r)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // unitAliases maps Postgres' spellings of date/time units (units.c's
@@ -80,12 +81,12 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 	defer ua.Release()
 	defer xa.Release()
 	rows := xa.Len()
-	valid := validity(rows, ua, xa)
+	valid := vec.Validity(rows, ua, xa)
 	if n.t.Kind == sqltypes.Interval {
 		return n.evalInterval(c, ua, xa, valid) // trunc_interval.go
 	}
 	us := ua.(*array.String)
-	xs := fixed[int64](xa)
+	xs := vec.Values[int64](xa)
 	loc := tsLoc(c, n.t)
 	var zones *array.String
 	if n.zone != nil {
@@ -94,14 +95,14 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 			return nil, err
 		}
 		defer za.Release()
-		valid = validity(rows, ua, xa, za)
+		valid = vec.Validity(rows, ua, xa, za)
 		zones = za.(*array.String)
 	}
-	buf, out := newFixed[int64](c.mem, rows)
+	buf, out := vec.NewFixed[int64](c.mem, rows)
 	lastRaw, unit, lastZone, zoneSet := "", "", "", false
 	for i := 0; i < rows; i++ {
 		out[i] = 0
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		if zones != nil && (!zoneSet || zones.Value(i) != lastZone) {
@@ -128,13 +129,13 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 			}
 			lastRaw, unit = raw, u
 		}
-		if isInfTS(xs[i]) {
+		if vec.IsInfTimestamp(xs[i]) {
 			out[i] = xs[i]
 			continue
 		}
 		out[i] = truncTS(xs[i], unit, loc)
 	}
-	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 }
 
 func truncTS(us int64, unit string, loc *time.Location) int64 {
@@ -142,9 +143,9 @@ func truncTS(us int64, unit string, loc *time.Location) int64 {
 	case "microseconds":
 		return us
 	case "milliseconds":
-		return floorDiv(us, 1000) * 1000
+		return vec.FloorDiv(us, 1000) * 1000
 	case "second":
-		return floorDiv(us, usPerSec) * usPerSec
+		return vec.FloorDiv(us, vec.UsPerSec) * vec.UsPerSec
 	}
 	t := time.UnixMicro(us).In(loc)
 	y, m, d := t.Date()
@@ -166,7 +167,7 @@ func truncTS(us int64, unit string, loc *time.Location) int64 {
 	case "year":
 		t = time.Date(y, 1, 1, 0, 0, 0, 0, loc)
 	case "decade":
-		t = time.Date(int(floorDiv(int64(y), 10)*10), 1, 1, 0, 0, 0, 0, loc)
+		t = time.Date(int(vec.FloorDiv(int64(y), 10)*10), 1, 1, 0, 0, 0, 0, loc)
 	case "century":
 		if y > 0 {
 			y = ((y+99)/100)*100 - 99
@@ -203,7 +204,7 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer ua.Release()
 	defer xa.Release()
 	rows := xa.Len()
-	valid := validity(rows, ua, xa)
+	valid := vec.Validity(rows, ua, xa)
 	if n.t.Kind == sqltypes.Numeric {
 		return n.extractNum(c, ua, xa, valid) // extract.go
 	}
@@ -213,7 +214,7 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	out := make([]float64, rows)
 	lastRaw, unit := "", ""
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		if raw := us.Value(i); unit == "" || raw != lastRaw {
@@ -227,10 +228,10 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		var isNull bool
 		switch xt.Kind {
 		case sqltypes.Interval:
-			v, err = intervalPart(fixed[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
+			v, err = intervalPart(vec.Values[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
 		case sqltypes.Date:
-			d := int64(fixed[int32](xa)[i])
-			ts := d * usPerDay
+			d := int64(vec.Values[int32](xa)[i])
+			ts := d * vec.UsPerDay
 			switch d {
 			case sqltypes.DateInfinity:
 				ts = sqltypes.TimestampInfinity
@@ -239,7 +240,7 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			}
 			v, isNull, err = tsPart(ts, unit, time.UTC, xt)
 		default:
-			v, isNull, err = tsPart(fixed[int64](xa)[i], unit, loc, xt)
+			v, isNull, err = tsPart(vec.Values[int64](xa)[i], unit, loc, xt)
 		}
 		if err != nil {
 			return nil, err
@@ -256,11 +257,11 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = v
 	}
-	return writeFloats(c, n.t, out, valid)
+	return vec.WriteFloats(c.mem, n.t, out, valid)
 }
 
 func tsPart(us int64, unit string, loc *time.Location, t sqltypes.Type) (float64, bool, error) {
-	if isInfTS(us) {
+	if vec.IsInfTimestamp(us) {
 		sign := 1.0
 		if us == sqltypes.TimestampNegInfinity {
 			sign = -1
@@ -295,7 +296,7 @@ func tsPart(us int64, unit string, loc *time.Location, t sqltypes.Type) (float64
 	case "year":
 		return float64(y), false, nil
 	case "decade":
-		return float64(floorDiv(int64(y), 10)), false, nil
+		return float64(vec.FloorDiv(int64(y), 10)), false, nil
 	case "century":
 		if y > 0 {
 			return float64((y + 99) / 100), false, nil
@@ -340,15 +341,15 @@ func intervalPart(v arrow.MonthDayNanoInterval, unit string, t sqltypes.Type) (f
 	micros := v.Nanoseconds / 1000
 	switch unit {
 	case "microseconds":
-		return float64(micros % (60 * usPerSec)), nil
+		return float64(micros % (60 * vec.UsPerSec)), nil
 	case "milliseconds":
-		return float64(micros%(60*usPerSec)) / 1e3, nil
+		return float64(micros%(60*vec.UsPerSec)) / 1e3, nil
 	case "second":
-		return float64(micros%(60*usPerSec)) / 1e6, nil
+		return float64(micros%(60*vec.UsPerSec)) / 1e6, nil
 	case "minute":
-		return float64(micros / (60 * usPerSec) % 60), nil
+		return float64(micros / (60 * vec.UsPerSec) % 60), nil
 	case "hour":
-		return float64(micros / (3600 * usPerSec)), nil
+		return float64(micros / (3600 * vec.UsPerSec)), nil
 	case "day":
 		return float64(v.Days), nil
 	case "month":
@@ -383,12 +384,12 @@ func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error
 	}
 	defer xa.Release()
 	rows := xa.Len()
-	valid := validity(rows, xa)
-	xs := fixed[float64](xa)
-	buf, out := newFixed[int64](c.mem, rows)
+	valid := vec.Validity(rows, xa)
+	xs := vec.Values[float64](xa)
+	buf, out := vec.NewFixed[int64](c.mem, rows)
 	for i, x := range xs {
 		out[i] = 0
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		switch {
@@ -403,13 +404,13 @@ func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error
 			continue
 		}
 		v := math.RoundToEven(x * 1e6)
-		if v < minTimestampUs || v >= 9223372036854775807 {
+		if v < vec.MinTimestamp || v >= 9223372036854775807 {
 			buf.Release()
 			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		out[i] = int64(v)
 	}
-	return finishFixedMem(c.mem, sqltypes.TimestampTZType.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, sqltypes.TimestampTZType.Arrow(), rows, buf, valid), nil
 }
 
 // timeBucketNode is TimescaleDB's time_bucket(width, ts [, origin |
@@ -433,14 +434,14 @@ func dayUs(d int32) int64 {
 	case sqltypes.DateNegInfinity:
 		return sqltypes.TimestampNegInfinity
 	}
-	return int64(d) * usPerDay
+	return int64(d) * vec.UsPerDay
 }
 
 func (n *timeBucketNode) typ() sqltypes.Type { return n.t }
 
 const (
-	bucketOrigin = int64(946857600) * usPerSec // 2000-01-03 00:00:00 UTC
-	monthOrigin  = 2000*12 + 0                 // 2000-01 in months since year 0
+	bucketOrigin = int64(946857600) * vec.UsPerSec // 2000-01-03 00:00:00 UTC
+	monthOrigin  = 2000*12 + 0                     // 2000-01 in months since year 0
 )
 
 func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
@@ -454,15 +455,15 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 	isDate := n.t.Kind == sqltypes.Date
 	toUs := func(a arrow.Array) []int64 {
 		if !isDate {
-			return fixed[int64](a)
+			return vec.Values[int64](a)
 		}
 		out := make([]int64, a.Len())
-		for i, d := range fixed[int32](a) {
+		for i, d := range vec.Values[int32](a) {
 			out[i] = dayUs(d)
 		}
 		return out
 	}
-	valid := validity(rows, wa, xa)
+	valid := vec.Validity(rows, wa, xa)
 	var origins []int64
 	var offsets []arrow.MonthDayNanoInterval
 	if n.extra != nil {
@@ -471,28 +472,28 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 			return nil, err
 		}
 		defer ea.Release()
-		valid = validity(rows, wa, xa, ea)
+		valid = vec.Validity(rows, wa, xa, ea)
 		if n.offset {
-			offsets = fixed[arrow.MonthDayNanoInterval](ea)
+			offsets = vec.Values[arrow.MonthDayNanoInterval](ea)
 		} else {
 			origins = toUs(ea)
 		}
 	}
-	ws := fixed[arrow.MonthDayNanoInterval](wa)
+	ws := vec.Values[arrow.MonthDayNanoInterval](wa)
 	ts := toUs(xa)
 	res := make([]int64, rows)
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		w := ws[i]
-		if isInfTS(ts[i]) {
+		if vec.IsInfTimestamp(ts[i]) {
 			res[i] = ts[i]
 			continue
 		}
 		x, origin, mOrigin := ts[i], bucketOrigin, int64(monthOrigin)
 		if origins != nil {
-			if isInfTS(origins[i]) {
+			if vec.IsInfTimestamp(origins[i]) {
 				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid origin: it must be finite")
 			}
 			origin = origins[i]
@@ -502,7 +503,7 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 		if offsets != nil {
 			neg := offsets[i]
 			neg.Months, neg.Days, neg.Nanoseconds = -neg.Months, -neg.Days, -neg.Nanoseconds
-			if x, err = addInterval(x, neg, time.UTC); err != nil {
+			if x, err = vec.AddInterval(x, neg, time.UTC); err != nil {
 				return nil, err
 			}
 		}
@@ -511,7 +512,7 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 			return nil, err
 		}
 		if offsets != nil {
-			if r, err = addInterval(r, offsets[i], time.UTC); err != nil {
+			if r, err = vec.AddInterval(r, offsets[i], time.UTC); err != nil {
 				return nil, err
 			}
 		}
@@ -533,23 +534,23 @@ func bucketOne(w arrow.MonthDayNanoInterval, x, origin, mOrigin int64, isDate bo
 		}
 		tm := time.UnixMicro(x).UTC()
 		months := int64(tm.Year())*12 + int64(tm.Month()-1)
-		bm := mOrigin + floorDiv(months-mOrigin, int64(w.Months))*int64(w.Months)
-		return time.Date(int(floorDiv(bm, 12)), time.Month(bm-floorDiv(bm, 12)*12+1), 1, 0, 0, 0, 0, time.UTC).UnixMicro(), nil
+		bm := mOrigin + vec.FloorDiv(months-mOrigin, int64(w.Months))*int64(w.Months)
+		return time.Date(int(vec.FloorDiv(bm, 12)), time.Month(bm-vec.FloorDiv(bm, 12)*12+1), 1, 0, 0, 0, 0, time.UTC).UnixMicro(), nil
 	}
-	width := int64(w.Days)*usPerDay + w.Nanoseconds/1000
+	width := int64(w.Days)*vec.UsPerDay + w.Nanoseconds/1000
 	if width <= 0 {
 		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "interval must be positive")
 	}
-	if isDate && width%usPerDay != 0 {
+	if isDate && width%vec.UsPerDay != 0 {
 		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "interval must not have sub-day precision for a date")
 	}
-	return origin + floorDiv(x-origin, width)*width, nil
+	return origin + vec.FloorDiv(x-origin, width)*width, nil
 }
 
 func (n *timeBucketNode) finish(c *call, res []int64, valid []bool, rows int) (arrow.Array, error) {
 	isDate := n.t.Kind == sqltypes.Date
 	if isDate {
-		buf, out := newFixed[int32](c.mem, rows)
+		buf, out := vec.NewFixed[int32](c.mem, rows)
 		for i, v := range res {
 			switch {
 			case v == sqltypes.TimestampInfinity:
@@ -557,12 +558,12 @@ func (n *timeBucketNode) finish(c *call, res []int64, valid []bool, rows int) (a
 			case v == sqltypes.TimestampNegInfinity:
 				out[i] = sqltypes.DateNegInfinity
 			default:
-				out[i] = int32(floorDiv(v, usPerDay))
+				out[i] = int32(vec.FloorDiv(v, vec.UsPerDay))
 			}
 		}
-		return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+		return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 	}
-	buf, out := newFixed[int64](c.mem, rows)
+	buf, out := vec.NewFixed[int64](c.mem, rows)
 	copy(out, res)
-	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 }

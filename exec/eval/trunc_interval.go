@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // truncInterval is date_trunc(unit, interval): Postgres' interval_trunc
@@ -14,12 +15,12 @@ import (
 func truncInterval(v arrow.MonthDayNanoInterval, raw, unit string) (arrow.MonthDayNanoInterval, error) {
 	year, mon := int64(v.Months)/12, int64(v.Months)%12
 	us := v.Nanoseconds / 1000
-	hour := us / (3600 * usPerSec)
-	us -= hour * 3600 * usPerSec
-	min := us / (60 * usPerSec)
-	us -= min * 60 * usPerSec
-	sec := us / usPerSec
-	fsec := us - sec*usPerSec
+	hour := us / (3600 * vec.UsPerSec)
+	us -= hour * 3600 * vec.UsPerSec
+	min := us / (60 * vec.UsPerSec)
+	us -= min * 60 * vec.UsPerSec
+	sec := us / vec.UsPerSec
+	fsec := us - sec*vec.UsPerSec
 	day := int64(v.Days)
 	switch unit {
 	case "millennium", "century", "decade", "year", "quarter", "month", "day", "hour", "minute", "second", "milliseconds", "microseconds":
@@ -69,19 +70,19 @@ func truncInterval(v arrow.MonthDayNanoInterval, raw, unit string) (arrow.MonthD
 	return arrow.MonthDayNanoInterval{
 		Months:      int32(year*12 + mon),
 		Days:        int32(day),
-		Nanoseconds: (((hour*60+min)*60+sec)*usPerSec + fsec) * 1000,
+		Nanoseconds: (((hour*60+min)*60+sec)*vec.UsPerSec + fsec) * 1000,
 	}, nil
 }
 
 // evalInterval is date_trunc on an interval column.
 func (n *dateTruncNode) evalInterval(c *call, ua, xa arrow.Array, valid []bool) (arrow.Array, error) {
 	us := ua.(*array.String)
-	xs := fixed[arrow.MonthDayNanoInterval](xa)
+	xs := vec.Values[arrow.MonthDayNanoInterval](xa)
 	bld := array.NewMonthDayNanoIntervalBuilder(c.mem)
 	defer bld.Release()
 	lastRaw, unit := "", ""
 	for i := range xs {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			bld.AppendNull()
 			continue
 		}
