@@ -198,3 +198,42 @@ func MakeFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, 
 	copy(out, vals)
 	return FinishFixed(mem, dt, len(vals), buf, valid)
 }
+
+// valueAt returns a[i] in the expr.Literal representation of its type.
+// Value returns a[i] in the representation of expr.Literal (Const's
+// inverse: int64 for every integer type, float64 for both floats, a copy
+// for bytea), nil for NULL.
+func Value(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch a := a.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int16:
+		return int64(a.Value(i))
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float32:
+		return float64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Decimal128:
+		return a.Value(i)
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Binary:
+		return append([]byte(nil), a.Value(i)...)
+	case *array.Date32:
+		return int32(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	case *array.MonthDayNanoInterval:
+		return a.Value(i)
+	}
+	return nil
+}

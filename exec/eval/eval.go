@@ -129,10 +129,7 @@ func (c *compiler) compile(e expr.Expr) (node, error) {
 	case *expr.Case:
 		return c.compileCase(e)
 	case *expr.Func:
-		if n, ok, err := c.compilePgFunc(e); ok { // pgfuncs.go
-			return n, err
-		}
-		return c.compileFunc(e)
+		return c.compileFunc(e) // funcs.go
 	case *expr.Subquery:
 		return c.compileSubquery(e) // subquery.go
 	case *expr.OuterRef:

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/asofsql/asofsql/vec"
@@ -63,7 +63,7 @@ func (c *compiler) compileBinary(e *expr.Binary) (node, error) {
 		if !vec.IsStringKind(lk) || !vec.IsStringKind(rk) {
 			return nil, unsupported("operator ||", l.typ(), r.typ())
 		}
-		return &concatNode{args: []node{l, r}, strict: true, t: e.T, env: c.env}, nil
+		return &funcNode{k: functions.ConcatKernel([]sqltypes.Type{l.typ(), r.typ()}, true), args: []node{l, r}, t: e.T}, nil
 	}
 	// Arithmetic.
 	switch {
@@ -398,51 +398,4 @@ func (n *dateDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		out[i] = lv[i] - rv[i]
 	}
 	return vec.FinishFixed(c.mem, sqltypes.Int4Type.Arrow(), rows, buf, valid), nil
-}
-
-// concatNode is || (strict: NULL in, NULL out) and concat() (NULLs are
-// skipped; non-text arguments are rendered in their text form).
-type concatNode struct {
-	args   []node
-	strict bool
-	t      sqltypes.Type
-	env    *Env
-}
-
-func (n *concatNode) typ() sqltypes.Type { return n.t }
-
-func (n *concatNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	arrs, err := evalAll(c, b, n.args)
-	if err != nil {
-		return nil, err
-	}
-	defer vec.Release(arrs)
-	rows := int(b.NumRows())
-	var valid []bool
-	if n.strict {
-		valid = vec.Validity(rows, arrs...)
-	}
-	bld := array.NewStringBuilder(c.mem)
-	defer bld.Release()
-	bld.Reserve(rows)
-	var buf []byte
-	for i := 0; i < rows; i++ {
-		if !vec.Valid(valid, i) {
-			bld.AppendNull()
-			continue
-		}
-		buf = buf[:0]
-		for k, a := range arrs {
-			if a.IsNull(i) {
-				continue
-			}
-			if s, isStr := a.(*array.String); isStr {
-				buf = append(buf, s.Value(i)...)
-			} else {
-				buf = sqltypes.EncodeText(buf, a, i, n.args[k].typ(), c.env.Options)
-			}
-		}
-		bld.BinaryBuilder.Append(buf)
-	}
-	return bld.NewArray(), nil
 }

@@ -1,7 +1,8 @@
-package eval
+package functions
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -52,45 +53,66 @@ func parseUnit(s string, t sqltypes.Type) (string, error) {
 	return u, nil
 }
 
+// unitCache parses a unit argument row by row, reusing the last answer
+// while the text repeats (a constant unit is parsed once per batch).
+type unitCache struct {
+	parse     func(raw string) (string, error)
+	raw, unit string
+}
+
+func (c *unitCache) at(raw string) (string, error) {
+	if c.unit == "" || raw != c.raw {
+		u, err := c.parse(raw)
+		if err != nil {
+			return "", err
+		}
+		c.raw, c.unit = raw, u
+	}
+	return c.unit, nil
+}
+
+// unitsOf is a unitCache for units of a value of type t.
+func unitsOf(t sqltypes.Type) *unitCache {
+	return &unitCache{parse: func(raw string) (string, error) { return parseUnit(raw, t) }}
+}
+
 func errUnitUnsupported(u string, t sqltypes.Type) error {
 	return sqlerr.New(sqlerr.FeatureNotSupported, "unit \"%s\" not supported for type %s", u, typeWords(t))
 }
 
 // tsLoc is the zone whose wall clock a timestamp's fields are read in: the
 // session zone for timestamptz, UTC (the stored wall clock) otherwise.
-func tsLoc(c *call, t sqltypes.Type) *time.Location {
+func tsLoc(in Input, t sqltypes.Type) *time.Location {
 	if t.Kind == sqltypes.TimestampTZ {
-		return c.env.loc()
+		return in.Location()
 	}
 	return time.UTC
 }
 
-type dateTruncNode struct {
-	unit, x node
-	zone    node // nil: the session zone (timestamptz) or UTC
-	t       sqltypes.Type
+// dateTrunc is date_trunc's kernel for an argument of type xt.
+type dateTrunc struct {
+	xt, t sqltypes.Type
+	zone  bool // a third argument: the zone whose wall clock truncates
 }
 
-func (n *dateTruncNode) typ() sqltypes.Type { return n.t }
-
-func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	ua, xa, err := eval2(c, b, n.unit, n.x)
+func (n *dateTrunc) eval(in Input) (arrow.Array, error) {
+	arrs, err := argsAll(in, 2)
 	if err != nil {
 		return nil, err
 	}
-	defer ua.Release()
-	defer xa.Release()
+	defer vec.Release(arrs)
+	ua, xa := arrs[0], arrs[1]
 	rows := xa.Len()
 	valid := vec.Validity(rows, ua, xa)
 	if n.t.Kind == sqltypes.Interval {
-		return n.evalInterval(c, ua, xa, valid) // trunc_interval.go
+		return n.evalInterval(in, ua, xa, valid)
 	}
 	us := ua.(*array.String)
 	xs := vec.Values[int64](xa)
-	loc := tsLoc(c, n.t)
+	loc := tsLoc(in, n.t)
 	var zones *array.String
-	if n.zone != nil {
-		za, err := n.zone.eval(c, b)
+	if n.zone {
+		za, err := in.Arg(2)
 		if err != nil {
 			return nil, err
 		}
@@ -98,8 +120,19 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 		valid = vec.Validity(rows, ua, xa, za)
 		zones = za.(*array.String)
 	}
-	buf, out := vec.NewFixed[int64](c.mem, rows)
-	lastRaw, unit, lastZone, zoneSet := "", "", "", false
+	buf, out := vec.NewFixed[int64](in.Mem(), rows)
+	units := &unitCache{parse: func(raw string) (string, error) {
+		u, err := parseUnit(raw, n.xt)
+		if err == nil && u == "epoch" {
+			// a "reserved" word to Postgres, not a unit: not recognized
+			err = sqlerr.New(sqlerr.InvalidParameterValue, "unit \"%s\" not recognized for type %s", raw, typeWords(n.xt))
+		} else if err == nil && (u == "dow" || u == "isodow" || u == "doy" || u == "isoyear" ||
+			u == "timezone" || u == "timezone_hour" || u == "timezone_minute" || u == "julian") {
+			err = errUnitUnsupported(raw, n.xt)
+		}
+		return u, err
+	}}
+	lastZone, zoneSet := "", false
 	for i := 0; i < rows; i++ {
 		out[i] = 0
 		if !vec.Valid(valid, i) {
@@ -114,20 +147,10 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 			}
 			loc, lastZone, zoneSet = l, z, true
 		}
-		if raw := us.Value(i); unit == "" || raw != lastRaw {
-			u, err := parseUnit(raw, n.x.typ())
-			if err == nil && u == "epoch" {
-				// a "reserved" word to Postgres, not a unit: not recognized
-				err = sqlerr.New(sqlerr.InvalidParameterValue, "unit \"%s\" not recognized for type %s", raw, typeWords(n.x.typ()))
-			} else if err == nil && (u == "dow" || u == "isodow" || u == "doy" || u == "isoyear" ||
-				u == "timezone" || u == "timezone_hour" || u == "timezone_minute" || u == "julian") {
-				err = errUnitUnsupported(raw, n.x.typ())
-			}
-			if err != nil {
-				buf.Release()
-				return nil, err
-			}
-			lastRaw, unit = raw, u
+		unit, err := units.at(us.Value(i))
+		if err != nil {
+			buf.Release()
+			return nil, err
 		}
 		if vec.IsInfTimestamp(xs[i]) {
 			out[i] = xs[i]
@@ -135,7 +158,7 @@ func (n *dateTruncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) 
 		}
 		out[i] = truncTS(xs[i], unit, loc)
 	}
-	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(in.Mem(), n.t.Arrow(), rows, buf, valid), nil
 }
 
 func truncTS(us int64, unit string, loc *time.Location) int64 {
@@ -186,43 +209,37 @@ func truncTS(us int64, unit string, loc *time.Location) int64 {
 	return t.UnixMicro()
 }
 
-// datePartNode is date_part/extract. date_part computes in float64 (its
-// double precision); extract, typed NUMERIC by the planner, is exact
-// (extract.go).
-type datePartNode struct {
-	unit, x node
-	t       sqltypes.Type
+// datePart is the kernel of date_part and extract. date_part computes in
+// float64 (its double precision); extract, typed NUMERIC by its rule, is
+// exact (extractNum).
+type datePart struct {
+	xt, t sqltypes.Type
 }
 
-func (n *datePartNode) typ() sqltypes.Type { return n.t }
-
-func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	ua, xa, err := eval2(c, b, n.unit, n.x)
+func (n *datePart) eval(in Input) (arrow.Array, error) {
+	arrs, err := argsAll(in, 2)
 	if err != nil {
 		return nil, err
 	}
-	defer ua.Release()
-	defer xa.Release()
+	defer vec.Release(arrs)
+	ua, xa := arrs[0], arrs[1]
 	rows := xa.Len()
 	valid := vec.Validity(rows, ua, xa)
 	if n.t.Kind == sqltypes.Numeric {
-		return n.extractNum(c, ua, xa, valid) // extract.go
+		return n.extractNum(in, ua, xa, valid)
 	}
 	us := ua.(*array.String)
-	xt := n.x.typ()
-	loc := tsLoc(c, xt)
+	xt := n.xt
+	loc := tsLoc(in, xt)
 	out := make([]float64, rows)
-	lastRaw, unit := "", ""
+	units := unitsOf(xt)
 	for i := 0; i < rows; i++ {
 		if !vec.Valid(valid, i) {
 			continue
 		}
-		if raw := us.Value(i); unit == "" || raw != lastRaw {
-			u, err := parseUnit(raw, xt)
-			if err != nil {
-				return nil, err
-			}
-			lastRaw, unit = raw, u
+		unit, err := units.at(us.Value(i))
+		if err != nil {
+			return nil, err
 		}
 		var v float64
 		var isNull bool
@@ -230,15 +247,7 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		case sqltypes.Interval:
 			v, err = intervalPart(vec.Values[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
 		case sqltypes.Date:
-			d := int64(vec.Values[int32](xa)[i])
-			ts := d * vec.UsPerDay
-			switch d {
-			case sqltypes.DateInfinity:
-				ts = sqltypes.TimestampInfinity
-			case sqltypes.DateNegInfinity:
-				ts = sqltypes.TimestampNegInfinity
-			}
-			v, isNull, err = tsPart(ts, unit, time.UTC, xt)
+			v, isNull, err = tsPart(dayUs(vec.Values[int32](xa)[i]), unit, time.UTC, xt)
 		default:
 			v, isNull, err = tsPart(vec.Values[int64](xa)[i], unit, loc, xt)
 		}
@@ -257,7 +266,7 @@ func (n *datePartNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = v
 	}
-	return vec.WriteFloats(c.mem, n.t, out, valid)
+	return vec.WriteFloats(in.Mem(), n.t, out, valid)
 }
 
 func tsPart(us int64, unit string, loc *time.Location, t sqltypes.Type) (float64, bool, error) {
@@ -373,12 +382,8 @@ func intervalPart(v arrow.MonthDayNanoInterval, unit string, t sqltypes.Type) (f
 	return 0, errUnitUnsupported(unit, t)
 }
 
-type toTimestampNode struct{ x node }
-
-func (n *toTimestampNode) typ() sqltypes.Type { return sqltypes.TimestampTZType }
-
-func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	xa, err := n.x.eval(c, b)
+func toTimestamp(in Input) (arrow.Array, error) {
+	xa, err := in.Arg(0)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +391,7 @@ func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error
 	rows := xa.Len()
 	valid := vec.Validity(rows, xa)
 	xs := vec.Values[float64](xa)
-	buf, out := vec.NewFixed[int64](c.mem, rows)
+	buf, out := vec.NewFixed[int64](in.Mem(), rows)
 	for i, x := range xs {
 		out[i] = 0
 		if !vec.Valid(valid, i) {
@@ -410,20 +415,19 @@ func (n *toTimestampNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error
 		}
 		out[i] = int64(v)
 	}
-	return vec.FinishFixed(c.mem, sqltypes.TimestampTZType.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(in.Mem(), sqltypes.TimestampTZType.Arrow(), rows, buf, valid), nil
 }
 
-// timeBucketNode is TimescaleDB's time_bucket(width, ts [, origin |
+// timeBucket is TimescaleDB's time_bucket(width, ts [, origin |
 // offset]): the start of the width-sized bucket holding ts, buckets
 // aligned to origin (default 2000-01-03, a Monday) for day/time widths
 // and to origin's month (default 2000-01) for month widths, computed in
 // UTC. With an offset interval it is time_bucket(width, ts - offset) +
 // offset.
-type timeBucketNode struct {
-	width, x node
-	extra    node // nil, the origin (of x's type) or the offset (offset set)
-	offset   bool
-	t        sqltypes.Type
+type timeBucket struct {
+	t      sqltypes.Type
+	extra  bool // a third argument: the origin (of x's type) or the offset (offset set)
+	offset bool
 }
 
 // dayUs is a date as microseconds since 1970, infinities mapped.
@@ -437,20 +441,18 @@ func dayUs(d int32) int64 {
 	return int64(d) * vec.UsPerDay
 }
 
-func (n *timeBucketNode) typ() sqltypes.Type { return n.t }
-
 const (
 	bucketOrigin = int64(946857600) * vec.UsPerSec // 2000-01-03 00:00:00 UTC
 	monthOrigin  = 2000*12 + 0                     // 2000-01 in months since year 0
 )
 
-func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	wa, xa, err := eval2(c, b, n.width, n.x)
+func (n *timeBucket) eval(in Input) (arrow.Array, error) {
+	arrs, err := argsAll(in, 2)
 	if err != nil {
 		return nil, err
 	}
-	defer wa.Release()
-	defer xa.Release()
+	defer vec.Release(arrs)
+	wa, xa := arrs[0], arrs[1]
 	rows := xa.Len()
 	isDate := n.t.Kind == sqltypes.Date
 	toUs := func(a arrow.Array) []int64 {
@@ -466,8 +468,8 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 	valid := vec.Validity(rows, wa, xa)
 	var origins []int64
 	var offsets []arrow.MonthDayNanoInterval
-	if n.extra != nil {
-		ea, err := n.extra.eval(c, b)
+	if n.extra {
+		ea, err := in.Arg(2)
 		if err != nil {
 			return nil, err
 		}
@@ -518,7 +520,7 @@ func (n *timeBucketNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 		}
 		res[i] = r
 	}
-	return n.finish(c, res, valid, rows)
+	return n.finish(in, res, valid, rows)
 }
 
 // bucketOne is the start of the bucket of width w holding x (both in
@@ -547,10 +549,10 @@ func bucketOne(w arrow.MonthDayNanoInterval, x, origin, mOrigin int64, isDate bo
 	return origin + vec.FloorDiv(x-origin, width)*width, nil
 }
 
-func (n *timeBucketNode) finish(c *call, res []int64, valid []bool, rows int) (arrow.Array, error) {
+func (n *timeBucket) finish(in Input, res []int64, valid []bool, rows int) (arrow.Array, error) {
 	isDate := n.t.Kind == sqltypes.Date
 	if isDate {
-		buf, out := vec.NewFixed[int32](c.mem, rows)
+		buf, out := vec.NewFixed[int32](in.Mem(), rows)
 		for i, v := range res {
 			switch {
 			case v == sqltypes.TimestampInfinity:
@@ -561,9 +563,267 @@ func (n *timeBucketNode) finish(c *call, res []int64, valid []bool, rows int) (a
 				out[i] = int32(vec.FloorDiv(v, vec.UsPerDay))
 			}
 		}
-		return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
+		return vec.FinishFixed(in.Mem(), n.t.Arrow(), rows, buf, valid), nil
 	}
-	buf, out := vec.NewFixed[int64](c.mem, rows)
+	buf, out := vec.NewFixed[int64](in.Mem(), rows)
 	copy(out, res)
-	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(in.Mem(), n.t.Arrow(), rows, buf, valid), nil
+}
+
+// EXTRACT(field FROM x) is Postgres 15's numeric extract: exact values
+// (second 5.123456, epoch 1704164645.123456), where date_part computes in
+// double precision. Every field is an integer count of 10^-scale units:
+// second and epoch microseconds (scale 6), milliseconds scale 3, the rest
+// scale 0; julian of a timestamp is a day count with its fraction.
+
+// part is an extracted field: num × 10^-scale, or ±infinity (inf), or NULL.
+type part struct {
+	num   int64
+	scale int32
+	frac  *big.Rat // julian's exact day fraction, added to num
+	inf   int
+	null  bool
+}
+
+// extractNum evaluates the numeric EXTRACT for every row.
+func (n *datePart) extractNum(in Input, ua, xa arrow.Array, valid []bool) (arrow.Array, error) {
+	rows := xa.Len()
+	us := ua.(*array.String)
+	xt := n.xt
+	loc := tsLoc(in, xt)
+	ts := vec.DecScale(n.t)
+	bld := array.NewDecimal128Builder(in.Mem(), n.t.Arrow().(*arrow.Decimal128Type))
+	defer bld.Release()
+	units := unitsOf(xt)
+	for i := 0; i < rows; i++ {
+		if !vec.Valid(valid, i) {
+			bld.AppendNull()
+			continue
+		}
+		unit, err := units.at(us.Value(i))
+		if err != nil {
+			return nil, err
+		}
+		var p part
+		switch xt.Kind {
+		case sqltypes.Interval:
+			p, err = intervalPartNum(vec.Values[arrow.MonthDayNanoInterval](xa)[i], unit, xt)
+		case sqltypes.Date:
+			p, err = datePartNum(vec.Values[int32](xa)[i], unit, xt)
+		default:
+			p, err = tsPartNum(vec.Values[int64](xa)[i], unit, loc, xt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case p.null:
+			bld.AppendNull()
+			continue
+		case p.inf != 0:
+			return nil, sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
+				WithDetail("The result is infinite, and asofsql's NUMERIC has no infinity.")
+		}
+		v := vec.Rescale(big.NewInt(p.num), p.scale, ts)
+		if p.frac != nil {
+			f := new(big.Rat).Mul(p.frac, new(big.Rat).SetInt(vec.Pow10(ts)))
+			v.Add(v, vec.RoundDiv(f.Num(), f.Denom()))
+		}
+		d, err := vec.FitDecimal(v, n.t)
+		if err != nil {
+			return nil, err
+		}
+		bld.Append(d)
+	}
+	return bld.NewArray(), nil
+}
+
+// tsPartNum is one field of a timestamp (wall clock in loc).
+func tsPartNum(us int64, unit string, loc *time.Location, t sqltypes.Type) (part, error) {
+	switch unit {
+	case "timezone", "timezone_hour", "timezone_minute":
+		if t.Kind != sqltypes.TimestampTZ {
+			return part{}, errUnitUnsupported(unit, t)
+		}
+		if vec.IsInfTimestamp(us) {
+			return part{null: true}, nil
+		}
+		_, off := time.UnixMicro(us).In(loc).Zone()
+		switch unit {
+		case "timezone_hour":
+			return part{num: int64(off / 3600)}, nil
+		case "timezone_minute":
+			return part{num: int64(off / 60 % 60)}, nil
+		}
+		return part{num: int64(off)}, nil
+	}
+	if vec.IsInfTimestamp(us) {
+		f, null, err := tsPart(us, unit, loc, t)
+		if err != nil || null {
+			return part{null: null}, err
+		}
+		if f > 0 {
+			return part{inf: 1}, nil
+		}
+		return part{inf: -1}, nil
+	}
+	tm := time.UnixMicro(us).In(loc)
+	sub := int64(tm.Second())*vec.UsPerSec + int64(tm.Nanosecond()/1000)
+	switch unit {
+	case "microseconds":
+		return part{num: sub}, nil
+	case "milliseconds":
+		return part{num: sub, scale: 3}, nil
+	case "second":
+		return part{num: sub, scale: 6}, nil
+	case "epoch":
+		if t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ {
+			return part{num: us, scale: 6}, nil
+		}
+	case "julian":
+		y, m, d := tm.Date()
+		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+		ofDay := int64(tm.Hour()*3600+tm.Minute()*60+tm.Second())*vec.UsPerSec + int64(tm.Nanosecond()/1000)
+		return part{num: day + julianUnixDay, frac: big.NewRat(ofDay, vec.UsPerDay)}, nil
+	}
+	f, null, err := tsPart(us, unit, loc, t)
+	if err != nil || null {
+		return part{null: null}, err
+	}
+	return part{num: int64(f)}, nil // an integer field
+}
+
+// julianUnixDay is the Julian day number of 1970-01-01.
+const julianUnixDay = 2440588
+
+// datePartNum is one field of a date: the date fields only.
+func datePartNum(d int32, unit string, t sqltypes.Type) (part, error) {
+	switch unit {
+	case "microseconds", "milliseconds", "second", "minute", "hour", "timezone", "timezone_hour", "timezone_minute":
+		return part{}, errUnitUnsupported(unit, t)
+	}
+	us := dayUs(d)
+	if !vec.IsInfTimestamp(us) {
+		switch unit {
+		case "epoch":
+			return part{num: int64(d) * 86400}, nil
+		case "julian":
+			return part{num: int64(d) + julianUnixDay}, nil
+		}
+	}
+	return tsPartNum(us, unit, time.UTC, sqltypes.TimestampType)
+}
+
+// intervalPartNum is one field of an interval.
+func intervalPartNum(v arrow.MonthDayNanoInterval, unit string, t sqltypes.Type) (part, error) {
+	micros := v.Nanoseconds / 1000
+	switch unit {
+	case "microseconds":
+		return part{num: micros % (60 * vec.UsPerSec)}, nil
+	case "milliseconds":
+		return part{num: micros % (60 * vec.UsPerSec), scale: 3}, nil
+	case "second":
+		return part{num: micros % (60 * vec.UsPerSec), scale: 6}, nil
+	case "epoch":
+		// Postgres: a year is 365.25 days, a month 30 days.
+		secs := int64(31557600)*int64(v.Months/12) + int64(2592000)*int64(v.Months%12) + 86400*int64(v.Days)
+		return part{num: micros + secs*vec.UsPerSec, scale: 6}, nil
+	}
+	f, err := intervalPart(v, unit, t)
+	if err != nil {
+		return part{}, err
+	}
+	return part{num: int64(f)}, nil
+}
+
+// truncInterval is date_trunc(unit, interval): Postgres' interval_trunc
+// splits the interval into years, months, days, hours, minutes, seconds
+// and microseconds (each truncated toward zero) and zeroes the fields
+// below unit.
+func truncInterval(v arrow.MonthDayNanoInterval, raw, unit string) (arrow.MonthDayNanoInterval, error) {
+	year, mon := int64(v.Months)/12, int64(v.Months)%12
+	us := v.Nanoseconds / 1000
+	hour := us / (3600 * vec.UsPerSec)
+	us -= hour * 3600 * vec.UsPerSec
+	min := us / (60 * vec.UsPerSec)
+	us -= min * 60 * vec.UsPerSec
+	sec := us / vec.UsPerSec
+	fsec := us - sec*vec.UsPerSec
+	day := int64(v.Days)
+	switch unit {
+	case "millennium", "century", "decade", "year", "quarter", "month", "day", "hour", "minute", "second", "milliseconds", "microseconds":
+	case "week":
+		return v, sqlerr.New(sqlerr.FeatureNotSupported, "unit \"%s\" not supported for type interval", raw).
+			WithDetail("Months usually have fractional weeks.")
+	case "epoch":
+		return v, sqlerr.New(sqlerr.InvalidParameterValue, "unit \"%s\" not recognized for type interval", raw)
+	default:
+		return v, errUnitUnsupported(raw, sqltypes.IntervalType)
+	}
+	// Each unit zeroes its own smaller fields and falls through to the
+	// next smaller unit, as in Postgres.
+	order := []string{"millennium", "century", "decade", "year", "quarter", "month", "day", "hour", "minute", "second", "milliseconds"}
+	start := len(order)
+	for i, u := range order {
+		if u == unit {
+			start = i
+		}
+	}
+	for _, u := range order[start:] {
+		switch u {
+		case "millennium":
+			year = year / 1000 * 1000
+		case "century":
+			year = year / 100 * 100
+		case "decade":
+			year = year / 10 * 10
+		case "year":
+			mon = 0
+		case "quarter":
+			mon = 3 * (mon / 3)
+		case "month":
+			day = 0
+		case "day":
+			hour = 0
+		case "hour":
+			min = 0
+		case "minute":
+			sec = 0
+		case "second":
+			fsec = 0
+		case "milliseconds":
+			fsec = fsec / 1000 * 1000
+		}
+	}
+	return arrow.MonthDayNanoInterval{
+		Months:      int32(year*12 + mon),
+		Days:        int32(day),
+		Nanoseconds: (((hour*60+min)*60+sec)*vec.UsPerSec + fsec) * 1000,
+	}, nil
+}
+
+// evalInterval is date_trunc on an interval column.
+func (n *dateTrunc) evalInterval(in Input, ua, xa arrow.Array, valid []bool) (arrow.Array, error) {
+	us := ua.(*array.String)
+	xs := vec.Values[arrow.MonthDayNanoInterval](xa)
+	bld := array.NewMonthDayNanoIntervalBuilder(in.Mem())
+	defer bld.Release()
+	units := unitsOf(sqltypes.IntervalType)
+	for i := range xs {
+		if !vec.Valid(valid, i) {
+			bld.AppendNull()
+			continue
+		}
+		raw := us.Value(i)
+		unit, err := units.at(raw)
+		if err != nil {
+			return nil, err
+		}
+		v, err := truncInterval(xs[i], raw, unit)
+		if err != nil {
+			return nil, err
+		}
+		bld.Append(v)
+	}
+	return bld.NewArray(), nil
 }
