@@ -225,20 +225,6 @@ func checkLiteral(e *expr.Literal) error {
 	return nil
 }
 
-// evalAll evaluates every node; on error nothing is leaked.
-func evalAll(c *call, b arrow.RecordBatch, ns []node) ([]arrow.Array, error) {
-	out := make([]arrow.Array, len(ns))
-	for i, n := range ns {
-		a, err := n.eval(c, b)
-		if err != nil {
-			vec.Release(out[:i])
-			return nil, err
-		}
-		out[i] = a
-	}
-	return out, nil
-}
-
 func unsupported(what string, ts ...sqltypes.Type) error {
 	args := ""
 	for i, t := range ts {

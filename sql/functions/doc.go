@@ -48,10 +48,11 @@
 //     per call.
 //  3. Prepare: the kernel for the types the Rule produced, errTypes for
 //     any other. Row-by-row functions use strict1/strict2/strict3 over Go
-//     values (string, int32, int64, float64, bool, ...) and prepareIf to
-//     check the argument kinds; functions that need the session (time
-//     zone, now()) or lazy arguments write a Kernel over Input; hot ones
-//     run typed loops with package vec (floatMap, dateTrunc).
+//     values (string, int32, int64, float64, bool, ...), or mapText for
+//     text to text, and prepareIf to check the argument kinds; functions
+//     that need the session (time zone, now()) or lazy arguments write a
+//     Kernel over Input; hot ones run typed loops with package vec
+//     (floatMap, dateTrunc).
 //  4. Examples, each checked against a real PostgreSQL 15 (psql prints
 //     what Want holds), and a line in docs/sql.md.
 //
@@ -61,11 +62,11 @@
 //	var Reverse = register(&Def{
 //		Name: "reverse", MinArgs: 1, MaxArgs: 1,
 //		Rule: fixed(text, text),
-//		Prepare: prepareIf(func(_ []expr.Expr, t sqltypes.Type) Kernel {
-//			return strict1(t, func(s string) (string, error) {
+//		Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
+//			return mapText(func(s string) string {
 //				r := []rune(s)
 //				slices.Reverse(r)
-//				return string(r), nil
+//				return string(r)
 //			})
 //		}, stringKind, stringKind),
 //		Examples: []Example{{"reverse('abc')", "cba"}, {"reverse(NULL)", "NULL"}},

@@ -88,8 +88,8 @@ var PgEncodingToChar = register(&Def{
 	Name: "pg_encoding_to_char", MinArgs: 1, MaxArgs: 1,
 	Rule: fixed(text, i4),
 	Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
-		return rowKernel(text, 1, true, func(v []any) (any, error) {
-			if i := v[0].(int64); i >= 0 && i < int64(len(encodings)) {
+		return strict1(text, func(i int64) (string, error) {
+			if i >= 0 && i < int64(len(encodings)) {
 				return encodings[i], nil
 			}
 			return "", nil
@@ -132,7 +132,7 @@ var PgSizePretty = register(&Def{
 		return nil, text, b.NoMatch(args)
 	},
 	Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
-		return rowKernel(text, 1, true, func(v []any) (any, error) { return sizePretty(v[0].(int64)), nil })
+		return strict1(text, func(v int64) (string, error) { return sizePretty(v), nil })
 	}, stringKind, sqltypes.Int8),
 	Examples: []Example{{"pg_size_pretty(10485248::bigint)", "10 MB"}},
 })

@@ -38,8 +38,32 @@ var Upper = register(&Def{
 })
 
 func textMap(f func(string) string) func([]expr.Expr, sqltypes.Type) Kernel {
-	return func(_ []expr.Expr, t sqltypes.Type) Kernel {
-		return strict1(t, func(s string) (string, error) { return f(s), nil })
+	return func([]expr.Expr, sqltypes.Type) Kernel { return mapText(f) }
+}
+
+// mapText is the kernel of a strict text -> text function that cannot
+// fail, as a direct loop (the hot string functions: case mapping,
+// trimming blanks).
+func mapText(f func(string) string) Kernel {
+	return func(in Input) (arrow.Array, error) {
+		x, err := in.Arg(0)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Release()
+		sa := x.(*array.String)
+		bld := array.NewStringBuilder(in.Mem())
+		defer bld.Release()
+		bld.Reserve(sa.Len())
+		bld.ReserveData(len(sa.ValueBytes()))
+		for i := 0; i < sa.Len(); i++ {
+			if sa.IsNull(i) {
+				bld.AppendNull()
+				continue
+			}
+			bld.Append(f(sa.Value(i)))
+		}
+		return bld.NewArray(), nil
 	}
 }
 
@@ -47,8 +71,24 @@ func textMap(f func(string) string) func([]expr.Expr, sqltypes.Type) Kernel {
 var Length = register(&Def{
 	Name: "length", Aliases: []string{"char_length", "character_length"}, MinArgs: 1, MaxArgs: 1,
 	Rule: fixed(i4, text),
-	Prepare: prepareIf(func(_ []expr.Expr, t sqltypes.Type) Kernel {
-		return strict1(t, func(s string) (int32, error) { return int32(utf8.RuneCountInString(s)), nil })
+	Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
+		return func(in Input) (arrow.Array, error) {
+			x, err := in.Arg(0)
+			if err != nil {
+				return nil, err
+			}
+			defer x.Release()
+			sa := x.(*array.String)
+			valid := vec.Validity(sa.Len(), sa)
+			buf, out := vec.NewFixed[int32](in.Mem(), sa.Len())
+			for i := range out {
+				out[i] = 0
+				if vec.Valid(valid, i) {
+					out[i] = int32(utf8.RuneCountInString(sa.Value(i)))
+				}
+			}
+			return vec.FinishFixed(in.Mem(), i4.Arrow(), sa.Len(), buf, valid), nil
+		}
 	}, sqltypes.Int4, stringKind),
 	Examples: []Example{{"length('héllo')", "5"}, {"char_length('')", "0"}, {"character_length('ab')", "2"}},
 })
@@ -62,25 +102,52 @@ var Substr = register(&Def{
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		switch {
 		case !vec.IsStringKind(t.Kind):
-		case kindsAre(args, stringKind, sqltypes.Int4):
-			return strict2(t, func(s string, start int32) (string, error) { return substr(s, start, -1, false) }), nil
-		case kindsAre(args, stringKind, sqltypes.Int4, sqltypes.Int4):
-			return strict3(t, func(s string, start, count int32) (string, error) { return substr(s, start, count, true) }), nil
+		case kindsAre(args, stringKind, sqltypes.Int4), kindsAre(args, stringKind, sqltypes.Int4, sqltypes.Int4):
+			return substrKernel(len(args)), nil
 		}
 		return nil, errTypes
 	},
 	Examples: []Example{{"substr('hello', 2, 3)", "ell"}, {"substring('hello', 0, 2)", "h"}, {"substr('hello', 4)", "lo"}},
 })
 
-func substr(s string, start32, count int32, hasCount bool) (string, error) {
-	start := int64(start32)
-	end := int64(math.MaxInt64)
-	if hasCount {
-		if count < 0 {
-			return "", sqlerr.New("22011", "negative substring length not allowed")
+func substrKernel(n int) Kernel {
+	return func(in Input) (arrow.Array, error) {
+		arrs, err := argsAll(in, n)
+		if err != nil {
+			return nil, err
 		}
-		end = start + int64(count)
+		defer vec.Release(arrs)
+		rows := in.Rows()
+		valid := vec.Validity(rows, arrs...)
+		sa, starts := arrs[0].(*array.String), vec.Values[int32](arrs[1])
+		var counts []int32
+		if n == 3 {
+			counts = vec.Values[int32](arrs[2])
+		}
+		bld := array.NewStringBuilder(in.Mem())
+		defer bld.Release()
+		bld.Reserve(rows)
+		for i := 0; i < rows; i++ {
+			if !vec.Valid(valid, i) {
+				bld.AppendNull()
+				continue
+			}
+			end := int64(math.MaxInt64)
+			if counts != nil {
+				if counts[i] < 0 {
+					return nil, sqlerr.New("22011", "negative substring length not allowed")
+				}
+				end = int64(starts[i]) + int64(counts[i])
+			}
+			bld.Append(substr(sa.Value(i), int64(starts[i]), end))
+		}
+		return bld.NewArray(), nil
 	}
+}
+
+// substr is s's characters from the 1-based start up to (not including)
+// end.
+func substr(s string, start, end int64) string {
 	from, to := len(s), len(s)
 	pos := int64(1)
 	for bi := range s {
@@ -94,9 +161,9 @@ func substr(s string, start32, count int32, hasCount bool) (string, error) {
 		pos++
 	}
 	if end <= 1 || from > to {
-		return "", nil
+		return ""
 	}
-	return s[from:to], nil
+	return s[from:to]
 }
 
 // Btrim is btrim(s [, chars]) (trim(s)): s without leading and trailing
@@ -129,7 +196,7 @@ func prepareTrim(trim func(s, cut string) string) func([]expr.Expr, sqltypes.Typ
 		switch {
 		case !vec.IsStringKind(t.Kind):
 		case kindsAre(args, stringKind):
-			return strict1(t, func(s string) (string, error) { return trim(s, " "), nil }), nil
+			return mapText(func(s string) string { return trim(s, " ") }), nil
 		case kindsAre(args, stringKind, stringKind):
 			return strict2(t, func(s, cut string) (string, error) { return trim(s, cut), nil }), nil
 		}
