@@ -42,7 +42,11 @@ var Abs = register(&Def{
 		case t.IsInteger():
 			return intAbs(t), nil
 		case isFloat(t):
-			return floatMap(t, func(x float64) (float64, error) { return math.Abs(x), nil }), nil
+			return floatApply(t, func(xs []float64) {
+				for i, x := range xs {
+					xs[i] = math.Abs(x)
+				}
+			}), nil
 		case t.Kind == sqltypes.Numeric:
 			return decMap(args, t, func(v *big.Int, _ int32, _ int32) (*big.Int, error) { return v.Abs(v), nil }), nil
 		}
@@ -84,7 +88,11 @@ var Round = register(&Def{
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		switch {
 		case kindsAre(args, sqltypes.Float8) && t.Kind == sqltypes.Float8:
-			return floatMap(t, func(x float64) (float64, error) { return math.RoundToEven(x), nil }), nil
+			return floatApply(t, func(xs []float64) {
+				for i, x := range xs {
+					xs[i] = math.RoundToEven(x) // float8 round is rint(), as in Postgres
+				}
+			}), nil
 		case (kindsAre(args, sqltypes.Numeric) || kindsAre(args, sqltypes.Numeric, sqltypes.Int4)) && t.Kind == sqltypes.Numeric:
 			return decMap(args, t, func(v *big.Int, xs, p int32) (*big.Int, error) {
 				if p < xs {
@@ -103,25 +111,34 @@ var Round = register(&Def{
 // Floor is floor(x): the largest integer not above x.
 var Floor = register(&Def{
 	Name: "floor", MinArgs: 1, MaxArgs: 1,
-	Rule:     roundRule("floor"),
-	Prepare:  prepareFloorCeil(math.Floor, -1),
+	Rule: roundRule("floor"),
+	Prepare: prepareFloorCeil(-1, func(xs []float64) {
+		for i, x := range xs {
+			xs[i] = math.Floor(x)
+		}
+	}),
 	Examples: []Example{{"floor(-1.5)", "-2"}, {"floor(1.5::float8)", "1"}},
 })
 
 // Ceil is ceil(x) (ceiling): the smallest integer not below x.
 var Ceil = register(&Def{
 	Name: "ceil", Aliases: []string{"ceiling"}, MinArgs: 1, MaxArgs: 1,
-	Rule:     roundRule("ceil"),
-	Prepare:  prepareFloorCeil(math.Ceil, 1),
+	Rule: roundRule("ceil"),
+	Prepare: prepareFloorCeil(1, func(xs []float64) {
+		for i, x := range xs {
+			xs[i] = math.Ceil(x)
+		}
+	}),
 	Examples: []Example{{"ceil(-1.5)", "-1"}, {"ceiling(1.2::float8)", "2"}},
 })
 
-// prepareFloorCeil is floor (dir -1) or ceil (dir +1).
-func prepareFloorCeil(f func(float64) float64, dir int) func([]expr.Expr, sqltypes.Type) (Kernel, error) {
+// prepareFloorCeil is floor (dir -1) or ceil (dir +1); f is its double
+// precision loop.
+func prepareFloorCeil(dir int, f func(xs []float64)) func([]expr.Expr, sqltypes.Type) (Kernel, error) {
 	return func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		switch {
 		case kindsAre(args, sqltypes.Float8) && t.Kind == sqltypes.Float8:
-			return floatMap(t, func(x float64) (float64, error) { return f(x), nil }), nil
+			return floatApply(t, f), nil
 		case kindsAre(args, sqltypes.Numeric) && t.Kind == sqltypes.Numeric:
 			return decMap(args, t, func(v *big.Int, xs, _ int32) (*big.Int, error) {
 				q, r := new(big.Int).QuoRem(v, vec.Pow10(xs), new(big.Int))
@@ -142,7 +159,11 @@ var Trunc = register(&Def{
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		switch {
 		case kindsAre(args, sqltypes.Float8) && t.Kind == sqltypes.Float8:
-			return floatMap(t, func(x float64) (float64, error) { return math.Trunc(x), nil }), nil
+			return floatApply(t, func(xs []float64) {
+				for i, x := range xs {
+					xs[i] = math.Trunc(x)
+				}
+			}), nil
 		case (kindsAre(args, sqltypes.Numeric) || kindsAre(args, sqltypes.Numeric, sqltypes.Int4)) && t.Kind == sqltypes.Numeric:
 			return numMap(args, t, func(x sqltypes.Decimal, places int32, ts int32) (decimal128.Num, error) {
 				if places < x.Scale {
@@ -166,14 +187,17 @@ var Sign = register(&Def{
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		switch {
 		case kindsAre(args, sqltypes.Float8) && t.Kind == sqltypes.Float8:
-			return floatMap(t, func(x float64) (float64, error) {
-				switch {
-				case x > 0:
-					return 1, nil
-				case x < 0:
-					return -1, nil
+			return floatApply(t, func(xs []float64) {
+				for i, x := range xs {
+					switch {
+					case x > 0:
+						xs[i] = 1
+					case x < 0:
+						xs[i] = -1
+					default:
+						xs[i] = 0
+					}
 				}
-				return 0, nil
 			}), nil
 		case kindsAre(args, sqltypes.Numeric) && t.Kind == sqltypes.Numeric:
 			return numMap(args, t, func(x sqltypes.Decimal, _, ts int32) (decimal128.Num, error) {
@@ -366,8 +390,32 @@ func argTypes(args []expr.Expr) []sqltypes.Type {
 	return ts
 }
 
+// floatApply is the kernel of a double precision function that cannot
+// fail: f maps a copy of the argument's values in place, NULL rows
+// included (their values are then zeroed), in one loop without a call per
+// row.
+func floatApply(t sqltypes.Type, f func(xs []float64)) Kernel {
+	return func(in Input) (arrow.Array, error) {
+		xa, err := in.Arg(0)
+		if err != nil {
+			return nil, err
+		}
+		defer xa.Release()
+		valid := vec.Validity(xa.Len(), xa)
+		xs := vec.ReadFloats(xa, floatType(xa))
+		f(xs)
+		for i := range valid {
+			if !valid[i] {
+				xs[i] = 0
+			}
+		}
+		return vec.WriteFloats(in.Mem(), t, xs, valid)
+	}
+}
+
 // floatMap applies f to a float4 or float8 argument row by row, into a
-// result of float type t.
+// result of float type t; f sees the valid rows only, so that a value
+// under a NULL cannot raise an error.
 func floatMap(t sqltypes.Type, f func(x float64) (float64, error)) Kernel {
 	return func(in Input) (arrow.Array, error) {
 		xa, err := in.Arg(0)

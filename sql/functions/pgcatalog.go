@@ -22,8 +22,8 @@ import (
 // instead; these are pure.
 
 var (
-	i8    = sqltypes.Int8Type
-	bool_ = sqltypes.BoolType
+	i8      = sqltypes.Int8Type
+	boolean = sqltypes.BoolType
 )
 
 // PgTypeof is pg_typeof(x): the name of x's type without modifiers, as
@@ -103,7 +103,7 @@ var PgEncodingToChar = register(&Def{
 // NULL), so NULL gives NULL and anything else is 22023.
 var PgGetExpr = register(&Def{
 	Name: "pg_get_expr", MinArgs: 2, MaxArgs: 3,
-	Rule: fixed(text, text, i8, bool_),
+	Rule: fixed(text, text, i8, boolean),
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		if !(kindsAre(args, stringKind, sqltypes.Int8) || kindsAre(args, stringKind, sqltypes.Int8, sqltypes.Bool)) || !vec.IsStringKind(t.Kind) {
 			return nil, errTypes
@@ -159,7 +159,7 @@ var TextRegexNe = register(&Def{
 func prepareRegex(neg bool) func([]expr.Expr, sqltypes.Type) (Kernel, error) {
 	return prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
 		cache := map[string]*regexp.Regexp{}
-		return strict2(bool_, func(s, p string) (bool, error) {
+		return strict2(boolean, func(s, p string) (bool, error) {
 			re, err := compileRegex(p, cache)
 			if err != nil {
 				return false, err
@@ -190,7 +190,7 @@ var ScalarOpAny = register(&Def{
 		if !kindsAre(args, anyKind, stringKind, stringKind) {
 			return nil, errTypes
 		}
-		return rowKernel(bool_, 3, false, func(v []any) (any, error) {
+		return rowKernel(boolean, 3, false, func(v []any) (any, error) {
 			if v[1] == nil {
 				return nil, nil
 			}
