@@ -28,14 +28,15 @@ type Def struct {
 	MinArgs, MaxArgs int
 	// Internal marks a function SQL cannot call by name: the planner
 	// builds calls to it for an operator or a syntax (x ~ p is
-	// textregexeq, a || b is textcat, arr[i] is array_subscript).
+	// textregexeq, arr[i] is array_subscript) and types them itself.
 	Internal bool
 	// Volatile marks a function whose value changes from call to call
-	// (random): the planner neither folds nor duplicates its calls.
+	// (random): the planner neither treats its calls as constants nor
+	// duplicates or moves them.
 	Volatile bool
 	// Rule types a call: it checks and coerces the bound arguments
 	// through b and returns them with the result type. It runs once per
-	// call in the planner.
+	// call in the planner. Internal functions have none.
 	Rule Rule
 	// Prepare builds the kernel for a call as Rule left it (arguments of
 	// their final types, result type t). It runs once per compiled
