@@ -136,9 +136,10 @@ func reader[T any](a arrow.Array) func(i int) T {
 	return f.(func(int) T)
 }
 
-// appender returns a function appending an R to bld (the builder of the
-// result type): string, int32, int64 (also timestamps), float64, bool or
-// arrow.MonthDayNanoInterval.
+// appender returns a function appending an R to bld, the builder of the
+// result type: string (text), int32 (int4, date), int64 (int8,
+// timestamps), float64, bool, []byte (bytea), decimal128.Num (numeric, at
+// the type's scale) or arrow.MonthDayNanoInterval.
 func appender[R any](bld array.Builder) func(R) {
 	var f any
 	switch b := bld.(type) {
@@ -146,6 +147,8 @@ func appender[R any](bld array.Builder) func(R) {
 		f = b.Append
 	case *array.Int32Builder:
 		f = b.Append
+	case *array.Date32Builder:
+		f = func(v int32) { b.Append(arrow.Date32(v)) }
 	case *array.Int64Builder:
 		f = b.Append
 	case *array.TimestampBuilder:
@@ -153,6 +156,10 @@ func appender[R any](bld array.Builder) func(R) {
 	case *array.Float64Builder:
 		f = b.Append
 	case *array.BooleanBuilder:
+		f = b.Append
+	case *array.BinaryBuilder:
+		f = b.Append
+	case *array.Decimal128Builder:
 		f = b.Append
 	case *array.MonthDayNanoIntervalBuilder:
 		f = b.Append
