@@ -1,6 +1,7 @@
 package asofsql_test
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,14 +13,25 @@ import (
 // (functions.All) through the whole engine: planner, lower, evaluator.
 // So every function the planner accepts is known to have a working kernel
 // and to give its documented result, and a new function without an
-// example fails here.
+// example, or missing from the docs, fails here.
 func TestFunctionExamples(t *testing.T) {
 	db, mem := openTest(t)
 	defer mem.AssertSize(t, 0)
 	defer db.Close()
 	s := db.Session()
 	defer s.Close()
+	var docs []byte
+	for _, f := range []string{"docs/sql.md", "docs/clients.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b...)
+	}
 	for _, d := range functions.All() {
+		if !d.Internal && !regexp.MustCompile(`\b`+d.Name+`\b`).Match(docs) {
+			t.Errorf("%s: docs/sql.md (or docs/clients.md) does not list it", d.Name)
+		}
 		if d.Prepare == nil || (d.Rule == nil) != d.Internal {
 			t.Errorf("%s: needs a Prepare, and a Rule unless it is internal", d.Name)
 		}

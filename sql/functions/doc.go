@@ -54,7 +54,8 @@
 //     Kernel over Input; hot ones run typed loops with package vec
 //     (floatMap, dateTrunc).
 //  4. Examples, each checked against a real PostgreSQL 15 (psql prints
-//     what Want holds), and a line in docs/sql.md.
+//     what Want holds), and the function in docs/sql.md's list;
+//     TestFunctionExamples fails without either.
 //
 // For instance, Postgres' reverse(text) would be, in strings.go:
 //
