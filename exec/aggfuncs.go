@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -767,7 +768,7 @@ func floatOps[T float32 | float64](dt arrow.DataType) valueOps[T] {
 			v := eval.FixedValues[T](a)
 			return func(i int) T { return v[i] }
 		},
-		cmp: func(x, y T) int { return sqltypes.CompareFloat(x, y) },
+		cmp: operator.CmpFloat[T],
 		build: func(mem memory.Allocator, vals []T, valid []bool) arrow.Array {
 			return eval.MakeFixed(mem, dt, vals, valid)
 		},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -31,10 +32,10 @@ func Comparator(t sqltypes.Type, l, r arrow.Array) (func(i, j int) int, error) {
 		return ordCmp(Values[int64](l), Values[int64](r)), nil
 	case sqltypes.Float4:
 		lv, rv := Values[float32](l), Values[float32](r)
-		return func(i, j int) int { return sqltypes.CompareFloat(lv[i], rv[j]) }, nil
+		return func(i, j int) int { return operator.CmpFloat(lv[i], rv[j]) }, nil
 	case sqltypes.Float8:
 		lv, rv := Values[float64](l), Values[float64](r)
-		return func(i, j int) int { return sqltypes.CompareFloat(lv[i], rv[j]) }, nil
+		return func(i, j int) int { return operator.CmpFloat(lv[i], rv[j]) }, nil
 	case sqltypes.Numeric:
 		la, ra := l.(*array.Decimal128), r.(*array.Decimal128)
 		ls := la.DataType().(*arrow.Decimal128Type).Scale

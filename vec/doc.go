@@ -19,8 +19,10 @@
 //     "integer out of range", "numeric field overflow", 22008 "timestamp
 //     out of range").
 //
-// The package imports Arrow, sqltypes and sqlerr only, so that the planner
-// (through sql/functions) can import it without importing the executor.
+// The package imports Arrow, sqltypes, sqlerr and exec/operator (the
+// SQL-free operator contract, for its Gather and CmpFloat: one copy of
+// each in the engine) only, so that the planner (through sql/functions)
+// can import it without importing the executor.
 //
 // Example: x * 2 over an int4 column, NULLs kept, overflow checked:
 //

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/asofsql/asofsql/vec"
@@ -57,7 +58,7 @@ func (n *cmpNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	case sqltypes.Float8:
 		lv, rv := vec.Values[float64](l), vec.Values[float64](r)
 		for i := range out {
-			out[i] = opHolds(n.op, sqltypes.CompareFloat(lv[i], rv[i]))
+			out[i] = opHolds(n.op, operator.CmpFloat(lv[i], rv[i]))
 		}
 	default:
 		cmp, err := vec.Comparator(t, l, r)

@@ -323,9 +323,13 @@ func formatType(oid, typmod int64) string {
 	return t.String()
 }
 
+// maxArrayDims is PostgreSQL's MAXDIM.
+const maxArrayDims = 6
+
 // parseArrayText parses Postgres' array text form ('{a,"b c",NULL}';
 // nested braces flatten) into its elements, nil for NULL. A malformed
-// literal is 22P02.
+// literal is 22P02; more than maxArrayDims nested braces are 54000, as in
+// PostgreSQL.
 func parseArrayText(s string) ([]*string, error) {
 	bad := func() error {
 		return sqlerr.New(sqlerr.InvalidTextRepresentation, "malformed array literal: %q", s)
@@ -340,7 +344,9 @@ func parseArrayText(s string) ([]*string, error) {
 	for i < len(s) {
 		switch c := s[i]; {
 		case c == '{':
-			depth++
+			if depth++; depth > maxArrayDims {
+				return nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", depth, maxArrayDims)
+			}
 			i++
 			expectElem = false
 		case c == '}':

@@ -3,6 +3,7 @@ package functions
 import (
 	"testing"
 
+	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -37,4 +38,12 @@ func TestSizePretty(t *testing.T) {
 	} {
 		require.Equal(t, c.want, sizePretty(c.v), "%d", c.v)
 	}
+}
+
+func TestArrayDimensionsLimit(t *testing.T) {
+	_, err := parseArrayText("{{{{{{1}}}}}}")
+	require.NoError(t, err)
+	_, err = parseArrayText("{{{{{{{1}}}}}}}")
+	require.Equal(t, sqlerr.ProgramLimitExceeded, sqlerr.Code(err))
+	require.EqualError(t, err, "number of array dimensions (7) exceeds the maximum allowed (6)")
 }
