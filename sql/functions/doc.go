@@ -73,6 +73,24 @@
 //		Examples: []Example{{"reverse('abc')", "cba"}, {"reverse(NULL)", "NULL"}},
 //	})
 //
+// # What is not here
+//
+// Only scalar functions with a kernel are Defs. Aggregates (count, sum,
+// avg, min, max, bool_and/bool_or/every, string_agg, stddev/variance and
+// their variants, first/last) are typed by the planner (aggFuncs and
+// aggType in bind_expr.go, bind_agg.go) and run by exec's aggregate
+// operators (exec/aggfuncs.go); window functions (row_number, rank,
+// dense_rank, first_value, last_value, lag, lead and the aggregates over
+// a window) by sql/planner/window.go and exec/window.go. Both pairs still
+// agree by name: adding an aggregate touches the planner and exec. The
+// set-returning generate_series and unnest in FROM are plan nodes
+// (sql/planner/series.go), and the functions Postgres answers from its
+// catalogs (pg_table_size, pg_get_userbyid, current_database, ...) are
+// expanded by the planner into expressions over the statement's catalog
+// (sql/planner/pgcatalog.go): no call of theirs reaches the evaluator. A
+// planner test (TestPlannerFunctionsAreNotDefs) keeps those names apart from
+// the Defs'.
+//
 // Named arguments (make_interval(days => 1)) do not reach a Rule yet: the
 // parser has no syntax for them, so such a function needs a parser change
 // first and then sees its arguments in declaration order.

@@ -123,7 +123,7 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 					return nil, err
 				}
 			}
-			if d, ok := constDivScale(op, l, r); ok { // bind_math.go
+			if d, ok := constDivScale(op, l, r); ok { // numeric_scale.go
 				return mk(l, r, sqltypes.NumericDisplay(d))
 			}
 			return mk(l, r, numericResult(op, lt, rt))

@@ -68,7 +68,7 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		return b.binary(expr.Concat, args[0], args[1], x, x.Args[0], x.Args[1])
 	}
 	if name == "position" {
-		return b.bindPosition(x, c) // bind_strfunc.go
+		return b.bindPosition(x, c)
 	}
 	if x.FnName.O == parser.ExtractFunc {
 		name = "extract"
@@ -82,6 +82,29 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		return nil, err
 	}
 	return &expr.Func{Fn: d, Args: args, T: t}, nil
+}
+
+// bindPosition binds position(sub IN s), which TiDB reads as the call
+// position(sub, s): Postgres' strpos(s, sub).
+func (b *binder) bindPosition(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 2 {
+		args := make([]expr.Expr, len(x.Args))
+		for i, a := range x.Args {
+			var err error
+			if args[i], err = b.bindExpr(a, c); err != nil {
+				return nil, err
+			}
+		}
+		return nil, funcError(b, x, args)
+	}
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("strpos"), Args: []ast.ExprNode{x.Args[1], x.Args[0]}}
+	call.SetOriginTextPosition(x.OriginTextPosition())
+	e, err := b.bindFunc(call, c)
+	if err != nil && sqlerr.Code(err) == sqlerr.UndefinedFunction {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function position does not match its arguments").WithPosition(b.pos(x)).
+			WithHint("position(substring IN string) takes two strings.")
+	}
+	return e, err
 }
 
 // textAt reports whether the rewritten text at n's position starts with
