@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/copyfmt"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -316,7 +317,7 @@ func (e *copyEncoder) headerLine(buf []byte) []byte {
 		if e.format == planner.CopyCSV {
 			buf = e.csvField(buf, []byte(n))
 		} else {
-			buf = e.textField(buf, []byte(n))
+			buf = copyfmt.AppendText(buf, []byte(n), e.delim)
 		}
 	}
 	return append(buf, '\n')
@@ -372,32 +373,10 @@ func (e *copyEncoder) row(buf []byte, b arrow.RecordBatch, i int) ([]byte, error
 		if e.format == planner.CopyCSV {
 			buf = e.csvField(buf, e.field)
 		} else {
-			buf = e.textField(buf, e.field)
+			buf = copyfmt.AppendText(buf, e.field, e.delim)
 		}
 	}
 	return append(buf, '\n'), nil
-}
-
-// textField escapes a value as COPY text does.
-func (e *copyEncoder) textField(buf, v []byte) []byte {
-	for _, c := range v {
-		switch c {
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			if c == e.delim {
-				buf = append(buf, '\\')
-			}
-			buf = append(buf, c)
-		}
-	}
-	return buf
 }
 
 // csvField quotes a value when it holds the delimiter, a quote, a line

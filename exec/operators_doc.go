@@ -1,5 +1,3 @@
-package exec
-
 // # Operators
 //
 // Besides the sources (Batches, FromReader) and the ASOF join (package
@@ -22,10 +20,13 @@ package exec
 //     order as Sort followed by Limit (lower uses it for LIMIT + OFFSET
 //     up to 16384 rows).
 //   - NewValues: a VALUES list of constant expressions.
+//   - NewSeries, NewUnnest: generate_series over integers and unnest of
+//     an array's elements, as FROM items.
 //   - NewUnionAll: children one after the other.
 //   - NewHashAggregate / NewStreamAggregate: GROUP BY with count(*),
 //     count, count(DISTINCT), sum, avg, min, max, stddev/variance
-//     (sample and population), first/last (input order), bool_and/bool_or;
+//     (sample and population), first/last (input order), bool_and/bool_or/
+//     every, string_agg;
 //     result types as Postgres' (AggResultType). HAVING is a Filter on
 //     top. StreamAggregate needs input clustered by the group keys and
 //     emits groups as they complete.
@@ -47,3 +48,4 @@ package exec
 // concatenating are not counted. Every operator checks its context once
 // per batch: a cancelled context makes Next return ctx.Err(), which
 // sqlerr.Code maps to 57014.
+package exec

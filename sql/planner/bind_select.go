@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -195,8 +196,8 @@ func resolveUnknown(e expr.Expr) expr.Expr {
 	if l, ok := e.(*expr.Literal); ok {
 		return &expr.Literal{Value: l.Value, T: sqltypes.TextType}
 	}
-	if f, ok := e.(*expr.Func); ok && f.Name == "array_subscript" { // bind_subquery.go
-		return &expr.Func{Name: f.Name, Args: f.Args, T: sqltypes.TextType}
+	if f, ok := e.(*expr.Func); ok && f.Fn == functions.ArraySubscript { // bind_subquery.go
+		return &expr.Func{Fn: f.Fn, Args: f.Args, T: sqltypes.TextType}
 	}
 	return e
 }
@@ -396,8 +397,8 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos
 		}
-		if f, ok := e.(*expr.Func); ok && f.Name != "array_cat" { // array || array is an operator
-			return f.Name
+		if f, ok := e.(*expr.Func); ok && f.Fn != functions.ArrayCat { // array || array is an operator
+			return f.Name()
 		}
 		if _, ok := e.(*expr.Func); ok {
 			return "?column?"

@@ -179,7 +179,7 @@ func constant(e expr.Expr) bool {
 		case *expr.Column, *expr.OuterRef, *expr.Subquery:
 			ok = false
 		case *expr.Func:
-			if volatileFuncs[x.Name] {
+			if isVolatile(x) {
 				ok = false
 			}
 		}

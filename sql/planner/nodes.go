@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/ordering"
 )
 
@@ -67,7 +68,7 @@ func isConstant(e expr.Expr) bool {
 		case *expr.Column:
 			ok = false
 		case *expr.Func:
-			if volatileFuncs[n.Name] {
+			if isVolatile(n) {
 				ok = false
 			}
 		}
@@ -76,8 +77,12 @@ func isConstant(e expr.Expr) bool {
 	return ok
 }
 
-// volatileFuncs change value between rows.
-var volatileFuncs = map[string]bool{"random": true}
+// isVolatile reports whether f calls a function whose value changes
+// between calls (random).
+func isVolatile(f *expr.Func) bool {
+	d, ok := functions.Of(f)
+	return ok && d.Volatile
+}
 
 func (p *Project) Schema() []Column { return p.Cols }
 func (p *Project) Children() []Node { return []Node{p.Input} }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -156,11 +157,11 @@ func (b *binder) bindRegexp(x *ast.PatternRegexpExpr, c *exprCtx) (expr.Expr, er
 			return nil, err
 		}
 	}
-	name := "textregexeq"
+	fn := functions.TextRegexEq
 	if x.Not {
-		name = "textregexne"
+		fn = functions.TextRegexNe
 	}
-	return &expr.Func{Name: name, Args: []expr.Expr{v, p}, T: sqltypes.BoolType}, nil
+	return &expr.Func{Fn: fn, Args: []expr.Expr{v, p}, T: sqltypes.BoolType}, nil
 }
 
 // catalogFuncs are the functions Postgres answers from its catalogs; the
@@ -285,15 +286,6 @@ func (b *binder) bindCatalogCall(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, bo
 	}
 	e, err := f(b, args, x)
 	return e, true, err
-}
-
-func init() {
-	text, i4, i8 := sqltypes.TextType, sqltypes.Int4Type, sqltypes.Int8Type
-	funcs["format_type"] = fixed(2, 2, text, i8, i4)
-	funcs["pg_encoding_to_char"] = fixed(1, 1, text, i4)
-	funcs["array_to_string"] = fixed(2, 3, text, text)
-	funcs["array_lower"] = fixed(2, 2, i4, text, i4) // eval/arrays.go
-	funcs["array_upper"] = fixed(2, 2, i4, text, i4)
 }
 
 // bindRegCast binds x::regclass, ::regtype, ::regnamespace, ::regrole and
@@ -482,7 +474,7 @@ func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, c *exp
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s ANY (array of %s)", lt, op, lt).WithPosition(b.pos(x)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	return &expr.Func{Name: "scalar_op_any", T: sqltypes.BoolType,
+	return &expr.Func{Fn: functions.ScalarOpAny, T: sqltypes.BoolType,
 		Args: []expr.Expr{l, arr, &expr.Literal{Value: op, T: sqltypes.TextType}}}, nil
 }
 
@@ -512,29 +504,10 @@ func init() {
 	catalogFuncs["obj_description"] = noObjects(1, i8, tx)
 	catalogFuncs["col_description"] = noObjects(2, i8, i4)
 	catalogFuncs["shobj_description"] = noObjects(2, i8, tx)
-	funcs["pg_get_expr"] = fixed(2, 3, tx, tx, i8, bl)
-	funcs["pg_size_pretty"] = funcSig{min: 1, max: 1, typ: sizePrettySig} // eval/pgfuncs.go
 	catalogFuncs["pg_table_size"] = relSize
 	catalogFuncs["pg_total_relation_size"] = relSize
 	catalogFuncs["pg_relation_size"] = relSize
 }
-
-// sizePrettySig types pg_size_pretty: Postgres has a bigint and a numeric
-// overload, so a smaller integer or an untyped literal, which converts to
-// both, is ambiguous there (42725); asofsql implements the bigint one only,
-// so numeric and other arguments are 42883.
-func sizePrettySig(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
-	switch k := args[0].Type().Kind; {
-	case k == sqltypes.Int8:
-		return args, sqltypes.TextType, nil
-	case k == sqltypes.Unknown || args[0].Type().IsInteger():
-		return nil, sqltypes.TextType, sqlerr.New(codeAmbiguousFunction, "function pg_size_pretty(%s) is not unique", args[0].Type()).WithPosition(b.pos(n)).
-			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
-	}
-	return nil, sqltypes.TextType, funcError(b, n, args)
-}
-
-const codeAmbiguousFunction = "42725"
 
 // relSize expands pg_table_size, pg_total_relation_size and
 // pg_relation_size (main fork) of a relation OID into a CASE over the
