@@ -33,6 +33,7 @@ type conn struct {
 
 	pid     uint32
 	secret  []byte
+	tlsCert *tls.Certificate // presented in the TLS handshake, if any
 	counted bool
 	started atomic.Bool // past startup and authentication
 
@@ -215,12 +216,9 @@ func (c *conn) startup() error {
 			if _, err := c.nc.Write([]byte{'S'}); err != nil {
 				return err
 			}
-			tc := tls.Server(c.nc, cfg.TLS)
-			if err := tc.HandshakeContext(c.ctx); err != nil {
+			if err := c.startTLS(); err != nil {
 				return err
 			}
-			c.nc = tc
-			c.w.nc = tc
 			tlsDone = true
 		case *pgproto3.GSSEncRequest:
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
