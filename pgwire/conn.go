@@ -52,9 +52,15 @@ type conn struct {
 	skip   bool
 	// reported holds the ParameterStatus values the client has.
 	reported map[string]string
+	// ready is set when ReadyForQuery went out and nothing came in since:
+	// the session is idle, and the idle timeouts apply.
+	ready bool
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // of the running engine call, if any
+	// bounded is set while a cancelled call's writes have a deadline
+	// (see callCtx); the call's end clears it.
+	bounded bool
 }
 
 // reportedSettings are sent after login, in Postgres' order; the
@@ -386,7 +392,12 @@ func (c *conn) readLoop() {
 			return
 		}
 		if f.typ == 'X' {
-			return // Terminate: nothing follows, and EOF is expected
+			// Terminate: the client is gone, so whatever runs for it is
+			// cancelled at once rather than finished for nobody (and so
+			// are messages queued before it). Nothing follows, and EOF
+			// is expected.
+			c.abort(errTerminated)
+			return
 		}
 	}
 }
@@ -400,11 +411,12 @@ func (c *conn) next() (frame, error) {
 			return frame{}, c.readFailure()
 		}
 		c.queued.release(len(f.body))
+		c.ready = false
 		return f, nil
 	default:
 	}
 	var idle <-chan time.Time
-	if d := c.srv.cfg.IdleTimeout; d > 0 {
+	if d := c.idleTimeout(); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		idle = t.C
@@ -415,6 +427,7 @@ func (c *conn) next() (frame, error) {
 			return frame{}, c.readFailure()
 		}
 		c.queued.release(len(f.body))
+		c.ready = false
 		return f, nil
 	case <-idle:
 		if c.sess.TxStatus() == 'I' {
@@ -426,6 +439,27 @@ func (c *conn) next() (frame, error) {
 	case <-c.ctx.Done():
 		return frame{}, c.ctxFailure()
 	}
+}
+
+// idleTimeout is how long the session may wait for the client:
+// Config.IdleTimeout, or, while it is idle after ReadyForQuery, the
+// session's idle_session_timeout or idle_in_transaction_session_timeout
+// (by transaction state) when that is shorter.
+func (c *conn) idleTimeout() time.Duration {
+	d := c.srv.cfg.IdleTimeout
+	if !c.ready {
+		return d
+	}
+	name := "idle_session_timeout"
+	if c.sess.TxStatus() != 'I' {
+		name = "idle_in_transaction_session_timeout"
+	}
+	if v, ok := c.sess.Setting(name); ok {
+		if s, ok := ParseDuration(v); ok && s > 0 && (d == 0 || s < d) {
+			d = s
+		}
+	}
+	return d
 }
 
 func (c *conn) readFailure() error {
@@ -449,6 +483,9 @@ func (c *conn) ctxFailure() error {
 	cause := context.Cause(c.ctx)
 	if e, ok := sqlerr.As(cause); ok && e.Code == sqlerr.AdminShutdown {
 		return c.fatal(e)
+	}
+	if errors.Is(cause, errTerminated) {
+		return nil
 	}
 	return cause
 }
@@ -616,11 +653,19 @@ func (c *conn) readyForQuery() error {
 	}
 	c.reportChanges()
 	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	c.ready = true
 	return c.w.flush()
 }
 
 // callCtx gives an engine call its context: cancellable by CancelRequest,
 // bounded by StatementTimeout, ended by the connection's end.
+//
+// The call's output goes out as it runs; a call blocked writing to a
+// client that does not read would notice none of these. So once the
+// context ends, writes get a deadline of Server.cancelWriteGrace: a client
+// that is merely slow takes the rest of what was written in that time, as
+// Postgres lets it; one that reads nothing loses the connection, which is
+// out of step with it anyway once a message is half sent.
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	stop := func() {}
@@ -632,9 +677,24 @@ func (c *conn) callCtx() (context.Context, func()) {
 	c.mu.Lock()
 	c.cancel = cancel
 	c.mu.Unlock()
+	unwatch := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.cancel != nil { // the call has not ended
+			c.bounded = true
+			c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
+		}
+	})
 	return ctx, func() {
+		unwatch()
 		c.mu.Lock()
 		c.cancel = nil
+		if c.bounded && c.ctx.Err() == nil {
+			// A connection that is ending keeps the deadline (Stop sets
+			// one too): its last words must not block forever either.
+			c.bounded = false
+			c.raw.SetWriteDeadline(time.Time{})
+		}
 		c.mu.Unlock()
 		stop()
 		cancel(nil)

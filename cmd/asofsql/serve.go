@@ -14,8 +14,9 @@ import (
 	"github.com/asofsql/asofsql/server"
 )
 
-// shutdownGrace is how long running statements may finish after SIGINT
-// or SIGTERM before they are cancelled.
+// shutdownGrace bounds the shutdown after SIGINT or SIGTERM: running
+// statements are cancelled at once, and a connection that has not ended
+// when it runs out is closed.
 const shutdownGrace = 10 * time.Second
 
 func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -25,7 +26,10 @@ func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
               [--memory-limit SIZE|auto|0]
 
 Serves the database over the PostgreSQL wire protocol until SIGINT or
-SIGTERM. Trust authentication (the default) is only allowed on a loopback
+SIGTERM, which stop it as Postgres' fast shutdown does: running statements
+are cancelled, open transactions rolled back, and every client gets FATAL
+57P01; the command exits 0 once all sessions have ended (at most 10s later).
+Trust authentication (the default) is only allowed on a loopback
 address. The users file holds "name:verifier" lines (md5... or
 SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
 The memory limit is the default of the memory_limit setting: what each
@@ -96,7 +100,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	code := exitOK
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := srv.Stop(sctx); err != nil {
 		log.Error("shutdown", "err", err)
 		code = exitFail
 	}
