@@ -54,7 +54,7 @@ func readStartup(r io.Reader) (pgproto3.FrontendMessage, error) {
 			binary.BigEndian.PutUint32(body, pgproto3.ProtocolVersion32)
 			m := &pgproto3.StartupMessage{}
 			if err := m.Decode(body); err != nil {
-				return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: %v", err)
+				return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: expected terminator as last byte")
 			}
 			m.ProtocolVersion = code
 			return m, nil
@@ -62,7 +62,11 @@ func readStartup(r io.Reader) (pgproto3.FrontendMessage, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff)
 	}
 	if err := msg.Decode(body); err != nil {
-		return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: %v", err)
+		if _, ok := msg.(*pgproto3.StartupMessage); ok {
+			// Postgres' wording: the parameter list must end in a NUL.
+			return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: expected terminator as last byte")
+		}
+		return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout")
 	}
 	return msg, nil
 }

@@ -28,11 +28,20 @@ import (
 // memory is left.
 func start(t *testing.T) string {
 	t.Helper()
+	addr, _ := startServer(t, pgwire.Config{})
+	return addr
+}
+
+// startServer is start with a configuration (Allocator is set here) that
+// also returns the server.
+func startServer(t *testing.T, cfg pgwire.Config) (string, *pgwire.Server) {
+	t.Helper()
 	before := runtime.NumGoroutine()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
 	require.NoError(t, err)
-	srv, err := server.New(db, pgwire.Config{Allocator: mem})
+	cfg.Allocator = mem
+	srv, err := server.New(db, cfg)
 	require.NoError(t, err)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -55,7 +64,7 @@ func start(t *testing.T) string {
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
-	return l.Addr().String()
+	return l.Addr().String(), srv
 }
 
 func dial(t *testing.T, addr string, mode pgx.QueryExecMode) *pgx.Conn {
