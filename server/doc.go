@@ -18,6 +18,9 @@
 //     is suspended (Execute with a row limit) keeps its query running
 //     between Execute messages; each Execute's cancellation (CancelRequest,
 //     statement_timeout, lost client) cancels it.
+//   - Every phase observes cancellation: execution and sending look at
+//     the context as they go; parsing and planning, which do not, check it
+//     when they end, so a statement cancelled meanwhile goes no further.
 //   - COPY ... FROM STDIN and COPY ... TO STDOUT run through the session's
 //     COPY streams (text, CSV, binary).
 //

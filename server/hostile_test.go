@@ -7,6 +7,7 @@ package server_test
 // cleanup) no goroutine and no Arrow memory left behind.
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -20,7 +21,9 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/stretchr/testify/require"
 
+	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/server"
 )
 
 // hostileDepth is the nesting depth of the deep-nesting cases. It is kept
@@ -444,4 +447,31 @@ func TestHostile2000Connections(t *testing.T) {
 	require.Eventually(t, func() bool { return h.srv.ConnCount() == 1 }, 30*time.Second, 10*time.Millisecond)
 	connectWire(t, h.addr).send(&pgproto3.Terminate{})
 	h.finish()
+}
+
+// TestCancelledBeforeEachPhase: a statement whose call is cancelled by the
+// time a phase (parse, plan, execute) begins or ends goes no further.
+func TestCancelledBeforeEachPhase(t *testing.T) {
+	db, err := asofsql.Open(":memory:")
+	require.NoError(t, err)
+	defer db.Close()
+	sess, err := server.NewEngine(db).Connect(context.Background(), pgwire.StartupInfo{User: "u", Database: "asofsql"})
+	require.NoError(t, err)
+	defer sess.Close()
+	live := context.Background()
+	dead, cancel := context.WithCancel(live)
+	cancel()
+	_, err = sess.Query(dead, "SELECT 1")
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = sess.Prepare(dead, "SELECT 1", nil)
+	require.ErrorIs(t, err, context.Canceled)
+	b, err := sess.Query(live, "CREATE TABLE x (v BIGINT); INSERT INTO x VALUES (1)")
+	require.NoError(t, err)
+	defer b.Close()
+	_, err = b.Next(dead)
+	require.ErrorIs(t, err, context.Canceled)
+	st, err := sess.Prepare(live, "SELECT 1", nil)
+	require.NoError(t, err)
+	_, err = st.Execute(dead, nil)
+	require.ErrorIs(t, err, context.Canceled)
 }

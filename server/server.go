@@ -99,16 +99,33 @@ func applyOptions(s *asofsql.Session, opts string) error {
 
 type session struct{ s *asofsql.Session }
 
+// Parsing and planning do not look at a context while they run (the
+// front end's depth and size limits bound them); so each phase checks it
+// when it ends, and a statement cancelled (CancelRequest, statement_timeout,
+// a client gone) while it was parsed or planned goes no further.
+
 func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	b, err := s.s.Batch(sql)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return &batch{b: b}, nil
 }
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (pgwire.Statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := s.s.Prepare(ctx, sql, paramTypes)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +144,13 @@ func (s *session) Close() error                                { return s.s.Clos
 type batch struct{ b *asofsql.Batch }
 
 func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := b.b.Next(ctx)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +195,13 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 		}
 		return &copyOut{cr}, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := link(ctx, cancel)
+	// Cancellation while it plans reaches the execution through base; a
+	// statement without rows that has run is not undone.
 	c, err := st.st.ExecuteBatch(base, params)
 	stop()
 	if err != nil {
