@@ -2,6 +2,8 @@
 GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 30s
+# e.g. FUZZFLAGS=-parallel=1 on a shared machine
+FUZZFLAGS ?=
 
 .PHONY: all build test vet fmt-check lint bench bench-peers fuzz demo slt clean
 
@@ -41,8 +43,9 @@ slt:
 
 # Each fuzz target in turn (go test -fuzz takes one package and target).
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser/
+	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./exec/asof/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sql/parser/
+	$(GO) test -run '^$$' -fuzz FuzzWire -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./pgwire/
 
 # The main job: a generated trading day loaded into ordered tables and a
 # tour of ASOF queries through SQL (DEMOFLAGS="--rows 1000000" for more).

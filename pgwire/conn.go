@@ -36,6 +36,9 @@ type conn struct {
 	tlsCert *tls.Certificate // presented in the TLS handshake, if any
 	counted bool
 	started atomic.Bool // past startup and authentication
+	// waiting is set while the connection goroutine waits for the client
+	// with nothing queued (tests use it to tell a quiet connection).
+	waiting atomic.Bool
 
 	sess    Session
 	user    string
@@ -342,7 +345,7 @@ func (b *byteBudget) init(limit int) {
 func (b *byteBudget) reserve(n int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for b.used > 0 && b.used+n > b.limit && !b.closed {
+	for !b.fits(n) {
 		b.cond.Wait()
 	}
 	if b.closed {
@@ -350,6 +353,21 @@ func (b *byteBudget) reserve(n int) bool {
 	}
 	b.used += n
 	return true
+}
+
+// tryReserve reserves n bytes if they fit now.
+func (b *byteBudget) tryReserve(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || !b.fits(n) {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) fits(n int) bool {
+	return b.used == 0 || b.used+n <= b.limit || b.closed
 }
 
 func (b *byteBudget) release(n int) {
@@ -383,7 +401,7 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		if !c.queued.reserve(len(f.body)) {
+		if !c.reserve(len(f.body)) {
 			return
 		}
 		select {
@@ -400,6 +418,43 @@ func (c *conn) readLoop() {
 			return
 		}
 	}
+}
+
+// hangupCheck is how often a reader held back by the read-ahead limit
+// looks whether its client hung up.
+const hangupCheck = 250 * time.Millisecond
+
+// reserve takes n bytes of read-ahead for a message. While it waits the
+// reader reads nothing and so cannot see the client go away; a watcher
+// looks at the socket meanwhile (where the platform tells, see
+// peerClosed), so that a client that queued a megabyte of statements and
+// hung up does not have them run for nobody.
+func (c *conn) reserve(n int) bool {
+	if c.queued.tryReserve(n) {
+		return true
+	}
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t := time.NewTicker(hangupCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if peerClosed(c.raw) {
+					c.abort(errConnLost)
+					return
+				}
+			}
+		}
+	}()
+	ok := c.queued.reserve(n)
+	close(stop)
+	<-watched
+	return ok
 }
 
 // next waits for the next client message, enforcing the idle timeout and
@@ -421,6 +476,8 @@ func (c *conn) next() (frame, error) {
 		defer t.Stop()
 		idle = t.C
 	}
+	c.waiting.Store(true)
+	defer c.waiting.Store(false)
 	select {
 	case f, ok := <-c.frames:
 		if !ok {

@@ -72,8 +72,15 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 		var ok bool
 		select {
 		case f, ok = <-cr.c.frames:
-		case <-cr.ctx.Done():
-			return 0, context.Cause(cr.ctx)
+		default:
+			cr.c.waiting.Store(true)
+			select {
+			case f, ok = <-cr.c.frames:
+			case <-cr.ctx.Done():
+				cr.c.waiting.Store(false)
+				return 0, context.Cause(cr.ctx)
+			}
+			cr.c.waiting.Store(false)
 		}
 		if !ok {
 			cr.err = errConnLost

@@ -8,3 +8,17 @@ import "time"
 func SetWriteGraces(s *Server, cancelled, stopping time.Duration) {
 	s.cancelWriteGrace, s.stopWriteGrace = cancelled, stopping
 }
+
+// Quiet reports whether every started connection of s waits for its
+// client with nothing queued (the fuzz harness's sign that the input it
+// gave has been dealt with).
+func Quiet(s *Server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if c.started.Load() && (!c.waiting.Load() || len(c.frames) > 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package pgwire_test
 import (
 	"context"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,26 @@ func TestDeclaredLengthCostsNothing(t *testing.T) {
 	for _, r := range clients {
 		r.nc.Close()
 	}
+	waitConns(t, h.srv, 0)
+}
+
+// TestHangupNoticedBehindAFullQueue: a client that queues more than the
+// read-ahead limit of statements behind a long one and hangs up leaves
+// the reader waiting for room, not reading; the server still notices the
+// hang-up (Linux) and cancels, instead of running what was queued.
+func TestHangupNoticedBehindAFullQueue(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the hang-up check needs POLLRDHUP")
+	}
+	h := start(t, nil)
+	r, _ := connect(t, h.addr, nil)
+	pad := "-- " + strings.Repeat("x", 64<<10-100) + "\n"
+	msgs := []pgproto3.FrontendMessage{&pgproto3.Query{String: "select pg_sleep(600)"}}
+	for range 17 { // 17 x 64 KiB: one past the 1 MiB read-ahead
+		msgs = append(msgs, &pgproto3.Query{String: pad + "select pg_sleep(600)"})
+	}
+	r.send(msgs...)
+	time.Sleep(200 * time.Millisecond)
+	r.nc.Close()
 	waitConns(t, h.srv, 0)
 }
