@@ -269,11 +269,12 @@ func (c *conn) startup() error {
 	}
 	delete(params, "user")
 	delete(params, "database")
-	if d := cfg.StatementTimeout; d > 0 {
-		if _, ok := params["statement_timeout"]; !ok {
+	for name, d := range map[string]time.Duration{"statement_timeout": cfg.StatementTimeout,
+		"idle_in_transaction_session_timeout": cfg.IdleInTransactionTimeout} {
+		if _, ok := params[name]; !ok && d > 0 {
 			// The server default, overridable per session like a
 			// postgresql.conf setting.
-			params["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+			params[name] = strconv.FormatInt(d.Milliseconds(), 10)
 		}
 	}
 	if err := c.srv.admit(c); err != nil {

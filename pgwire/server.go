@@ -59,12 +59,19 @@ type Config struct {
 	// MaxConnections bounds concurrent sessions; the next gets FATAL 53300.
 	MaxConnections int
 	// IdleTimeout closes a session that sends nothing for this long (FATAL
-	// 57P05, or 25P03 inside a transaction block); 0 disables it.
+	// 57P05, or 25P03 inside a transaction block); 0 disables it. Sessions
+	// may close sooner by their idle_session_timeout and
+	// idle_in_transaction_session_timeout settings.
 	IdleTimeout time.Duration
 	// StatementTimeout is the default statement_timeout: an engine call
 	// running longer is cancelled (57014). Sessions receive it as a
 	// startup option and may SET it; 0 means none.
 	StatementTimeout time.Duration
+	// IdleInTransactionTimeout is the default
+	// idle_in_transaction_session_timeout, passed like StatementTimeout: a
+	// session idle that long inside a transaction block is closed (FATAL
+	// 25P03) and its block rolled back, so it holds nothing for long.
+	IdleInTransactionTimeout time.Duration
 	// MaxMessageSize bounds one client message (default 64 MiB); a larger
 	// one is FATAL 08P01.
 	MaxMessageSize int
