@@ -61,6 +61,9 @@ type conn struct {
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // of the running engine call, if any
+	// call identifies the running engine call (nil between calls), so
+	// that a late cancellation of an ended call does not touch the next.
+	call *struct{}
 	// bounded is set while a cancelled call's writes have a deadline
 	// (see callCtx); the call's end clears it.
 	bounded bool
@@ -732,13 +735,14 @@ func (c *conn) callCtx() (context.Context, func()) {
 		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 		stop = cancelT
 	}
+	call := new(struct{})
 	c.mu.Lock()
-	c.cancel = cancel
+	c.cancel, c.call = cancel, call
 	c.mu.Unlock()
 	unwatch := context.AfterFunc(ctx, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.cancel != nil { // the call has not ended
+		if c.call == call { // the call has not ended
 			c.bounded = true
 			c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
 		}
@@ -746,7 +750,7 @@ func (c *conn) callCtx() (context.Context, func()) {
 	return ctx, func() {
 		unwatch()
 		c.mu.Lock()
-		c.cancel = nil
+		c.cancel, c.call = nil, nil
 		if c.bounded && c.ctx.Err() == nil {
 			// A connection that is ending keeps the deadline (Stop sets
 			// one too): its last words must not block forever either.

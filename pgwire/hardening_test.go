@@ -54,22 +54,6 @@ func TestClosedSocketCancelsTheRunningStatement(t *testing.T) {
 	waitConns(t, h.srv, 0)
 }
 
-// TestCancelReachesAStatementBlockedOnItsClient: a statement whose client
-// stops reading blocks in a write, where no cancellation is looked at.
-// Once it is cancelled (statement_timeout here; CancelRequest and the
-// rest alike), the client has a grace period to take what was written,
-// and then the connection is closed.
-func TestCancelReachesAStatementBlockedOnItsClient(t *testing.T) {
-	h := start(t, func(c *pgwire.Config) {
-		c.StatementTimeout = time.Second // time enough to fill the socket buffers
-	})
-	pgwire.SetWriteGraces(h.srv, 200*time.Millisecond, 200*time.Millisecond)
-	r, _ := connect(t, h.addr, nil)
-	r.send(&pgproto3.Query{String: "select generate_series(1, 1000000000)"})
-	// Never read: the server fills the socket and blocks.
-	waitConns(t, h.srv, 0)
-}
-
 // TestStopCancelsAndEndsEverySession: Stop cancels a running statement,
 // ends an idle transaction and a session whose client does not read, and
 // returns once they are all gone; every client that reads is told why.
