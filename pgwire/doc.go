@@ -61,6 +61,9 @@
 //     while a statement runs, so a client whose socket closes, or that
 //     sends Terminate, has its statement cancelled at once (and the
 //     messages it queued before Terminate dropped); pgx cancels that way.
+//     A reader held back by the read-ahead limit reads nothing, so it
+//     polls the socket for the client's hang-up meanwhile (POLLRDHUP, on
+//     Linux).
 //     A statement blocked writing to a client that does not read notices
 //     no cancellation: once cancelled, its writes get a deadline (10 s),
 //     after which the connection is closed.
