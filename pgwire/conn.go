@@ -36,9 +36,15 @@ type conn struct {
 	tlsCert *tls.Certificate // presented in the TLS handshake, if any
 	counted bool
 	started atomic.Bool // past startup and authentication
-	// waiting is set while the connection goroutine waits for the client
-	// with nothing queued (tests use it to tell a quiet connection).
-	waiting atomic.Bool
+	// Tests tell a quiet connection by these: waiting is set while the
+	// connection goroutine waits for the client, waitFrom is the number of
+	// messages it had taken (taken, its own count) when that wait began,
+	// and queued the number the reader has queued; quiet is waiting with
+	// waitFrom == queued.
+	waiting  atomic.Bool
+	waitFrom atomic.Int64
+	queuedN  atomic.Int64
+	taken    int64
 
 	sess    Session
 	user    string
@@ -408,6 +414,7 @@ func (c *conn) readLoop() {
 		if !c.reserve(len(f.body)) {
 			return
 		}
+		c.queuedN.Add(1)
 		select {
 		case c.frames <- f:
 		case <-c.done:
@@ -469,7 +476,7 @@ func (c *conn) next() (frame, error) {
 		if !ok {
 			return frame{}, c.readFailure()
 		}
-		c.queued.release(len(f.body))
+		c.took(f)
 		c.ready = false
 		return f, nil
 	default:
@@ -480,14 +487,14 @@ func (c *conn) next() (frame, error) {
 		defer t.Stop()
 		idle = t.C
 	}
-	c.waiting.Store(true)
+	c.startWaiting()
 	defer c.waiting.Store(false)
 	select {
 	case f, ok := <-c.frames:
 		if !ok {
 			return frame{}, c.readFailure()
 		}
-		c.queued.release(len(f.body))
+		c.took(f)
 		c.ready = false
 		return f, nil
 	case <-idle:
@@ -500,6 +507,18 @@ func (c *conn) next() (frame, error) {
 	case <-c.ctx.Done():
 		return frame{}, c.ctxFailure()
 	}
+}
+
+// took accounts for a message taken from the reader's queue.
+func (c *conn) took(f frame) {
+	c.queued.release(len(f.body))
+	c.taken++
+}
+
+// startWaiting marks the start of a wait for the client (see waiting).
+func (c *conn) startWaiting() {
+	c.waitFrom.Store(c.taken)
+	c.waiting.Store(true)
 }
 
 // idleTimeout is how long the session may wait for the client:

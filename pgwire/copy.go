@@ -73,7 +73,7 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 		select {
 		case f, ok = <-cr.c.frames:
 		default:
-			cr.c.waiting.Store(true)
+			cr.c.startWaiting()
 			select {
 			case f, ok = <-cr.c.frames:
 			case <-cr.ctx.Done():
@@ -86,7 +86,7 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 			cr.err = errConnLost
 			return 0, cr.err
 		}
-		cr.c.queued.release(len(f.body))
+		cr.c.took(f)
 		switch f.typ {
 		case 'd':
 			cr.cur = f.body

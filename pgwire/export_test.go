@@ -10,13 +10,14 @@ func SetWriteGraces(s *Server, cancelled, stopping time.Duration) {
 }
 
 // Quiet reports whether every started connection of s waits for its
-// client with nothing queued (the fuzz harness's sign that the input it
-// gave has been dealt with).
+// client and has taken every message the reader queued before that wait
+// began (the fuzz harness's sign that the input it gave has been dealt
+// with, once the reader has read it all).
 func Quiet(s *Server) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
-		if c.started.Load() && (!c.waiting.Load() || len(c.frames) > 0) {
+		if c.started.Load() && (!c.waiting.Load() || c.waitFrom.Load() != c.queuedN.Load()) {
 			return false
 		}
 	}
