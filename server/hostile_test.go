@@ -282,16 +282,21 @@ func TestHostileMalformedMessages(t *testing.T) {
 		{"unknown type", frame('z', 4, nil), []string{"E FATAL 08P01 invalid frontend message type 122"}},
 		{"garbage", garbage, nil},
 	}
+	// said checks what the server said before closing: want, or with none
+	// given at most one error.
+	said := func(name string, got, want []string) {
+		t.Helper()
+		if want != nil {
+			require.Equal(t, want, got, name)
+		} else {
+			require.LessOrEqual(t, len(got), 1, "%s: %v", name, got)
+		}
+		h.serving(name)
+	}
 	for _, tc := range afterStartup {
 		w := connectWire(t, h.addr)
 		w.write(tc.bytes)
-		got := w.closed()
-		if tc.want != nil {
-			require.Equal(t, tc.want, got, tc.name)
-		} else {
-			require.LessOrEqual(t, len(got), 1, "%s: %v", tc.name, got)
-		}
-		h.serving(tc.name)
+		said(tc.name, w.closed(), tc.want)
 	}
 	// A declared length under the limit whose body never comes: the
 	// server waits for it (holding nothing), and lets go at the close.
@@ -318,13 +323,7 @@ func TestHostileMalformedMessages(t *testing.T) {
 		if tc.name == "startup truncated" {
 			w.nc.(*net.TCPConn).CloseWrite()
 		}
-		got := w.closed()
-		if tc.want != nil {
-			require.Equal(t, tc.want, got, tc.name)
-		} else {
-			require.LessOrEqual(t, len(got), 1, "%s: %v", tc.name, got)
-		}
-		h.serving(tc.name)
+		said(tc.name, w.closed(), tc.want)
 	}
 	h.finish()
 }

@@ -711,19 +711,34 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 		fmt.Fprintf(&csv, "%d,%d,%d,%s\n", tickTS(seq), cl.id, seq, strconv.FormatFloat(float64(seq)/2, 'g', -1, 64))
 	}
 	const csvSQL = "COPY ticks (ts, client, seq, v) FROM STDIN WITH (FORMAT csv)"
-	do := func(pc *pgconn.PgConn, copyFrom func() (int64, error)) (int64, error) {
+	what := fmt.Sprintf("COPY ticks of %d rows (seq %d.., %s)", soakBatch, next, map[bool]string{true: "binary", false: "csv"}[cl.id%2 == 0])
+	return cl.appendBatch(ctx, commit, what, &cl.st.copies, func(q batchTarget, pc *pgconn.PgConn) (int64, error) {
 		if cl.id%2 == 0 {
-			return copyFrom()
+			return q.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
 		}
 		tag, err := pc.CopyFrom(ctx, strings.NewReader(csv.String()), csvSQL)
 		return tag.RowsAffected(), err
-	}
-	what := fmt.Sprintf("COPY ticks of %d rows (seq %d.., %s)", soakBatch, next, map[bool]string{true: "binary", false: "csv"}[cl.id%2 == 0])
+	})
+}
+
+// batchTarget is where a batch is appended: the connection, or a
+// transaction on it.
+type batchTarget interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, rows pgx.CopyFromSource) (int64, error)
+}
+
+// appendBatch runs one statement (run, on the connection or a
+// transaction, given its PgConn too) that appends the client's next
+// soakBatch rows. Committed, the rows are the client's (counted in done);
+// with commit false the statement runs in a transaction that rolls back,
+// and the rows must stay invisible.
+func (cl *soakClient) appendBatch(ctx context.Context, commit bool, what string, done *atomic.Int64,
+	run func(q batchTarget, pc *pgconn.PgConn) (int64, error)) error {
+	next := int64(len(cl.seqs))
 	if commit {
 		cl.st.started.Add(soakBatch)
-		n, err := do(cl.c.PgConn(), func() (int64, error) {
-			return cl.c.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
-		})
+		n, err := run(cl.c, cl.c.PgConn())
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -731,7 +746,7 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 			return fmt.Errorf("%s: reported %d rows", what, n)
 		}
 		cl.st.committed.Add(soakBatch)
-		cl.st.copies.Add(1)
+		done.Add(1)
 		for k := range soakBatch {
 			cl.seqs = append(cl.seqs, tickTS(next+int64(k)))
 		}
@@ -742,9 +757,7 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 		return fmt.Errorf("BEGIN: %w", err)
 	}
 	defer tx.Rollback(context.Background())
-	n, err := do(tx.Conn().PgConn(), func() (int64, error) {
-		return tx.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
-	})
+	n, err := run(tx, tx.Conn().PgConn())
 	if err != nil {
 		return fmt.Errorf("%s in a transaction: %w", what, err)
 	}
@@ -758,10 +771,10 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 	const q = "SELECT count(*) FROM ticks WHERE client = $1"
 	var got int64
 	if err := cl.c.QueryRow(ctx, q, int64(cl.id)).Scan(&got); err != nil {
-		return fmt.Errorf("%s after a rolled-back COPY: %w", q, err)
+		return fmt.Errorf("%s after a rolled-back %s: %w", q, what, err)
 	}
 	if got != int64(len(cl.seqs)) {
-		return fmt.Errorf("%s after a rolled-back COPY: %d rows, want the %d committed", q, got, len(cl.seqs))
+		return fmt.Errorf("%s after a rolled-back %s: %d rows, want the %d committed", q, what, got, len(cl.seqs))
 	}
 	return nil
 }
@@ -872,42 +885,10 @@ func (cl *soakClient) insert(ctx context.Context, commit bool) error {
 		args = append(args, tickTS(seq), int64(cl.id), seq, float64(seq)/2)
 	}
 	what := fmt.Sprintf("INSERT of %d rows (seq %d..)", soakBatch, next)
-	if commit {
-		cl.st.started.Add(soakBatch)
-		tag, err := cl.c.Exec(ctx, sql.String(), args...)
-		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
-		}
-		if tag.RowsAffected() != soakBatch {
-			return fmt.Errorf("%s: reported %q", what, tag)
-		}
-		cl.st.committed.Add(soakBatch)
-		cl.st.inserts.Add(1)
-		for k := range soakBatch {
-			cl.seqs = append(cl.seqs, tickTS(next+int64(k)))
-		}
-		return nil
-	}
-	tx, err := cl.c.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("BEGIN: %w", err)
-	}
-	defer tx.Rollback(context.Background())
-	if _, err := tx.Exec(ctx, sql.String(), args...); err != nil {
-		return fmt.Errorf("%s in a transaction: %w", what, err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		return fmt.Errorf("ROLLBACK: %w", err)
-	}
-	cl.st.rolledBack.Add(1)
-	var got int64
-	if err := cl.c.QueryRow(ctx, "SELECT count(*) FROM ticks WHERE client = $1", int64(cl.id)).Scan(&got); err != nil {
-		return fmt.Errorf("count after a rolled-back INSERT: %w", err)
-	}
-	if got != int64(len(cl.seqs)) {
-		return fmt.Errorf("count after a rolled-back INSERT: %d rows, want the %d committed", got, len(cl.seqs))
-	}
-	return nil
+	return cl.appendBatch(ctx, commit, what, &cl.st.inserts, func(q batchTarget, _ *pgconn.PgConn) (int64, error) {
+		tag, err := q.Exec(ctx, sql.String(), args...)
+		return tag.RowsAffected(), err
+	})
 }
 
 // prepared runs the statement the client prepared by name (the first
