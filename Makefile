@@ -45,6 +45,7 @@ slt:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./exec/asof/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sql/parser/
+	$(GO) test -run '^$$' -fuzz FuzzStatement -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./tests/limits/
 	$(GO) test -run '^$$' -fuzz FuzzWire -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./pgwire/
 
 # The main job: a generated trading day loaded into ordered tables and a

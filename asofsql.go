@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/catalog"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 )
@@ -92,19 +91,16 @@ func (db *DB) Exec(ctx context.Context, sql string, args ...any) (Result, error)
 // Explain plans one statement and returns its EXPLAIN text: one node a
 // line, each with its ordering.
 func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := parseSingle(ctx, sql)
 	if err != nil {
 		return "", err
-	}
-	if st == nil {
-		return "", sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
 	snap, err := db.cat.Snapshot()
 	if err != nil {
 		return "", err
 	}
 	defer snap.Release()
-	p, err := planner.Build(snap, st, nil)
+	p, err := planner.BuildContext(ctx, snap, st, nil)
 	if err != nil {
 		return "", err
 	}
@@ -112,26 +108,4 @@ func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
 		p = e.Stmt
 	}
 	return planner.ExplainText(p), nil
-}
-
-func tagOf(p planner.Plan) string {
-	switch p.(type) {
-	case *planner.CreateTable:
-		return "CREATE TABLE"
-	case *planner.DropTable:
-		return "DROP TABLE"
-	case *planner.Insert:
-		return "INSERT"
-	case *planner.Copy:
-		return "COPY"
-	case *planner.Set:
-		return "SET"
-	case *planner.Show:
-		return "SHOW"
-	case *planner.Transaction:
-		return "a transaction statement"
-	case *planner.Explain:
-		return "EXPLAIN"
-	}
-	return "SELECT"
 }

@@ -152,3 +152,100 @@ func replay(schema *arrow.Schema, batches []arrow.RecordBatch) exec.Operator {
 	}
 	return exec.NewBatches(schema, append([]arrow.RecordBatch(nil), batches...))
 }
+
+// BenchmarkBatchStatement runs one statement of a simple Query the way the
+// wire server does (Session.Batch, Next to describe it, Execute, read to
+// the end): the per-statement cost of analysis, planning and snapshots on
+// a small ASOF query, where planning is a large share of the work.
+func BenchmarkBatchStatement(b *testing.B) {
+	ctx := context.Background()
+	db, err := asofsql.Open(":memory:")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Exec(ctx, `CREATE TABLE bt (ts BIGINT, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts);
+		CREATE TABLE bq (ts BIGINT, sym TEXT, bid DOUBLE PRECISION) ORDER BY (ts);
+		INSERT INTO bt SELECT g * 2, 's' || (g % 10), g FROM generate_series(1, 100) AS g;
+		INSERT INTO bq SELECT g, 's' || (g % 10), g FROM generate_series(1, 200) AS g`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := db.Session()
+	defer s.Close()
+	const q = `SELECT t.ts, t.px, q.bid FROM bt t ASOF LEFT JOIN bq q ON ts BETWEEN -10 AND 0 USING (sym) WHERE t.px > 10`
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		batch, err := s.Batch(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := batch.Next(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur, err := st.Execute(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for cur.Next() {
+		}
+		if err := cur.Close(); err != nil {
+			b.Fatal(err)
+		}
+		batch.Close()
+	}
+}
+
+// BenchmarkInsertRow measures single-row autocommit INSERTs through
+// Session.Exec into an ordered table in a data directory: parse, plan,
+// session and the catalog's log with group commit, for 1 and 16 sessions
+// and synchronous_commit on and off. ns/op is per row (all sessions).
+func BenchmarkInsertRow(b *testing.B) {
+	for _, sync := range []string{"on", "off"} {
+		for _, clients := range []int{1, 16} {
+			b.Run("sync="+sync+"/clients="+strconv.Itoa(clients), func(b *testing.B) {
+				ctx := context.Background()
+				dsn := b.TempDir()
+				if os.Getenv("ASOFSQL_BENCH_MEMORY") == "1" {
+					dsn = ":memory:"
+				}
+				db, err := asofsql.Open(dsn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				if _, err := db.Exec(ctx, `CREATE TABLE ticks (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`); err != nil {
+					b.Fatal(err)
+				}
+				per := (b.N + clients - 1) / clients
+				errs := make(chan error, clients)
+				b.ResetTimer()
+				for c := 0; c < clients; c++ {
+					go func(c int) {
+						s := db.Session()
+						defer s.Close()
+						if _, err := s.Exec(ctx, "SET synchronous_commit = "+sync); err != nil {
+							errs <- err
+							return
+						}
+						for i := 0; i < per; i++ {
+							if _, err := s.Exec(ctx, "INSERT INTO ticks VALUES ($1, 'AAPL', 1.5)", int64(c*per+i)); err != nil {
+								errs <- err
+								return
+							}
+						}
+						errs <- nil
+					}(c)
+				}
+				for c := 0; c < clients; c++ {
+					if err := <-errs; err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				b.ReportMetric(float64(per*clients)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+}

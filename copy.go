@@ -13,7 +13,6 @@ import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/internal/safefile"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -53,14 +52,11 @@ func (s *Session) CopyTo(ctx context.Context, sql string, w io.Writer) (Result, 
 }
 
 func (s *Session) copyStdio(ctx context.Context, sql string, cs *copyStream) (Result, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOnce(ctx, sql)
 	if err != nil {
-		return Result{}, s.fail(err)
+		return Result{}, err
 	}
-	if st == nil {
-		return Result{}, sqlerr.New(sqlerr.SyntaxError, "empty query")
-	}
-	c, err := s.run(ctx, st, nil, nil, nil, false, cs)
+	c, err := s.run(ctx, st, nil, false, cs)
 	if err != nil {
 		return Result{}, err
 	}
@@ -72,19 +68,18 @@ func (s *Session) copyStdio(ctx context.Context, sql string, cs *copyStream) (Re
 
 // copy runs a COPY plan and returns the rows copied.
 func (s *Session) copy(ctx context.Context, snap *catalog.Snapshot, p *planner.Copy, args []any, cs *copyStream) (int64, error) {
-	st := p.Stmt
-	if st.From {
+	if p.From {
 		return s.copyFrom(ctx, p, cs)
 	}
 	w := io.Writer(nil)
-	if st.Path == "" {
+	if p.Path == "" {
 		if cs == nil || cs.w == nil {
 			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "COPY TO STDOUT needs a data stream").
 				WithHint("Use Session.CopyTo.")
 		}
 		w = cs.w
 	} else {
-		path, err := s.resolveCopyPath(st.Path, false)
+		path, err := s.resolveCopyPath(p.Path, false)
 		if err != nil {
 			return 0, err
 		}
@@ -94,7 +89,7 @@ func (s *Session) copy(ctx context.Context, snap *catalog.Snapshot, p *planner.C
 		f, err := safefile.Create(path, 0o644)
 		if err != nil {
 			if _, ok := sqlerr.As(err); !ok {
-				err = sqlerr.Wrap(err, sqlerr.IOError, "could not open file \"%s\" for writing: %v", st.Path, err)
+				err = sqlerr.Wrap(err, sqlerr.IOError, "could not open file \"%s\" for writing: %v", p.Path, err)
 			}
 			return 0, err
 		}
@@ -116,13 +111,12 @@ func (s *Session) copy(ctx context.Context, snap *catalog.Snapshot, p *planner.C
 }
 
 func (s *Session) copyOptions(p *planner.Copy) (catalog.CopyOptions, error) {
-	st := p.Stmt
-	o := catalog.CopyOptions{Format: string(st.Format), Header: st.Header, Null: st.Null, Columns: st.Columns, Values: s.vopts}
-	if st.Delimiter != nil {
-		if len(*st.Delimiter) != 1 {
+	o := catalog.CopyOptions{Format: string(p.Format), Header: p.Header, Null: p.Null, Columns: p.ColumnNames, Values: s.vopts}
+	if p.Delimiter != nil {
+		if len(*p.Delimiter) != 1 {
 			return o, sqlerr.New(sqlerr.FeatureNotSupported, "COPY delimiter must be a single one-byte character")
 		}
-		o.Delimiter = (*st.Delimiter)[0]
+		o.Delimiter = (*p.Delimiter)[0]
 	}
 	return o, nil
 }
@@ -134,7 +128,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 	}
 	opts.Progress, _ = ctx.Value(copyProgressKey{}).(func(int64))
 	var n int64
-	if p.Stmt.Path == "" {
+	if p.Path == "" {
 		if cs == nil || cs.r == nil {
 			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FROM STDIN needs a data stream").
 				WithHint("Use Session.CopyFrom.")
@@ -145,7 +139,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 		})
 		return n, err
 	}
-	path, err := s.resolveCopyPath(p.Stmt.Path, true)
+	path, err := s.resolveCopyPath(p.Path, true)
 	if err != nil {
 		return 0, err
 	}
@@ -238,7 +232,7 @@ func (s *Session) copyOut(ctx context.Context, snap *catalog.Snapshot, p *planne
 			types, names = append(types, p.Table.Columns[i].Type), append(names, p.Table.Columns[i].Name)
 		}
 	}
-	enc, err := s.newCopyEncoder(p.Stmt, types, names)
+	enc, err := s.newCopyEncoder(p, types, names)
 	if err != nil {
 		op.Close()
 		return 0, err
@@ -276,7 +270,7 @@ func (s *Session) copyOut(ctx context.Context, snap *catalog.Snapshot, p *planne
 }
 
 type copyEncoder struct {
-	format parser.CopyFormat
+	format planner.CopyFormat
 	hasHdr bool
 	delim  byte
 	null   string
@@ -286,14 +280,14 @@ type copyEncoder struct {
 	field  []byte
 }
 
-func (s *Session) newCopyEncoder(st *parser.CopyStmt, types []sqltypes.Type, names []string) (*copyEncoder, error) {
+func (s *Session) newCopyEncoder(st *planner.Copy, types []sqltypes.Type, names []string) (*copyEncoder, error) {
 	e := &copyEncoder{format: st.Format, hasHdr: st.Header, types: types, names: names, opts: s.vopts}
 	switch e.format {
-	case "", parser.CopyText:
-		e.format, e.delim, e.null = parser.CopyText, '\t', `\N`
-	case parser.CopyCSV:
+	case "", planner.CopyText:
+		e.format, e.delim, e.null = planner.CopyText, '\t', `\N`
+	case planner.CopyCSV:
 		e.delim = ','
-	case parser.CopyBinary:
+	case planner.CopyBinary:
 		return e, nil
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY TO in format %s is not supported", e.format)
@@ -317,7 +311,7 @@ func (e *copyEncoder) headerLine(buf []byte) []byte {
 		if i > 0 {
 			buf = append(buf, e.delim)
 		}
-		if e.format == parser.CopyCSV {
+		if e.format == planner.CopyCSV {
 			buf = e.csvField(buf, []byte(n))
 		} else {
 			buf = e.textField(buf, []byte(n))
@@ -328,7 +322,7 @@ func (e *copyEncoder) headerLine(buf []byte) []byte {
 
 func (e *copyEncoder) header(buf []byte) ([]byte, error) {
 	switch {
-	case e.format == parser.CopyBinary:
+	case e.format == planner.CopyBinary:
 		buf = append(buf, binarySignature...)
 		return append(buf, 0, 0, 0, 0, 0, 0, 0, 0), nil // flags, extension length
 	case e.hasHdr:
@@ -338,14 +332,14 @@ func (e *copyEncoder) header(buf []byte) ([]byte, error) {
 }
 
 func (e *copyEncoder) trailer(buf []byte) []byte {
-	if e.format == parser.CopyBinary {
+	if e.format == planner.CopyBinary {
 		return append(buf, 0xff, 0xff)
 	}
 	return buf
 }
 
 func (e *copyEncoder) row(buf []byte, b arrow.RecordBatch, i int) ([]byte, error) {
-	if e.format == parser.CopyBinary {
+	if e.format == planner.CopyBinary {
 		buf = binary.BigEndian.AppendUint16(buf, uint16(len(e.types)))
 		for j, t := range e.types {
 			col := b.Column(j)
@@ -373,7 +367,7 @@ func (e *copyEncoder) row(buf []byte, b arrow.RecordBatch, i int) ([]byte, error
 			continue
 		}
 		e.field = sqltypes.EncodeText(e.field[:0], col, i, t, e.opts)
-		if e.format == parser.CopyCSV {
+		if e.format == planner.CopyCSV {
 			buf = e.csvField(buf, e.field)
 		} else {
 			buf = e.textField(buf, e.field)

@@ -38,7 +38,12 @@
 //   - Session.Prepare analyses a statement without running it: parameter
 //     types and result columns are known before Execute (what the
 //     Postgres wire protocol's Describe needs); Session.Batch yields the
-//     statements of a string one at a time.
+//     statements of a string one at a time, each planned once on one
+//     snapshot (its first Execute runs the plan Next made).
+//   - Prepared statements have one namespace per session, as in Postgres:
+//     SQL PREPARE / EXECUTE / DEALLOCATE and Session.PrepareNamed (the
+//     wire protocol's named Parse), Prepared and Deallocate see the same
+//     statements; DISCARD ALL resets the settings and drops them all.
 //   - Arguments bind $1..$n: natural Go values or strings in Postgres text
 //     syntax. The database/sql driver also accepts ? placeholders.
 //   - COPY t FROM 'file' / TO 'file' works only inside the directory given

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -197,14 +196,11 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	if err != nil {
 		return nil, err
 	}
-	st, err := parser.ParseOne(q)
+	st, err := c.s.parseOnce(ctx, q)
 	if err != nil {
-		return nil, c.s.fail(err)
+		return nil, err
 	}
-	if st == nil {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
-	}
-	cur, err := c.s.run(ctx, st, nil, vals, nil, false, nil)
+	cur, err := c.s.run(ctx, st, vals, false, nil)
 	if err != nil {
 		return nil, err
 	}

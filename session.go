@@ -58,6 +58,10 @@ type Session struct {
 	dropped map[string]bool
 	// user and database are the client's identity (SetIdentity).
 	user, database string
+	// stmts are the prepared statements by name (prepared.go);
+	// executing counts the EXECUTEs running one inside another.
+	stmts     map[string]*Stmt
+	executing int
 }
 
 type savedSettings struct {
@@ -69,7 +73,7 @@ type savedSettings struct {
 
 // Session opens a session with Postgres' default settings (TimeZone UTC).
 func (db *DB) Session() *Session {
-	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}}
+	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}, stmts: map[string]*Stmt{}}
 	for k, st := range settings {
 		s.values[k] = st.def
 	}
@@ -96,12 +100,14 @@ func (s *Session) Sync(ctx context.Context, failed bool) error {
 	return nil
 }
 
-// Close ends the session, rolling back an open transaction block.
+// Close ends the session, rolling back an open transaction block and
+// dropping its prepared statements.
 func (s *Session) Close() error {
 	if s.tx != nil {
 		s.tx.Rollback()
 		s.tx = nil
 	}
+	clear(s.stmts)
 	return nil
 }
 
@@ -174,16 +180,33 @@ func (s *Session) TxStatus() byte {
 
 // Stmt is a parsed and analysed statement: its parameter types and result
 // columns are known before it runs. It is re-planned at each Execute (so
-// it sees the catalog as it is then); a plan whose parameters or columns
-// changed is 0A000 "cached plan must not change result type", as Postgres.
+// it sees the catalog as it is then), except that a statement of a Batch
+// runs its first Execute on the plan its analysis made; a plan whose
+// parameters or columns changed is 0A000 "cached plan must not change
+// result type", as Postgres.
 type Stmt struct {
 	s        *Session
-	st       *parser.Statement
+	st       *parser.Statement // nil for the empty statement (PrepareNamed of "")
 	declared []sqltypes.Type
-	params   []sqltypes.Type
-	cols     []Column
-	rows     bool
-	copy     *CopyInfo // COPY ... FROM STDIN / TO STDOUT
+	// viaPrepare: st is a PREPARE, and the statement run is the one it
+	// prepares (EXECUTE of a statement made by SQL PREPARE).
+	viaPrepare bool
+	// described: params, shape and tag are the analysed statement's and
+	// each plan must keep them (false for statements run once at once).
+	described bool
+	params    []sqltypes.Type
+	shape     planner.Shape
+	cols      []Column
+	tag       string
+	copy      *CopyInfo // COPY ... FROM STDIN / TO STDOUT
+	// first is the plan the analysis made, and its snapshot, until the
+	// first Execute runs it or Close releases it.
+	first *firstPlan
+}
+
+type firstPlan struct {
+	plan planner.Plan
+	snap *catalog.Snapshot
 }
 
 // CopyInfo describes the client data stream of COPY ... FROM STDIN or
@@ -211,7 +234,7 @@ func (st *Stmt) Copy() (CopyInfo, bool) {
 // COPY ... TO STDOUT writing it to w. The Cursor has no rows; its Tag is
 // "COPY n".
 func (st *Stmt) ExecuteCopy(ctx context.Context, r io.Reader, w io.Writer, args ...any) (*Cursor, error) {
-	return st.s.run(ctx, st.st, st.declared, args, st, false, &copyStream{r: r, w: w})
+	return st.s.run(ctx, st, args, false, &copyStream{r: r, w: w})
 }
 
 // ParamTypes are the types of $1..$n (sqltypes.Unknown where nothing
@@ -221,149 +244,293 @@ func (st *Stmt) ParamTypes() []sqltypes.Type { return st.params }
 // Columns describes the result rows; nil for a statement without rows.
 func (st *Stmt) Columns() []Column { return st.cols }
 
-// Text is the statement's SQL.
-func (st *Stmt) Text() string { return st.st.Text }
+// Text is the statement's SQL ("" for the empty statement).
+func (st *Stmt) Text() string {
+	if st.st == nil {
+		return ""
+	}
+	return st.st.Text
+}
+
+// Empty reports the empty statement: a query string without any
+// (PrepareNamed keeps it, as Postgres keeps a named statement of "").
+func (st *Stmt) Empty() bool { return st.st == nil }
 
 // Execute runs the statement with args bound to $1..$n (natural Go values
 // or strings in Postgres text syntax). The Cursor streams its rows.
 func (st *Stmt) Execute(ctx context.Context, args ...any) (*Cursor, error) {
-	return st.s.run(ctx, st.st, st.declared, args, st, false, nil)
+	return st.s.run(ctx, st, args, false, nil)
 }
 
 // ExecuteBatch runs the statement with its arguments given as one row of
 // an Arrow batch, one column per parameter (how the wire server decodes
 // Bind messages); nil means no arguments.
 func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cursor, error) {
-	var args []any
-	if params != nil {
-		if params.NumRows() != 1 {
-			return nil, sqlerr.New(sqlerr.ProtocolViolation, "parameters must be one row, got %d", params.NumRows())
-		}
-		for i, col := range params.Columns() {
-			t, err := sqltypes.FromField(params.Schema().Field(i))
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, sqltypes.GoValue(col, 0, t))
-		}
+	args, err := argsOf(params)
+	if err != nil {
+		return nil, err
 	}
 	return st.Execute(ctx, args...)
+}
+
+// argsOf turns a one-row batch into arguments, one per column.
+func argsOf(params arrow.RecordBatch) ([]any, error) {
+	if params == nil {
+		return nil, nil
+	}
+	if params.NumRows() != 1 {
+		return nil, sqlerr.New(sqlerr.ProtocolViolation, "parameters must be one row, got %d", params.NumRows())
+	}
+	args := make([]any, 0, params.NumCols())
+	for i, col := range params.Columns() {
+		t, err := sqltypes.FromField(params.Schema().Field(i))
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, sqltypes.GoValue(col, 0, t))
+	}
+	return args, nil
+}
+
+// Close releases what the statement holds between its analysis and its
+// first Execute (a Batch statement's plan and snapshot). The statement
+// stays usable.
+func (st *Stmt) Close() error {
+	if st.first != nil {
+		st.first.snap.Release()
+		st.first = nil
+	}
+	return nil
 }
 
 // Prepare parses and analyses one statement; paramTypes are types the
 // caller declares for $1.. (Unknown entries are inferred). An empty sql
 // gives (nil, nil).
 func (s *Session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (*Stmt, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOne(ctx, sql)
 	if err != nil || st == nil {
 		return nil, s.fail(err)
 	}
-	return s.prepare(st, paramTypes)
+	return s.analyse(ctx, st, paramTypes, false)
 }
 
-func (s *Session) prepare(st *parser.Statement, declared []sqltypes.Type) (*Stmt, error) {
-	if err := s.checkFailed(st); err != nil {
-		return nil, err
-	}
+// parse splits sql into statements observing ctx and statement_timeout
+// (a huge statement takes long to parse).
+func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	stmts, err := parser.ParseContext(pctx, sql)
+	return stmts, cancelErr(ctx, pctx, err)
+}
+
+// parseOne is parse for a string holding at most one statement.
+func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	st, err := parser.ParseOneContext(pctx, sql)
+	return st, cancelErr(ctx, pctx, err)
+}
+
+// analyse plans st to describe it, observing ctx and statement_timeout;
+// keep keeps the plan and its snapshot for the first Execute.
+func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
 	snap, err := s.db.cat.Snapshot()
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Release()
-	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	p, err := s.build(pctx, snap, st, declared)
 	if err != nil {
-		return nil, s.fail(err)
+		snap.Release()
+		return nil, cancelErr(ctx, pctx, err)
 	}
 	out := &Stmt{s: s, st: st, declared: declared}
-	out.params, out.cols, out.rows = shapeOf(p)
-	if c, ok := p.(*planner.Copy); ok && c.Stmt.Path == "" {
-		info := &CopyInfo{From: c.Stmt.From, Binary: c.Stmt.Format == parser.CopyBinary, Columns: len(c.Columns)}
+	out.describe(p, p.Shape().Params)
+	if c, ok := p.(*planner.Copy); ok && c.Path == "" {
+		info := &CopyInfo{From: c.From, Binary: c.Format == planner.CopyBinary, Columns: len(c.Columns)}
 		if c.Query != nil {
 			info.Columns = len(c.Query.Root.Schema())
 		}
 		out.copy = info
 	}
+	if keep {
+		out.first = &firstPlan{plan: p, snap: snap}
+	} else {
+		snap.Release()
+	}
 	return out, nil
 }
 
-// shapeOf gives a plan's parameter types and result columns.
-func shapeOf(p planner.Plan) ([]sqltypes.Type, []Column, bool) {
-	switch p := p.(type) {
-	case *planner.Query:
-		cols := make([]Column, 0, len(p.Root.Schema()))
-		for _, c := range p.Root.Schema() {
-			cols = append(cols, Column{Name: c.Name, Type: c.Type})
-		}
-		return p.Params, cols, true
-	case *planner.Insert:
-		return p.Params, nil, false
-	case *planner.Explain:
-		params, _, _ := shapeOf(p.Stmt)
-		return params, []Column{{Name: "QUERY PLAN", Type: sqltypes.TextType}}, true
-	case *planner.Show:
-		if p.Stmt.All {
-			return nil, []Column{{Name: "name", Type: sqltypes.TextType}, {Name: "setting", Type: sqltypes.TextType},
-				{Name: "description", Type: sqltypes.TextType}}, true
-		}
-		name := p.Stmt.Name
-		if st, err := lookupSetting(name); err == nil {
-			name = st.name
-		}
-		return nil, []Column{{Name: name, Type: sqltypes.TextType}}, true
-	case *planner.Copy:
-		if p.Query != nil {
-			return p.Query.Params, nil, false
+// describe records what p takes and returns as the statement's shape;
+// params are the parameters EXECUTE passes (PREPARE's declared ones
+// included).
+func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
+	st.described = true
+	st.shape, st.tag = p.Shape(), p.Tag()
+	st.params = params
+	if st.shape.Rows {
+		st.cols = make([]Column, 0, len(st.shape.Columns))
+		for _, c := range st.shape.Columns {
+			st.cols = append(st.cols, Column{Name: c.Name, Type: c.Type})
 		}
 	}
-	return nil, nil, false
+}
+
+// build plans st against snap. In a failed block only COMMIT and ROLLBACK
+// run: anything else is 25P02, whatever its plan or planning error.
+func (s *Session) build(ctx context.Context, snap *catalog.Snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
+	if s.failed {
+		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
+			return nil, sqlerr.New(sqlerr.InFailedSQLTransaction,
+				"current transaction is aborted, commands ignored until end of transaction block")
+		}
+	}
+	return p, s.fail(err)
+}
+
+// plan gives the plan to run now and its snapshot: the analysis' plan on
+// the first Execute of a Batch statement, a new one otherwise. The plan
+// must keep a described statement's shape.
+func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, error) {
+	if f := st.first; f != nil {
+		st.first = nil
+		return f.plan, f.snap, nil
+	}
+	if st.st == nil {
+		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
+	}
+	snap, err := st.s.db.cat.Snapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := st.planOn(ctx, snap)
+	if err != nil {
+		snap.Release()
+		return nil, nil, err
+	}
+	return p, snap, nil
+}
+
+// planOn plans the statement against snap (EXECUTE runs its target on the
+// EXECUTE's own snapshot).
+func (st *Stmt) planOn(ctx context.Context, snap *catalog.Snapshot) (planner.Plan, error) {
+	s := st.s
+	p, err := s.build(ctx, snap, st.st, st.declared)
+	if err != nil {
+		return nil, err
+	}
+	params := p.Shape().Params
+	if st.viaPrepare {
+		prep := p.(*planner.Prepare)
+		p, params = prep.Stmt, prep.Params
+	}
+	if st.described && !sameShape(st, params, p.Shape()) {
+		return nil, s.fail(sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type"))
+	}
+	return p, nil
+}
+
+func sameShape(st *Stmt, params []sqltypes.Type, sh planner.Shape) bool {
+	if len(params) != len(st.params) || sh.Rows != st.shape.Rows || len(sh.Columns) != len(st.shape.Columns) {
+		return false
+	}
+	for i := range params {
+		if params[i] != st.params[i] {
+			return false
+		}
+	}
+	for i, c := range sh.Columns {
+		if c.Name != st.shape.Columns[i].Name || c.Type != st.shape.Columns[i].Type {
+			return false
+		}
+	}
+	return true
 }
 
 // Batch yields the statements of a multi-statement string one at a time,
 // each analysed only when reached, so it sees the effects of those
-// before it (what the wire protocol's simple Query needs).
+// before it (what the wire protocol's simple Query needs). Each is
+// planned once: its first Execute runs the plan Next made, on the same
+// snapshot.
 type Batch struct {
 	s     *Session
 	stmts []*parser.Statement
 	next  int
+	last  *Stmt
 }
 
 // Batch splits sql into statements; syntax errors are reported here.
 func (s *Session) Batch(sql string) (*Batch, error) {
-	stmts, err := parser.Parse(sql)
+	stmts, err := s.parse(context.Background(), sql)
 	if err != nil {
 		return nil, s.fail(err)
 	}
 	return &Batch{s: s, stmts: stmts}, nil
 }
 
-// Next analyses the next statement; io.EOF after the last.
+// Next analyses the next statement; io.EOF after the last. The previous
+// statement's plan is released if it did not run.
 func (b *Batch) Next(ctx context.Context) (*Stmt, error) {
+	b.Close()
 	if b.next >= len(b.stmts) {
 		return nil, io.EOF
 	}
 	b.next++
-	return b.s.prepare(b.stmts[b.next-1], nil)
+	st, err := b.s.analyse(ctx, b.stmts[b.next-1], nil, true)
+	b.last = st
+	return st, err
+}
+
+// Close releases the plan of a statement Next returned that did not run.
+func (b *Batch) Close() error {
+	if b.last != nil {
+		b.last.Close()
+		b.last = nil
+	}
+	return nil
+}
+
+// once wraps a statement that runs once, as it comes (Query, Exec).
+func (s *Session) once(st *parser.Statement) *Stmt { return &Stmt{s: s, st: st} }
+
+// parseOnce parses sql, which must hold one statement, to run it once.
+func (s *Session) parseOnce(ctx context.Context, sql string) (*Stmt, error) {
+	pctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	st, err := parseSingle(pctx, sql)
+	if err != nil {
+		return nil, s.fail(cancelErr(ctx, pctx, err))
+	}
+	return s.once(st), nil
+}
+
+// parseSingle parses sql, which must hold one statement.
+func parseSingle(ctx context.Context, sql string) (*parser.Statement, error) {
+	st, err := parser.ParseOneContext(ctx, sql)
+	if err == nil && st == nil {
+		err = sqlerr.New(sqlerr.SyntaxError, "empty query")
+	}
+	return st, err
 }
 
 // Query runs one row-returning statement (SELECT, EXPLAIN, SHOW) and
 // streams its result; other statements are refused (0A000) before they
 // run.
 func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Cursor, error) {
-	st, err := parser.ParseOne(sql)
+	st, err := s.parseOnce(ctx, sql)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, err
 	}
-	if st == nil {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
-	}
-	return s.run(ctx, st, nil, args, nil, true, nil)
+	return s.run(ctx, st, args, true, nil)
 }
 
 // Exec runs every statement in sql in order and stops at the first error.
 // It reports the last statement's result; rows of SELECTs are read and
 // counted, not returned.
 func (s *Session) Exec(ctx context.Context, sql string, args ...any) (Result, error) {
-	stmts, err := parser.Parse(sql)
+	stmts, err := s.parse(ctx, sql)
 	if err != nil {
 		return Result{}, s.fail(err)
 	}
@@ -372,7 +539,7 @@ func (s *Session) Exec(ctx context.Context, sql string, args ...any) (Result, er
 	}
 	var res Result
 	for _, st := range stmts {
-		c, err := s.run(ctx, st, nil, args, nil, false, nil)
+		c, err := s.run(ctx, s.once(st), args, false, nil)
 		if err != nil {
 			return res, err
 		}
@@ -392,21 +559,8 @@ func affected(c *Cursor) int64 {
 }
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
-	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database}
-}
-
-// isTxnEnd reports COMMIT/ROLLBACK, the statements a failed block accepts.
-func isTxnEnd(st *parser.Statement) bool {
-	t, ok := st.Node.(*parser.TransactionStmt)
-	return ok && (t.Kind == parser.TxnCommit || t.Kind == parser.TxnRollback)
-}
-
-func (s *Session) checkFailed(st *parser.Statement) error {
-	if s.failed && !isTxnEnd(st) {
-		return sqlerr.New(sqlerr.InFailedSQLTransaction,
-			"current transaction is aborted, commands ignored until end of transaction block")
-	}
-	return nil
+	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database,
+		SettingName: settingName, Prepared: s.preparedShape}
 }
 
 // fail marks an open block failed by err (when err is not nil).
@@ -425,36 +579,25 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 	return context.WithCancel(ctx)
 }
 
-// run plans and starts one statement. shape, when set, is the prepared
-// statement whose described shape the new plan must keep; wantRows
-// refuses statements without rows before they run; input is the data
-// stream of COPY FROM STDIN / TO STDOUT.
-func (s *Session) run(parent context.Context, st *parser.Statement, declared []sqltypes.Type, args []any,
-	shape *Stmt, wantRows bool, input *copyStream) (*Cursor, error) {
-	if err := s.checkFailed(st); err != nil {
-		return nil, err
-	}
+// run plans (or takes the plan made by analysis) and starts one
+// statement. wantRows refuses statements without rows before they run;
+// input is the data stream of COPY FROM STDIN / TO STDOUT.
+func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
 	ctx, cancel := s.statementContext(parent)
-	snap, err := s.db.cat.Snapshot()
+	p, snap, err := st.plan(ctx)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	p, err := planner.Build(s.planCatalog(snap), st, s.planOptions(declared))
-	if err == nil && shape != nil {
-		err = checkShape(shape, p)
-	}
-	if err == nil && wantRows {
-		if _, _, rows := shapeOf(p); !rows {
-			err = sqlerr.New(sqlerr.FeatureNotSupported, "Query runs statements that return rows; use Exec for %s", tagOf(p))
-		}
+	if wantRows && !p.Shape().Rows {
+		err = sqlerr.New(sqlerr.FeatureNotSupported, "Query runs statements that return rows; use Exec for %s", p.Tag())
 	}
 	if err == nil {
 		err = s.readsBlockTables(p)
 	}
 	var c *Cursor
 	if err == nil {
-		c, err = s.dispatch(ctx, parent, snap, p, args, input, cancel)
+		c, err = s.dispatch(ctx, parent, snap, st, p, args, input, cancel)
 	}
 	if err != nil {
 		err = cancelErr(parent, ctx, err) // before cancel() changes ctx.Err
@@ -465,46 +608,24 @@ func (s *Session) run(parent context.Context, st *parser.Statement, declared []s
 	return c, nil
 }
 
-// readsBlockTables applies readsBlockTable to every query a plan runs.
+// readsBlockTables refuses a plan that reads a table created in the open
+// block: its rows are not readable before COMMIT.
 func (s *Session) readsBlockTables(p planner.Plan) error {
-	switch p := p.(type) {
-	case *planner.Query:
-		return s.readsBlockTable(p.Root)
-	case *planner.Insert:
-		return s.readsBlockTable(p.Input)
-	case *planner.Explain:
-		if p.Analyze {
-			return s.readsBlockTables(p.Stmt)
-		}
-	case *planner.Copy:
-		if p.Query != nil {
-			return s.readsBlockTable(p.Query.Root)
-		}
-		if !p.Stmt.From && s.created[p.Table.Name] == p.Table {
-			return errBlockTable(p.Table.Name)
+	if len(s.created) == 0 {
+		return nil
+	}
+	for _, t := range p.Reads() {
+		if s.created[t.Name] == t {
+			return errBlockTable(t.Name)
 		}
 	}
 	return nil
 }
 
-func checkShape(st *Stmt, p planner.Plan) error {
-	params, cols, _ := shapeOf(p)
-	same := len(params) == len(st.params) && len(cols) == len(st.cols)
-	for i := 0; same && i < len(params); i++ {
-		same = params[i] == st.params[i]
-	}
-	for i := 0; same && i < len(cols); i++ {
-		same = cols[i] == st.cols[i]
-	}
-	if !same {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type")
-	}
-	return nil
-}
-
-// dispatch executes a plan. A returned rows cursor owns snap and cancel
-// (released when it finishes); otherwise dispatch has released them.
-func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, p planner.Plan, args []any,
+// dispatch executes a plan of st. A returned rows cursor owns snap and
+// cancel (released when it finishes); otherwise dispatch has released
+// them. This is the one place that knows every kind of plan.
+func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, st *Stmt, p planner.Plan, args []any,
 	input *copyStream, cancel context.CancelFunc) (*Cursor, error) {
 	// Statements without rows are finished here: their snapshot and
 	// timer go at once (deferred calls are harmless for rows cursors,
@@ -516,7 +637,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 			cancel()
 		}
 	}()
-	done := func(tag string) (*Cursor, error) { return doneCursor(tag), nil }
+	done := func() (*Cursor, error) { return doneCursor(p.Tag()), nil }
 	switch p := p.(type) {
 	case *planner.Query:
 		op, err := s.lowerQuery(ctx, snap, p.Params, p.Root, args, nil)
@@ -528,7 +649,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 			return nil, err
 		}
 		owned = true
-		return rowsCursor(ctx, parent, op, "SELECT", snap.Release, cancel), nil
+		return rowsCursor(ctx, parent, op, p.Tag(), snap.Release, cancel), nil
 	case *planner.Explain:
 		text, err := s.explain(ctx, snap, p, args)
 		if err != nil {
@@ -539,27 +660,24 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		for i, l := range lines {
 			rows[i] = []string{l}
 		}
-		return textCursor(s.db.opts.mem, "EXPLAIN", []string{"QUERY PLAN"}, rows), nil
+		return textCursor(s.db.opts.mem, p.Tag(), []string{"QUERY PLAN"}, rows), nil
 	case *planner.Show:
-		rows, cols, err := s.show(p.Stmt)
+		rows, cols, err := s.show(p)
 		if err != nil {
 			return nil, err
 		}
-		return textCursor(s.db.opts.mem, "SHOW", cols, rows), nil
+		return textCursor(s.db.opts.mem, p.Tag(), cols, rows), nil
 	case *planner.Set:
-		if err := s.set(p.Stmt); err != nil {
+		if err := s.set(p); err != nil {
 			return nil, err
 		}
-		if p.Stmt.Reset {
-			return done("RESET")
-		}
-		return done("SET")
+		return done()
 	case *planner.Transaction:
-		tag, err := s.transaction(ctx, p.Stmt)
+		tag, err := s.transaction(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		return done(tag)
+		return doneCursor(tag), nil
 	case *planner.CreateTable:
 		if err := s.write(ctx, "CREATE TABLE", func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
 			return nil, err
@@ -567,7 +685,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		if _, err := s.planCatalog(snap).Table(p.Def.Name); err != nil { // IF NOT EXISTS on an existing table keeps it
 			s.noteCreated(p.Def)
 		}
-		return done("CREATE TABLE")
+		return done()
 	case *planner.DropTable:
 		err := s.write(ctx, "DROP TABLE", func(tx *catalog.Tx) error {
 			for _, name := range p.Names {
@@ -581,7 +699,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		if err != nil {
 			return nil, err
 		}
-		return done("DROP TABLE")
+		return done()
 	case *planner.Insert:
 		n, err := s.insert(ctx, snap, p, args)
 		if err != nil {
@@ -594,8 +712,43 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 			return nil, err
 		}
 		return doneCursorN("COPY "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Prepare:
+		if err := s.keep(p.Name, &Stmt{s: s, st: st.st, viaPrepare: true}, p.Stmt, p.Params); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Execute:
+		target, inner, vals, err := s.executePlan(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		s.executing++
+		defer func() { s.executing-- }()
+		owned = true
+		return s.dispatch(ctx, parent, snap, target, inner, vals, input, cancel)
+	case *planner.Deallocate:
+		if p.All {
+			clear(s.stmts)
+		} else if err := s.Deallocate(p.Name); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Discard:
+		if p.What == "ALL" {
+			if s.tx != nil {
+				return nil, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
+			if err := s.set(&planner.Set{Reset: true, Default: true, All: true}); err != nil {
+				return nil, err
+			}
+			clear(s.stmts)
+		}
+		// DISCARD PLANS, SEQUENCES and TEMP have nothing to drop: plans are
+		// made afresh at each EXECUTE, and there are no sequences or
+		// temporary tables.
+		return done()
 	}
-	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported by the embedded API yet", tagOf(p))
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported by the embedded API yet", p.Tag())
 }
 
 func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types []sqltypes.Type, root planner.Node,
@@ -626,6 +779,7 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 		tx.Rollback()
 		return err
 	}
+	tx.SetSynchronousCommit(s.syncCommit())
 	return tx.Commit(ctx)
 }
 
@@ -650,13 +804,21 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 }
 
 // explain renders EXPLAIN; ANALYZE runs the query to the end first.
+// EXPLAIN EXECUTE explains the prepared statement's plan as made now.
 func (s *Session) explain(ctx context.Context, snap *catalog.Snapshot, p *planner.Explain, args []any) (string, error) {
-	if !p.Analyze {
-		return planner.ExplainText(p.Stmt), nil
+	stmt := p.Stmt
+	if x, ok := stmt.(*planner.Execute); ok {
+		var err error
+		if _, stmt, args, err = s.executePlan(ctx, snap, x, args); err != nil {
+			return "", err
+		}
 	}
-	q, ok := p.Stmt.(*planner.Query)
+	if !p.Analyze {
+		return planner.ExplainText(stmt), nil
+	}
+	q, ok := stmt.(*planner.Query)
 	if !ok {
-		return "", sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN ANALYZE of %s is not supported", tagOf(p.Stmt))
+		return "", sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN ANALYZE of %s is not supported", stmt.Tag())
 	}
 	an := lower.NewAnalysis()
 	op, err := s.lowerQuery(ctx, snap, q.Params, q.Root, args, an)
@@ -674,7 +836,7 @@ func formatMs(d time.Duration) string {
 	return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
 }
 
-func (s *Session) show(st *parser.ShowStmt) ([][]string, []string, error) {
+func (s *Session) show(st *planner.Show) ([][]string, []string, error) {
 	if st.All {
 		var rows [][]string
 		for _, k := range settingNames() {
@@ -690,7 +852,7 @@ func (s *Session) show(st *parser.ShowStmt) ([][]string, []string, error) {
 	return [][]string{{s.values[strings.ToLower(d.name)]}}, []string{d.name}, nil
 }
 
-func (s *Session) set(st *parser.SetStmt) error {
+func (s *Session) set(st *planner.Set) error {
 	if st.Local {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "SET LOCAL is not supported").
 			WithHint("Use SET, which lasts for the session (and is undone by ROLLBACK).")
@@ -719,9 +881,9 @@ func (s *Session) set(st *parser.SetStmt) error {
 	return s.apply(d, v)
 }
 
-func (s *Session) transaction(ctx context.Context, st *parser.TransactionStmt) (string, error) {
+func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (string, error) {
 	switch st.Kind {
-	case parser.TxnBegin:
+	case planner.TxnBegin:
 		switch st.Isolation {
 		case "", "read committed", "read uncommitted":
 		default:
@@ -738,7 +900,7 @@ func (s *Session) transaction(ctx context.Context, st *parser.TransactionStmt) (
 			s.saved.values[k] = v
 		}
 		return "BEGIN", nil
-	case parser.TxnCommit:
+	case planner.TxnCommit:
 		if s.tx == nil {
 			return "COMMIT", nil // Postgres warns "there is no transaction in progress"
 		}
@@ -748,11 +910,12 @@ func (s *Session) transaction(ctx context.Context, st *parser.TransactionStmt) (
 		}
 		tx := s.tx
 		s.endBlock(false)
+		tx.SetSynchronousCommit(s.syncCommit())
 		if err := tx.Commit(ctx); err != nil {
 			return "", err
 		}
 		return "COMMIT", nil
-	case parser.TxnRollback:
+	case planner.TxnRollback:
 		if s.tx != nil {
 			s.endBlock(true)
 		}

@@ -114,6 +114,26 @@ var settings = func() map[string]*setting {
 				}
 				return "", sqlerr.New(sqlerr.FeatureNotSupported, "read-only transactions are not supported")
 			}},
+		{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.",
+			// on: COMMIT returns once the commit's log record is on disk.
+			// off: once it is ordered in the log and visible; a crash
+			// within about 10 ms of it may lose it (never part of it).
+			// PostgreSQL's replication levels mean on without replicas.
+			set: func(_ *Session, v string) (string, error) {
+				w := strings.ToLower(strings.TrimSpace(v))
+				switch w {
+				case "local", "remote_write", "remote_apply":
+					return w, nil
+				}
+				if b, ok := parseBool(v); ok {
+					if b {
+						return "on", nil
+					}
+					return "off", nil
+				}
+				return "", sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"synchronous_commit\": \"%s\"", v).
+					WithHint("Available values: local, remote_write, remote_apply, on, off.")
+			}},
 		{name: "server_version", def: "15.0", desc: "Shows the server version.", fixed: true},
 		{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", fixed: true},
 		{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", fixed: true},
@@ -283,3 +303,16 @@ func formatMemory(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
+
+// settingName spells a setting's name as SHOW's column does; an unknown
+// name stays as written (SHOW then fails with 42704).
+func settingName(name string) string {
+	if st, err := lookupSetting(name); err == nil {
+		return st.name
+	}
+	return name
+}
+
+// syncCommit reports whether COMMIT waits for the log flush
+// (synchronous_commit); read at commit time, as PostgreSQL does.
+func (s *Session) syncCommit() bool { return s.values["synchronous_commit"] != "off" }

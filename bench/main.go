@@ -48,6 +48,11 @@ type config struct {
 	serial  bool
 	wire    bool
 	cpuProf string
+	// -writes: issue 14's write benchmark instead of the join shapes.
+	writes   bool
+	duration time.Duration
+	copyRows int
+	only     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -60,6 +65,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	serial := fs.Bool("serial", false, "also run asofsql with every right input on one goroutine")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (never commit it)")
 	wire := fs.Bool("wire", true, "also run S1 through the wire server with pgx (binary and text results)")
+	writes := fs.Bool("writes", false, "run the write benchmark (INSERT, transactions, COPY) against asofsql and a private PostgreSQL 15 instead")
+	duration := fs.Duration("duration", 5*time.Second, "-writes: how long each INSERT workload runs")
+	copyRows := fs.Int("copy-rows", 10_000_000, "-writes: rows of the COPY workload")
+	only := fs.String("only", "", "-writes: run only the workloads whose name contains this")
 	if err := fs.Parse(args); err != nil {
 		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
 	}
@@ -67,7 +76,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, sqlerr.New(sqlerr.InvalidParameterValue, "unexpected argument %q", fs.Arg(0)).
 			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
 	}
-	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf}
+	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf,
+		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
 	}
@@ -96,6 +106,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if c.writes {
+		if c.cpuProf != "" {
+			f, err := os.Create(c.cpuProf)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, stdout, stderr)
 	}
 	probe := NewProbe(memory.NewGoAllocator())
 	engines := []Engine{&OperatorEngine{}}

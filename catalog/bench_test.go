@@ -251,3 +251,32 @@ func BenchmarkScanMerge(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkCommitRow measures the catalog's part of a single-row
+// autocommit INSERT (no SQL): Begin, Insert of a one-row batch, Commit with
+// synchronous_commit off, into a table already holding b.N rows in memory.
+func BenchmarkCommitRow(b *testing.B) {
+	ctx := context.Background()
+	c, err := Open(ctx, b.TempDir(), Options{AutoCompact: -1, CheckpointRows: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	createTable(b, c, kvDef)
+	info, _ := c.Table("kv")
+	rec := batch(b, c.mem, info.Schema, []any{1, "some text value"})
+	defer rec.Release()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rdr, _ := array.NewRecordReader(info.Schema, []arrow.RecordBatch{rec})
+		tx := c.Begin()
+		tx.SetSynchronousCommit(false)
+		if _, err := tx.Insert(ctx, "kv", rdr); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+		rdr.Release()
+	}
+}

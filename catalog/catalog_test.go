@@ -132,7 +132,7 @@ func TestRangeScanPrunesAndTrims(t *testing.T) {
 
 func TestRangePruningSkipsSegments(t *testing.T) {
 	mem := newMem(t)
-	c, err := Open(context.Background(), Memory, Options{Allocator: mem, AutoCompact: -1})
+	c, err := Open(context.Background(), Memory, Options{Allocator: mem, AutoCompact: -1, RunRows: 2})
 	require.NoError(t, err)
 	defer c.Close()
 	createTable(t, c, quotesDef)
@@ -362,7 +362,7 @@ func TestOrphansAreCollectedAtOpen(t *testing.T) {
 	mem := newMem(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+	c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1, RunRows: 1})
 	require.NoError(t, err)
 	createTable(t, c, quotesDef)
 	insert(t, c, "quotes", []any{1, "a", 1.0})
@@ -563,12 +563,13 @@ func TestKeyStatisticsPerType(t *testing.T) {
 }
 
 // TestDroppedFilesOutliveReaders: a dropped or compacted segment's file is
-// deleted only when the last snapshot using it is released.
+// deleted only when the last snapshot using it is released and a
+// checkpoint has made its removal durable (the log may name it until then).
 func TestDroppedFilesOutliveReaders(t *testing.T) {
 	mem := newMem(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1})
+	c, err := Open(ctx, dir, Options{Allocator: mem, AutoCompact: -1, RunRows: 1})
 	require.NoError(t, err)
 	defer c.Close()
 	createTable(t, c, quotesDef)
@@ -587,6 +588,8 @@ func TestDroppedFilesOutliveReaders(t *testing.T) {
 	tx := c.Begin()
 	require.NoError(t, tx.DropTable(ctx, "quotes", false))
 	require.NoError(t, tx.Commit(ctx))
+	require.Equal(t, 3, segFiles(), "no checkpoint yet")
+	require.NoError(t, c.Checkpoint(ctx))
 	require.Equal(t, 2, segFiles(), "the compacted segment was never in a snapshot")
 	require.Equal(t, [][]string{{"b"}, {"a"}}, snapRows(t, snap, "quotes", ScanOptions{Columns: []int{1}}))
 	snap.Release()
@@ -623,13 +626,17 @@ func TestTableBytes(t *testing.T) {
 		createTable(t, c, quotesDef)
 		require.Zero(t, tableBytes(c))
 		insert(t, c, "quotes", []any{1, "a", 1.0}, []any{2, "bb", nil})
+		require.Positive(t, tableBytes(c), "in-memory rows count too")
+		require.NoError(t, c.Checkpoint(ctx))
 		one := tableBytes(c)
 		require.Positive(t, one)
 		require.Equal(t, fileBytes(dir), one)
 		insert(t, c, "quotes", []any{3, "c", 3.0})
+		require.NoError(t, c.Checkpoint(ctx))
 		require.Greater(t, tableBytes(c), one)
 		require.Equal(t, fileBytes(dir), tableBytes(c))
 		require.NoError(t, c.Compact(ctx, "quotes"))
+		require.NoError(t, c.Checkpoint(ctx)) // deletes the compacted inputs' files
 		compacted := fileBytes(dir)
 		require.Equal(t, compacted, tableBytes(c))
 		require.NoError(t, c.Close())

@@ -15,8 +15,12 @@ import (
 // replaces are contiguous in insertion order, so no other segment's rows
 // sort between them.
 func (c *Catalog) Compact(ctx context.Context, name string) error {
-	c.compactMu.Lock()
-	defer c.compactMu.Unlock()
+	c.maintMu.Lock()
+	defer c.maintMu.Unlock()
+	if !c.dmlMu.TryLock() {
+		return nil // rows are being deleted; a later commit reschedules
+	}
+	defer c.dmlMu.Unlock()
 	snap, err := c.Snapshot()
 	if err != nil {
 		return err
@@ -26,8 +30,8 @@ func (c *Catalog) Compact(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	var runs [][]*segment
-	var run []*segment
+	var runs [][]segRef
+	var run []segRef
 	flush := func() {
 		if len(run) >= 2 {
 			runs = append(runs, run)
@@ -35,7 +39,7 @@ func (c *Catalog) Compact(ctx context.Context, name string) error {
 		run = nil
 	}
 	for _, s := range ts.segs {
-		if s.rows < int64(c.opts.CompactRows) {
+		if s.s.app == nil && s.n < int64(c.opts.CompactRows) {
 			run = append(run, s)
 		} else {
 			flush()
@@ -54,25 +58,35 @@ func (c *Catalog) Compact(ctx context.Context, name string) error {
 		}
 		merged = append(merged, m)
 	}
-	err = c.commit(func(tables map[string]*tableState) error {
-		cur := tables[name]
-		if cur == nil || cur.meta.id != ts.meta.id {
+	err = c.commit(func(b *builder) error {
+		name, cur := b.byID(ts.meta.id)
+		if cur == nil {
 			return errCompactionStale
 		}
-		segs := make([]*segment, 0, len(cur.segs))
+		segs := make([]segRef, 0, len(cur.segs))
 		ri := 0
 		for i := 0; i < len(cur.segs); i++ {
-			if ri < len(runs) && cur.segs[i] == runs[ri][0] {
+			if ri < len(runs) && cur.segs[i].s == runs[ri][0].s {
 				r := runs[ri]
 				if len(cur.segs)-i < len(r) {
 					return errCompactionStale
 				}
 				for k := range r {
-					if cur.segs[i+k] != r[k] {
+					if cur.segs[i+k].s != r[k].s || cur.segs[i+k].del != r[k].del {
 						return errCompactionStale
 					}
 				}
-				segs = append(segs, merged[ri])
+				segs = append(segs, refOf(merged[ri]))
+				if b.loggable(cur.meta) {
+					b.log(walReplace)
+					b.logUint(cur.meta.id)
+					b.logUint(uint64(len(r)))
+					for _, x := range r {
+						b.logUint(x.s.id)
+					}
+					ms := segmentToManifest(merged[ri])
+					b.logJSON(&ms)
+				}
 				i += len(r) - 1
 				ri++
 				continue
@@ -82,9 +96,9 @@ func (c *Catalog) Compact(ctx context.Context, name string) error {
 		if ri != len(runs) {
 			return errCompactionStale
 		}
-		tables[name] = &tableState{meta: cur.meta, segs: segs}
+		b.tables[name] = &tableState{meta: cur.meta, segs: segs, open: cur.open}
 		return nil
-	})
+	}, true)
 	if errors.Is(err, errCompactionStale) {
 		return nil // the table changed under us; the merged files are dropped
 	}
@@ -102,7 +116,7 @@ var errCompactionStale = errors.New("compaction input no longer current")
 
 // mergeSegments writes the scan of run (merged in key order for an ordered
 // table, concatenated otherwise) as one new segment positioned at run[0].
-func (c *Catalog) mergeSegments(ctx context.Context, meta *tableMeta, run []*segment) (*segment, error) {
+func (c *Catalog) mergeSegments(ctx context.Context, meta *tableMeta, run []segRef) (*segment, error) {
 	r, err := newScanReader(ctx, c.mem, meta, run, ScanOptions{BatchSize: c.opts.BatchRows})
 	if err != nil {
 		return nil, err
@@ -126,6 +140,6 @@ func (c *Catalog) mergeSegments(ctx context.Context, meta *tableMeta, run []*seg
 	if err != nil {
 		return nil, err
 	}
-	seg.order = run[0].order
+	seg.order = run[0].s.order
 	return seg, nil
 }

@@ -2,11 +2,13 @@ package catalog
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,21 +52,42 @@ type crashOp struct {
 	reset  int         // table dropped and re-created (DROP + CREATE in one commit), or -1
 	writes map[int]int // table -> rows inserted
 	copy   bool        // load through COPY text format instead of INSERT
+	// del/upd: a DELETE (rows with ts in [lo, hi], only even rn when
+	// even) or an UPDATE (ts += 137, note += "u") of table tbl, before
+	// the writes of the same transaction.
+	del, upd bool
+	tbl      int
+	lo, hi   int64
+	even     bool
 }
 
 func planOp(op int) crashOp {
 	rng := rand.New(rand.NewPCG(uint64(op), 7))
 	tbl := op % crashTables
+	lo := int64(rng.IntN(450))
 	switch {
 	case op%13 == 5:
 		return crashOp{reset: tbl}
+	case op%11 == 3:
+		return crashOp{reset: -1, del: true, tbl: tbl, lo: lo, hi: lo + int64(rng.IntN(120)), even: op%2 == 0}
+	case op%7 == 4:
+		return crashOp{reset: -1, upd: true, tbl: tbl, lo: lo, hi: lo + int64(rng.IntN(60))}
+	case op%17 == 8:
+		// DELETE and INSERT in one transaction.
+		return crashOp{reset: -1, del: true, tbl: tbl, lo: lo, hi: lo + 50, writes: map[int]int{tbl: 1 + rng.IntN(40)}}
 	case op%5 == 2:
 		// One transaction writing two tables.
 		return crashOp{reset: -1, writes: map[int]int{tbl: 1 + rng.IntN(150), (tbl + 1) % crashTables: 1 + rng.IntN(150)}}
 	case op%3 == 1:
 		return crashOp{reset: -1, writes: map[int]int{tbl: 1 + rng.IntN(300)}, copy: true}
 	}
-	return crashOp{reset: -1, writes: map[int]int{tbl: 1 + rng.IntN(300)}}
+	// Mostly small statements (through the log), sometimes a large one
+	// (its own segment files: RunRows is 100 in the child).
+	n := 1 + rng.IntN(20)
+	if rng.IntN(4) == 0 {
+		n = 1 + rng.IntN(300)
+	}
+	return crashOp{reset: -1, writes: map[int]int{tbl: n}}
 }
 
 // crashTS is the ts of row rn of op: few distinct values, so equal keys
@@ -112,7 +135,9 @@ func crashCopyText(op, n int) string {
 
 func runCrashChild(t *testing.T, dir string, start int) {
 	ctx := context.Background()
-	c, err := Open(ctx, dir, Options{RunRows: 100, BatchRows: 64, CompactRows: 400, AutoCompact: 4})
+	began := time.Now()
+	c, err := Open(ctx, dir, Options{RunRows: 100, BatchRows: 64, CompactRows: 400, AutoCompact: 4, CheckpointRows: 700})
+	opened := time.Since(began)
 	if err != nil {
 		fmt.Println("OPEN", err)
 		os.Exit(2)
@@ -129,7 +154,7 @@ func runCrashChild(t *testing.T, dir string, start int) {
 		os.Exit(2)
 	}
 	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintln(out, "READY")
+	fmt.Fprintln(out, "READY", opened.Nanoseconds())
 	out.Flush()
 	for op := start; ; op++ {
 		if err := applyCrashOp(ctx, c, op); err != nil {
@@ -144,18 +169,62 @@ func runCrashChild(t *testing.T, dir string, start int) {
 				os.Exit(2)
 			}
 		}
+		if op%9 == 0 {
+			if err := c.Checkpoint(ctx); err != nil {
+				fmt.Println("ERR checkpoint", err)
+				os.Exit(2)
+			}
+		}
 	}
 }
 
 func applyCrashOp(ctx context.Context, c *Catalog, op int) error {
 	p := planOp(op)
 	tx := c.Begin()
+	defer tx.Rollback()
 	if p.reset >= 0 {
 		name := fmt.Sprintf("t%d", p.reset)
 		if err := tx.DropTable(ctx, name, false); err != nil {
 			return err
 		}
 		if err := tx.CreateTable(ctx, crashDef(p.reset), false); err != nil {
+			return err
+		}
+	}
+	name := fmt.Sprintf("t%d", p.tbl)
+	rng := &Range{Lo: p.lo, Hi: p.hi}
+	if p.del {
+		var w Predicate
+		if p.even {
+			w = func(_ context.Context, rec arrow.RecordBatch) (arrow.Array, error) {
+				b := array.NewBooleanBuilder(c.mem)
+				defer b.Release()
+				rn := rec.Column(2).(*array.Int32)
+				for i := 0; i < rn.Len(); i++ {
+					b.Append(rn.Value(i)%2 == 0)
+				}
+				return b.NewArray(), nil
+			}
+		}
+		if _, err := tx.Delete(ctx, name, DeleteOptions{Range: rng, Where: w}); err != nil {
+			return err
+		}
+	}
+	if p.upd {
+		_, err := tx.Update(ctx, name, UpdateOptions{Range: rng, Set: func(_ context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
+			b := array.NewRecordBuilder(c.mem, old.Schema())
+			defer b.Release()
+			tsc := old.Column(0).(*array.Timestamp)
+			note := old.Column(3).(*array.String)
+			for i := 0; i < int(old.NumRows()); i++ {
+				b.Field(0).(*array.TimestampBuilder).Append(tsc.Value(i) + 137)
+				b.Field(1).(*array.Int64Builder).Append(old.Column(1).(*array.Int64).Value(i))
+				b.Field(2).(*array.Int32Builder).Append(old.Column(2).(*array.Int32).Value(i))
+				b.Field(3).(*array.StringBuilder).Append(note.Value(i) + "u")
+			}
+			return b.NewRecordBatch(), nil
+		}})
+		if err != nil {
 			return err
 		}
 	}
@@ -190,37 +259,94 @@ func applyCrashOp(ctx context.Context, c *Catalog, op int) error {
 	return tx.Commit(ctx)
 }
 
-// crashModel is the expected content: per table, the ops whose rows it
-// holds, in commit order.
-type crashModel [crashTables][]int
+// crow is one row of the model: its identity (op, rn), values, and its
+// place in insertion order (the statement that last wrote it, and its
+// index there).
+type crow struct {
+	op, rn       int
+	null         bool
+	ts           int64
+	note         string
+	insOp, insIx int
+}
+
+func crowLess(a, b crow) int {
+	switch {
+	case a.null != b.null:
+		if a.null {
+			return 1
+		}
+		return -1
+	case a.ts != b.ts:
+		return cmp.Compare(a.ts, b.ts)
+	case a.insOp != b.insOp:
+		return cmp.Compare(a.insOp, b.insOp)
+	}
+	return cmp.Compare(a.insIx, b.insIx)
+}
+
+// crashModel is the expected content of each table, in scan order.
+type crashModel [crashTables][]crow
 
 func (m crashModel) apply(op int) crashModel {
 	p := planOp(op)
 	if p.reset >= 0 {
 		m[p.reset] = nil
 	}
-	for tbl := range p.writes {
-		m[tbl] = append(append([]int(nil), m[tbl]...), op)
+	in := func(r crow) bool { return !r.null && r.ts >= p.lo && r.ts <= p.hi }
+	if p.del {
+		var keep []crow
+		for _, r := range m[p.tbl] {
+			if !(in(r) && (!p.even || r.rn%2 == 0)) {
+				keep = append(keep, r)
+			}
+		}
+		m[p.tbl] = keep
+	}
+	if p.upd {
+		var rows []crow
+		k := 0
+		for _, r := range m[p.tbl] { // in scan order
+			if in(r) {
+				r.ts += 137
+				r.note += "u"
+				r.insOp, r.insIx = op, k
+				k++
+			}
+			rows = append(rows, r)
+		}
+		slices.SortStableFunc(rows, crowLess)
+		m[p.tbl] = rows
+	}
+	for tbl, n := range p.writes {
+		rows := slices.Clone(m[tbl])
+		for rn := 0; rn < n; rn++ {
+			ts, ok := crashTS(op, rn)
+			rows = append(rows, crow{op: op, rn: rn, null: !ok, ts: ts, note: fmt.Sprintf("op%d-row%d", op, rn), insOp: op, insIx: rn})
+		}
+		slices.SortStableFunc(rows, crowLess)
+		m[tbl] = rows
 	}
 	return m
 }
 
-// crashCheck verifies the directory holds exactly model m: every row of each
-// op, correct values, in (ts NULLS LAST, op, rn) order.
+// crashCheck verifies the directory holds exactly model m, rows in scan
+// order with their values. It recovers without writing (inspect), so the
+// next child's Open is the recovery that counts.
 func crashCheck(t *testing.T, dir string, m crashModel) error {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	c, err := Open(context.Background(), dir, Options{Allocator: mem, AutoCompact: -1})
+	c, err := Open(context.Background(), dir, Options{Allocator: mem, AutoCompact: -1, CheckpointRows: -1, inspect: true})
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer c.abandon() // a clean Close would checkpoint
 	for tbl := 0; tbl < crashTables; tbl++ {
 		snap, err := c.Snapshot()
 		if err != nil {
 			return err
 		}
-		err = crashCheckTable(c, snap, tbl, m[tbl])
+		err = crashCheckTable(snap, tbl, m[tbl])
 		snap.Release()
 		if err != nil {
 			return err
@@ -229,69 +355,44 @@ func crashCheck(t *testing.T, dir string, m crashModel) error {
 	return nil
 }
 
-func crashCheckTable(c *Catalog, snap *Snapshot, tbl int, ops []int) error {
+func crashCheckTable(snap *Snapshot, tbl int, want []crow) error {
 	name := fmt.Sprintf("t%d", tbl)
 	r, err := snap.Scan(context.Background(), name, ScanOptions{BatchSize: 100})
 	if err != nil {
-		if len(ops) == 0 {
+		if len(want) == 0 {
 			return nil // not created yet: the child died before its first commit
 		}
 		return err
 	}
 	defer r.Release()
-	want := map[int]int{}
-	for _, op := range ops {
-		want[op] = planOp(op).writes[tbl]
-	}
-	got := map[int]int{}
-	type key struct {
-		null   bool
-		ts     int64
-		op, rn int64
-	}
-	var prev *key
+	i := 0
 	for r.Next() {
 		rec := r.RecordBatch()
 		tsc := rec.Column(0).(*array.Timestamp)
 		opc := rec.Column(1).(*array.Int64)
 		rnc := rec.Column(2).(*array.Int32)
 		note := rec.Column(3).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			k := key{null: tsc.IsNull(i), op: opc.Value(i), rn: int64(rnc.Value(i))}
-			if !k.null {
-				k.ts = int64(tsc.Value(i))
+		for k := 0; k < int(rec.NumRows()); k++ {
+			if i >= len(want) {
+				return fmt.Errorf("%s: more rows than the %d expected", name, len(want))
 			}
-			wts, wok := crashTS(int(k.op), int(k.rn))
-			if wok == k.null || (wok && wts != k.ts) || note.Value(i) != fmt.Sprintf("op%d-row%d", k.op, k.rn) {
-				return fmt.Errorf("%s: row op=%d rn=%d has wrong values", name, k.op, k.rn)
+			w := want[i]
+			got := crow{op: int(opc.Value(k)), rn: int(rnc.Value(k)), null: tsc.IsNull(k), note: note.Value(k)}
+			if !got.null {
+				got.ts = int64(tsc.Value(k))
 			}
-			if prev != nil {
-				less := func(a, b key) bool {
-					if a.null != b.null {
-						return !a.null
-					}
-					if a.ts != b.ts {
-						return a.ts < b.ts
-					}
-					if a.op != b.op {
-						return a.op < b.op
-					}
-					return a.rn < b.rn
-				}
-				if !less(*prev, k) {
-					return fmt.Errorf("%s: out of order: %+v then %+v", name, *prev, k)
-				}
+			if got.op != w.op || got.rn != w.rn || got.null != w.null || got.ts != w.ts || got.note != w.note {
+				return fmt.Errorf("%s: row %d is op=%d rn=%d ts=%d null=%v %q, want op=%d rn=%d ts=%d null=%v %q",
+					name, i, got.op, got.rn, got.ts, got.null, got.note, w.op, w.rn, w.ts, w.null, w.note)
 			}
-			kk := k
-			prev = &kk
-			got[int(k.op)]++
+			i++
 		}
 	}
 	if err := r.Err(); err != nil {
 		return err
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		return fmt.Errorf("%s: rows per op %v, want %v", name, got, want)
+	if i != len(want) {
+		return fmt.Errorf("%s: %d rows, want %d", name, i, len(want))
 	}
 	return nil
 }
@@ -310,9 +411,10 @@ func TestCrashRecovery(t *testing.T) {
 	var model crashModel
 	next := 0 // the first op the next child runs
 	kills, acked, inflight := 0, 0, 0
-	// A safety net for an overloaded machine; typical runs take 12 s (25 s
+	var recovery []time.Duration
+	// A safety net for an overloaded machine; typical runs take 15 s (30 s
 	// with -race).
-	deadline := time.Now().Add(100 * time.Second)
+	deadline := time.Now().Add(240 * time.Second)
 	for kills < 50 && time.Now().Before(deadline) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashRecovery$")
 		cmd.Env = append(os.Environ(), envCrashDir+"="+dir, envCrashStart+"="+strconv.Itoa(next))
@@ -322,13 +424,16 @@ func TestCrashRecovery(t *testing.T) {
 		acks := make(chan int, 1<<16)
 		lines := make(chan string, 16)
 		ready := make(chan struct{})
+		opens := make(chan time.Duration, 1)
 		go func() {
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
 				if n, ok := strings.CutPrefix(sc.Text(), "ACK "); ok {
 					op, _ := strconv.Atoi(n)
 					acks <- op
-				} else if sc.Text() == "READY" {
+				} else if ns, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
+					d, _ := strconv.ParseInt(ns, 10, 64)
+					opens <- time.Duration(d)
 					close(ready)
 				} else {
 					lines <- sc.Text()
@@ -337,14 +442,16 @@ func TestCrashRecovery(t *testing.T) {
 			close(acks)
 		}()
 		// Kill at a random moment: one time in ten while the child starts
-		// up and opens the directory (process start-up time varies a lot
-		// under -race), otherwise in the middle of its stream of commits.
+		// up and recovers (process start-up time varies a lot under
+		// -race), otherwise in the middle of its stream of commits.
 		if rng.IntN(10) == 0 {
 			time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		} else {
 			select {
 			case <-ready:
-			case <-time.After(10 * time.Second):
+			case l := <-lines:
+				t.Fatalf("child failed: %s", l)
+			case <-time.After(30 * time.Second):
 				t.Fatal("child did not start")
 			}
 			time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
@@ -362,6 +469,11 @@ func TestCrashRecovery(t *testing.T) {
 		default:
 		}
 		kills++
+		select {
+		case d := <-opens:
+			recovery = append(recovery, d)
+		default: // killed before its Open returned
+		}
 		for op := next; op <= last; op++ {
 			model = model.apply(op)
 			acked++
@@ -382,6 +494,12 @@ func TestCrashRecovery(t *testing.T) {
 		inflight++
 	}
 	require.GreaterOrEqual(t, kills, 50, "kills within the time budget")
-	require.Greater(t, acked, 2*kills, "children made progress")
-	t.Logf("%d kills, %d acknowledged statements, %d committed but unacknowledged when killed", kills, acked, inflight)
+	require.Greater(t, acked, kills, "children made progress")
+	slices.Sort(recovery)
+	rows := 0
+	for _, m := range model {
+		rows += len(m)
+	}
+	t.Logf("%d kills, %d acknowledged statements, %d committed but unacknowledged when killed; %d rows at the end; restart (a child's Open: replay and end-of-recovery checkpoint) median %v, max %v",
+		kills, acked, inflight, rows, recovery[len(recovery)/2], recovery[len(recovery)-1])
 }

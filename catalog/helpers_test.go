@@ -140,3 +140,69 @@ func createTable(t testing.TB, c *Catalog, def TableDef) {
 	require.NoError(t, tx.CreateTable(context.Background(), def, false))
 	require.NoError(t, tx.Commit(context.Background()))
 }
+
+// abandon drops a catalog as a kill -9 after its last flush would: no
+// checkpoint, nothing more written, the lock released. What was flushed is
+// in the files; the reopened catalog must replay the log.
+func (c *Catalog) abandon() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.bgCancel()
+	<-c.bgDone
+	if c.flStop != nil {
+		close(c.flStop)
+		<-c.flDone
+	}
+	c.commitMu.Lock()
+	if c.wal != nil {
+		_ = c.wal.flush(c.wal.last())
+		c.wal.close()
+	}
+	c.mu.Lock()
+	for _, p := range c.pending {
+		p.release()
+	}
+	c.pending = nil
+	c.cur.release()
+	c.cur = nil
+	c.mu.Unlock()
+	c.head.release()
+	c.head = nil
+	c.commitMu.Unlock()
+	unlockDir(c.lock)
+}
+
+// where builds a Predicate from a test over one row's values as scanRows
+// renders them.
+func where(mem memory.Allocator, pred func(row []string) bool) Predicate {
+	return func(_ context.Context, rec arrow.RecordBatch) (arrow.Array, error) {
+		b := array.NewBooleanBuilder(mem)
+		defer b.Release()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			row := make([]string, rec.NumCols())
+			for j := range row {
+				if rec.Column(j).IsNull(i) {
+					row[j] = "NULL"
+				} else {
+					row[j] = rec.Column(j).ValueStr(i)
+				}
+			}
+			b.Append(pred(row))
+		}
+		return b.NewArray(), nil
+	}
+}
+
+// commitTx runs fn in a transaction and commits it.
+func commitTx(t testing.TB, c *Catalog, fn func(tx *Tx) error) {
+	t.Helper()
+	tx := c.Begin()
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		require.NoError(t, err)
+	}
+	require.NoError(t, tx.Commit(context.Background()))
+}
+
+func init() { defaultLogPreallocate = 256 << 10 }

@@ -61,8 +61,11 @@ func (s *Snapshot) Scan(ctx context.Context, name string, opts ScanOptions) (arr
 
 type cursor struct {
 	sr    *segReader
+	ref   int // index of the segment in the scan's list
 	order uint64
 	b     arrow.RecordBatch
+	bpos  []int64 // stored positions of b's rows; nil: contiguous from bbase
+	bbase int64
 	pos   int
 	end   int
 	// last is set once the range's upper bound was reached in b: the rest
@@ -82,7 +85,10 @@ type scanReader struct {
 	lo, hi     any
 	loEx, hiEx bool
 	ranged     bool
-	segs       []*segment // not yet opened (unordered: in order)
+	segs       []segRef // not yet opened (unordered: in order)
+	segIdx     []int    // their indices in the scan's list
+	wantIDs    bool     // DML: report each output row's segment and position
+	ids        []rowID
 	heap       cursorHeap // ordered: open cursors
 	seq        *cursor    // unordered: the open cursor
 	cur        arrow.RecordBatch
@@ -91,7 +97,14 @@ type scanReader struct {
 	onRelease  func()
 }
 
-func newScanReader(ctx context.Context, mem memory.Allocator, meta *tableMeta, segs []*segment, opts ScanOptions) (*scanReader, error) {
+// rowID names a stored row: the scan's segment index and the position in
+// that segment.
+type rowID struct {
+	seg int32
+	pos int64
+}
+
+func newScanReader(ctx context.Context, mem memory.Allocator, meta *tableMeta, segs []segRef, opts ScanOptions) (*scanReader, error) {
 	r := &scanReader{ctx: ctx, mem: mem, meta: meta, batchSize: opts.BatchSize}
 	r.refs.Store(1)
 	if opts.Columns == nil {
@@ -130,17 +143,18 @@ func newScanReader(ctx context.Context, mem memory.Allocator, meta *tableMeta, s
 			}
 		}
 	}
-	for _, s := range segs {
-		if r.ranged && !r.overlaps(s) {
+	for i, s := range segs {
+		if s.live() == 0 || (r.ranged && !r.overlaps(s.st)) {
 			continue
 		}
 		r.segs = append(r.segs, s)
+		r.segIdx = append(r.segIdx, i)
 	}
 	return r, nil
 }
 
 // overlaps reports whether segment s may hold keys in the range.
-func (r *scanReader) overlaps(s *segment) bool {
+func (r *scanReader) overlaps(s *segStats) bool {
 	if s.min == nil {
 		return false // only NULL keys
 	}
@@ -205,12 +219,12 @@ func (c *cursor) close() {
 
 // openCursor opens a segment and positions it on its first in-range row;
 // it returns nil when the segment has none.
-func (r *scanReader) openCursor(s *segment) (*cursor, error) {
-	sr, err := s.open(r.mem)
+func (r *scanReader) openCursor(s segRef, idx int) (*cursor, error) {
+	sr, err := s.open(r.mem, r.meta, r.batchSize)
 	if err != nil {
 		return nil, err
 	}
-	c := &cursor{sr: sr, order: s.order}
+	c := &cursor{sr: sr, ref: idx, order: s.s.order}
 	ok, err := r.advance(c)
 	if err != nil || !ok {
 		c.close()
@@ -229,7 +243,7 @@ func (r *scanReader) advance(c *cursor) (bool, error) {
 		if c.last {
 			return false, nil
 		}
-		b, err := c.sr.read()
+		b, bpos, base, err := c.sr.read()
 		if errors.Is(err, io.EOF) {
 			return false, nil
 		}
@@ -237,6 +251,7 @@ func (r *scanReader) advance(c *cursor) (bool, error) {
 			return false, err
 		}
 		c.b, c.pos, c.end = b, 0, int(b.NumRows())
+		c.bpos, c.bbase = bpos, base
 		if r.ranged {
 			r.trim(c)
 		}
@@ -300,6 +315,18 @@ func (h *cursorHeap) Pop() any {
 type piece struct {
 	b        arrow.RecordBatch
 	from, to int
+	c        *cursor // for row ids: c.bpos/c.bbase describe b
+	bpos     []int64
+	bbase    int64
+}
+
+func (r *scanReader) pieceOf(c *cursor, from, to int) piece {
+	c.b.Retain()
+	p := piece{b: c.b, from: from, to: to}
+	if r.wantIDs {
+		p.c, p.bpos, p.bbase = c, c.bpos, c.bbase
+	}
+	return p
 }
 
 func (r *scanReader) Next() bool {
@@ -324,6 +351,18 @@ func (r *scanReader) Next() bool {
 	}
 	if err == nil && len(pieces) > 0 {
 		r.cur = r.assemble(pieces)
+		if r.wantIDs {
+			r.ids = r.ids[:0]
+			for _, p := range pieces {
+				for i := p.from; i < p.to; i++ {
+					pos := p.bbase + int64(i)
+					if p.bpos != nil {
+						pos = p.bpos[i]
+					}
+					r.ids = append(r.ids, rowID{seg: int32(p.c.ref), pos: pos})
+				}
+			}
+		}
 	}
 	for _, p := range pieces {
 		p.b.Release()
@@ -348,8 +387,8 @@ func (r *scanReader) nextSequential() ([]piece, error) {
 			if len(r.segs) == 0 {
 				break
 			}
-			c, err := r.openCursor(r.segs[0])
-			r.segs = r.segs[1:]
+			c, err := r.openCursor(r.segs[0], r.segIdx[0])
+			r.segs, r.segIdx = r.segs[1:], r.segIdx[1:]
 			if err != nil {
 				return pieces, err
 			}
@@ -360,8 +399,7 @@ func (r *scanReader) nextSequential() ([]piece, error) {
 		}
 		c := r.seq
 		to := min(c.end, c.pos+r.batchSize-total)
-		c.b.Retain()
-		pieces = append(pieces, piece{c.b, c.pos, to})
+		pieces = append(pieces, r.pieceOf(c, c.pos, to))
 		total += to - c.pos
 		c.pos = to
 		if c.pos == c.end {
@@ -385,8 +423,8 @@ func (r *scanReader) nextSequential() ([]piece, error) {
 func (r *scanReader) nextMerged() ([]piece, error) {
 	if r.heap.r == nil {
 		r.heap.r = r
-		for _, s := range r.segs {
-			c, err := r.openCursor(s)
+		for i, s := range r.segs {
+			c, err := r.openCursor(s, r.segIdx[i])
 			if err != nil {
 				return nil, err
 			}
@@ -413,8 +451,7 @@ func (r *scanReader) nextMerged() ([]piece, error) {
 			limit = gallop(c.pos, c.end, func(i int) bool { return r.precedes(c, i, o) })
 		}
 		limit = min(limit, c.pos+r.batchSize-total)
-		c.b.Retain()
-		pieces = append(pieces, piece{c.b, c.pos, limit})
+		pieces = append(pieces, r.pieceOf(c, c.pos, limit))
 		total += limit - c.pos
 		c.pos = limit
 		if c.pos == c.end {

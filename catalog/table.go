@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -15,6 +17,9 @@ const (
 	codeDuplicateColumn        = "42701"
 	codeInvalidTableDefinition = "42P16"
 	codeSerializationFailure   = "40001"
+	codeProgramLimit           = "54000"
+	codeWrongObjectType        = "42809"
+	codeObjectInUse            = "55006"
 )
 
 // Column is one column of a table.
@@ -22,6 +27,11 @@ type Column struct {
 	Name    string
 	Type    sqltypes.Type
 	NotNull bool
+	// Default is the value rows stored before the column existed read as
+	// (ALTER TABLE ADD COLUMN ... DEFAULT v), in PostgreSQL's text input
+	// form; nil is NULL. The catalog never evaluates it for new rows: the
+	// planner fills omitted columns.
+	Default *string
 }
 
 // TableDef is what CREATE TABLE declares. Names are taken verbatim: the
@@ -76,10 +86,41 @@ type tableMeta struct {
 	keys    []int
 	schema  *arrow.Schema
 	keyCmps []colCmp
+	// colIDs are the columns' stable ids (segments name their columns by
+	// id, so renames and drops need no rewrite); nextCol is the next free.
+	colIDs  []uint32
+	nextCol uint32
+	// defaults are one-row arrays of the columns' Default (nil: NULL).
+	defaults []arrow.Array
+	temp     bool // a session's temporary table: never logged
 }
 
-// newTableMeta validates def and derives the schema and key comparators.
+// fill returns n copies of column i's default.
+func (m *tableMeta) fill(mem memory.Allocator, i, n int) arrow.Array {
+	d := m.defaults[i]
+	if d == nil {
+		return array.MakeArrayOfNull(mem, m.schema.Field(i).Type, n)
+	}
+	b := array.NewBuilder(mem, d.DataType())
+	defer b.Release()
+	b.Reserve(n)
+	for range n {
+		appendRange(b, d, 0, 1)
+	}
+	return b.NewArray()
+}
+
+// newTableMeta validates def and derives the schema and key comparators;
+// columns get ids 1..n.
 func newTableMeta(id uint64, def TableDef) (*tableMeta, error) {
+	ids := make([]uint32, len(def.Columns))
+	for i := range ids {
+		ids[i] = uint32(i + 1)
+	}
+	return newTableMetaIDs(id, def, ids, uint32(len(ids)+1))
+}
+
+func newTableMetaIDs(id uint64, def TableDef, colIDs []uint32, nextCol uint32) (*tableMeta, error) {
 	if def.Name == "" {
 		return nil, sqlerr.New(sqlerr.SyntaxError, "table name must not be empty")
 	}
@@ -103,8 +144,23 @@ func newTableMeta(id uint64, def TableDef) (*tableMeta, error) {
 		}
 		fields[i] = c.Type.Field(c.Name, !c.NotNull)
 	}
-	m := &tableMeta{id: id, def: TableDef{Name: def.Name, Columns: cols, OrderBy: append([]string(nil), def.OrderBy...)}}
+	m := &tableMeta{id: id, def: TableDef{Name: def.Name, Columns: cols, OrderBy: append([]string(nil), def.OrderBy...)},
+		colIDs: colIDs, nextCol: nextCol, defaults: make([]arrow.Array, len(cols))}
 	m.schema = arrow.NewSchema(fields, nil)
+	for i, c := range cols {
+		if c.Default == nil {
+			continue
+		}
+		b := array.NewBuilder(memory.DefaultAllocator, fields[i].Type)
+		err := sqltypes.DecodeText(b, c.Type, *c.Default, sqltypes.DefaultOptions())
+		if err == nil {
+			m.defaults[i] = b.NewArray()
+		}
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
 	used := map[string]bool{}
 	for _, name := range def.OrderBy {
 		idx := -1
@@ -142,7 +198,7 @@ func (m *tableMeta) cmpRows(a arrow.RecordBatch, i int, b arrow.RecordBatch, j i
 	return 0
 }
 
-func (m *tableMeta) info(segs []*segment) *TableInfo {
+func (m *tableMeta) info(segs []segRef) *TableInfo {
 	ti := &TableInfo{
 		ID:        m.id,
 		Name:      m.def.Name,
@@ -153,8 +209,8 @@ func (m *tableMeta) info(segs []*segment) *TableInfo {
 		Segments:  len(segs),
 	}
 	for _, s := range segs {
-		ti.Rows += s.rows
-		ti.Bytes += s.bytes
+		ti.Rows += s.live()
+		ti.Bytes += s.st.bytes
 	}
 	return ti
 }

@@ -3,17 +3,19 @@ package catalog
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // This file holds the typed column kernels the storage engine needs: copying
-// ranges and gathered rows between arrays and builders, comparing rows with
+// ranges between arrays and builders (gathered rows: operator.Gather), comparing rows with
 // PostgreSQL's ascending NULLS LAST order, and boxing key values for segment
 // statistics. Each kernel switches on the Arrow type once per call and then
 // runs a tight loop, so per-row cost stays free of interface dispatch.
@@ -34,18 +36,6 @@ func appendFixed[T any](b fixedBuilder[T], vals []T, a arrow.Array, i, j int) {
 	b.Reserve(j - i)
 	for k := i; k < j; k++ {
 		if a.IsNull(k) {
-			b.AppendNull()
-		} else {
-			b.Append(vals[k])
-		}
-	}
-}
-
-func gatherFixed[T any](b fixedBuilder[T], vals []T, a arrow.Array, idx []int32) {
-	b.Reserve(len(idx))
-	nulls := a.NullN() > 0
-	for _, k := range idx {
-		if nulls && a.IsNull(int(k)) {
 			b.AppendNull()
 		} else {
 			b.Append(vals[k])
@@ -88,7 +78,12 @@ func appendRange(b array.Builder, a arrow.Array, i, j int) {
 		sb := b.(*array.StringBuilder)
 		sb.Reserve(j - i)
 		if j > i {
-			sb.ReserveData(int(a.ValueOffset64(j-1)+int64(a.ValueLen(j-1))) - int(a.ValueOffset64(i)))
+			// Grow geometrically: ReserveData sizes the buffer exactly,
+			// which made appending rows one commit at a time quadratic.
+			need := int(a.ValueOffset64(j-1)+int64(a.ValueLen(j-1))) - int(a.ValueOffset64(i))
+			if sb.DataCap() < sb.DataLen()+need {
+				sb.ReserveData(max(need, sb.DataLen()))
+			}
 		}
 		for k := i; k < j; k++ {
 			if a.IsNull(k) {
@@ -112,62 +107,6 @@ func appendRange(b array.Builder, a arrow.Array, i, j int) {
 	}
 }
 
-// gather appends rows idx of a to b, in idx order.
-func gather(b array.Builder, a arrow.Array, idx []int32) {
-	switch a := a.(type) {
-	case *array.Boolean:
-		bb := b.(*array.BooleanBuilder)
-		bb.Reserve(len(idx))
-		for _, k := range idx {
-			if a.IsNull(int(k)) {
-				bb.AppendNull()
-			} else {
-				bb.Append(a.Value(int(k)))
-			}
-		}
-	case *array.Int16:
-		gatherFixed[int16](b.(*array.Int16Builder), a.Values(), a, idx)
-	case *array.Int32:
-		gatherFixed[int32](b.(*array.Int32Builder), a.Values(), a, idx)
-	case *array.Int64:
-		gatherFixed[int64](b.(*array.Int64Builder), a.Values(), a, idx)
-	case *array.Float32:
-		gatherFixed[float32](b.(*array.Float32Builder), a.Values(), a, idx)
-	case *array.Float64:
-		gatherFixed[float64](b.(*array.Float64Builder), a.Values(), a, idx)
-	case *array.Decimal128:
-		gatherFixed[decimal128.Num](b.(*array.Decimal128Builder), a.Values(), a, idx)
-	case *array.Date32:
-		gatherFixed[arrow.Date32](b.(*array.Date32Builder), a.Values(), a, idx)
-	case *array.Timestamp:
-		gatherFixed[arrow.Timestamp](b.(*array.TimestampBuilder), a.Values(), a, idx)
-	case *array.MonthDayNanoInterval:
-		gatherFixed[arrow.MonthDayNanoInterval](b.(*array.MonthDayNanoIntervalBuilder), a.MonthDayNanoIntervalValues(), a, idx)
-	case *array.String:
-		sb := b.(*array.StringBuilder)
-		sb.Reserve(len(idx))
-		for _, k := range idx {
-			if a.IsNull(int(k)) {
-				sb.AppendNull()
-			} else {
-				sb.Append(a.Value(int(k)))
-			}
-		}
-	case *array.Binary:
-		bb := b.(*array.BinaryBuilder)
-		bb.Reserve(len(idx))
-		for _, k := range idx {
-			if a.IsNull(int(k)) {
-				bb.AppendNull()
-			} else {
-				bb.Append(a.Value(int(k)))
-			}
-		}
-	default:
-		panic(fmt.Sprintf("catalog: gather: unsupported type %s", a.DataType()))
-	}
-}
-
 // colCmp compares row i of a with row j of b (same type), ascending with
 // NULLs last. Floats order NaN above every other non-NULL value, as
 // PostgreSQL does.
@@ -187,19 +126,6 @@ func nullsLast(a, b arrow.Array, i, j int) (int, bool) {
 		return -1, true
 	}
 	return 0, false
-}
-
-func cmpFloat[T float32 | float64](x, y T) int {
-	xn, yn := math.IsNaN(float64(x)), math.IsNaN(float64(y))
-	switch {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	case yn:
-		return -1
-	}
-	return cmp.Compare(x, y)
 }
 
 func cmpBool(x, y bool) int {
@@ -229,9 +155,9 @@ func comparatorFor(dt arrow.DataType) colCmp {
 	case arrow.INT64:
 		return compareWith[*array.Int64](cmp.Compare[int64])
 	case arrow.FLOAT32:
-		return compareWith[*array.Float32](cmpFloat[float32])
+		return compareWith[*array.Float32](operator.CmpFloat[float32])
 	case arrow.FLOAT64:
-		return compareWith[*array.Float64](cmpFloat[float64])
+		return compareWith[*array.Float64](operator.CmpFloat[float64])
 	case arrow.DECIMAL128:
 		return compareWith[*array.Decimal128](decimal128.Num.Cmp)
 	case arrow.DATE32:
@@ -299,7 +225,7 @@ func compareValues(x, y any) int {
 	case int64:
 		return cmp.Compare(x, y.(int64))
 	case float64:
-		return cmpFloat(x, y.(float64))
+		return operator.CmpFloat(x, y.(float64))
 	case decimal128.Num:
 		return x.Cmp(y.(decimal128.Num))
 	case string:
@@ -314,4 +240,19 @@ func compareValues(x, y any) int {
 func compareAt(a arrow.Array, i int, v any) int {
 	x, _ := valueAt(a, i)
 	return compareValues(x, v)
+}
+
+// gather copies rows idx of a, in idx order, into a new array. Stored
+// columns all have types operator.Gather copies with its own loops, which
+// cannot fail; an error would mean a column type storage does not support.
+func gather(mem memory.Allocator, a arrow.Array, idx []int32) arrow.Array {
+	refs := make([]operator.Ref, len(idx))
+	for i, k := range idx {
+		refs[i] = operator.Ref{Row: k}
+	}
+	out, err := operator.Gather(context.Background(), mem, a.DataType(), []arrow.Array{a}, refs)
+	if err != nil {
+		panic(fmt.Sprintf("catalog: gather %s: %v", a.DataType(), err))
+	}
+	return out
 }

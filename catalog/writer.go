@@ -1,21 +1,24 @@
 package catalog
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// tableWriter turns the rows of one statement into segments. Ordered
-// tables: rows are buffered up to Options.RunRows, stably sorted and written
-// as one segment per run, so a load of any size holds one run in memory.
-// Unordered tables: rows stream into a segment that rolls at RunRows.
-// Nothing it writes is visible until the transaction commits.
+// tableWriter collects the rows of one statement. A statement of at most
+// Options.LogRows rows commits them through the log into the table's
+// append segment; a larger one is written in runs of up to Options.RunRows
+// rows (ordered tables: stably sorted) as segment files of its own, so a
+// load of any size holds one run in memory. Nothing it writes is visible until the transaction
+// commits.
 type tableWriter struct {
 	c       *Catalog
 	meta    *tableMeta
@@ -99,47 +102,10 @@ func (w *tableWriter) add(rec arrow.RecordBatch) error {
 	w.rows += int64(n)
 	// Re-label with the table schema so stored batches carry its metadata.
 	rec = array.NewRecordBatch(w.meta.schema, rec.Columns(), int64(n))
-	defer rec.Release()
-	if !w.meta.ordered() {
-		return w.appendUnordered(rec)
-	}
-	rec.Retain()
 	w.pending = append(w.pending, rec)
 	w.pendN += n
 	if w.pendN >= w.c.opts.RunRows {
 		return w.flushRun()
-	}
-	return nil
-}
-
-func (w *tableWriter) appendUnordered(rec arrow.RecordBatch) error {
-	for off := 0; off < int(rec.NumRows()); {
-		if w.cur == nil {
-			sw, err := w.c.newSegWriter(w.meta)
-			if err != nil {
-				return err
-			}
-			w.cur = sw
-		}
-		room := w.c.opts.RunRows - int(w.cur.seg.rows)
-		end := min(int(rec.NumRows()), off+room)
-		part := rec
-		if off != 0 || end != int(rec.NumRows()) {
-			part = rec.NewSlice(int64(off), int64(end))
-		}
-		err := w.cur.write(part)
-		if part != rec {
-			part.Release()
-		}
-		if err != nil {
-			return err
-		}
-		off = end
-		if int(w.cur.seg.rows) >= w.c.opts.RunRows {
-			if err := w.finishSegment(); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }
@@ -154,8 +120,8 @@ func (w *tableWriter) finishSegment() error {
 	return nil
 }
 
-// flushRun sorts the buffered rows stably by the key and writes them as one
-// segment.
+// flushRun writes the buffered rows as one segment, stably sorted by the
+// key for an ordered table.
 func (w *tableWriter) flushRun() error {
 	if w.pendN == 0 {
 		return nil
@@ -168,7 +134,7 @@ func (w *tableWriter) flushRun() error {
 	n := int(run.NumRows())
 	var idx []int32
 	sorted := true
-	for i := 1; i < n; i++ {
+	for i := 1; i < n && w.meta.ordered(); i++ {
 		if w.meta.cmpRows(run, i-1, run, i) > 0 {
 			sorted = false
 			break
@@ -193,7 +159,9 @@ func (w *tableWriter) flushRun() error {
 		if sorted {
 			part = run.NewSlice(int64(off), int64(end))
 		} else {
-			part = w.gatherBatch(run, idx[off:end])
+			if part, err = w.gatherBatch(run, idx[off:end]); err != nil {
+				return err
+			}
 		}
 		err := sw.write(part)
 		part.Release()
@@ -204,19 +172,27 @@ func (w *tableWriter) flushRun() error {
 	return w.finishSegment()
 }
 
-func (w *tableWriter) gatherBatch(run arrow.RecordBatch, idx []int32) arrow.RecordBatch {
+func (w *tableWriter) gatherBatch(run arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	refs := make([]operator.Ref, len(idx))
+	for i, k := range idx {
+		refs[i] = operator.Ref{Row: k}
+	}
 	cols := make([]arrow.Array, run.NumCols())
 	for i := range cols {
-		b := array.NewBuilder(w.c.mem, run.Column(i).DataType())
-		gather(b, run.Column(i), idx)
-		cols[i] = b.NewArray()
-		b.Release()
+		a, err := operator.Gather(context.Background(), w.c.mem, run.Column(i).DataType(), run.Columns()[i:i+1], refs)
+		if err != nil {
+			for _, done := range cols[:i] {
+				done.Release()
+			}
+			return nil, err
+		}
+		cols[i] = a
 	}
 	out := array.NewRecordBatch(w.meta.schema, cols, int64(len(idx)))
 	for _, a := range cols {
 		a.Release()
 	}
-	return out
+	return out, nil
 }
 
 // concatPending turns the buffered batches into one and empties the buffer.
@@ -253,21 +229,21 @@ func (w *tableWriter) concatPending() (arrow.RecordBatch, error) {
 	return out, nil
 }
 
-// finish flushes what is buffered and hands over the statement's segments
-// (each holding one reference the caller now owns).
-func (w *tableWriter) finish() ([]*segment, error) {
-	if w.meta.ordered() {
-		if err := w.flushRun(); err != nil {
-			return nil, err
-		}
-	} else if w.cur != nil {
-		if err := w.finishSegment(); err != nil {
-			return nil, err
-		}
+// finish hands over the statement's rows: the buffered batches when it
+// wrote no segment (a small statement), else its segments after writing
+// the rest (each holding one reference the caller now owns).
+func (w *tableWriter) finish() ([]arrow.RecordBatch, []*segment, error) {
+	if len(w.segs) == 0 && w.pendN <= w.c.opts.LogRows {
+		rows := w.pending
+		w.pending, w.pendN = nil, 0
+		return rows, nil, nil
+	}
+	if err := w.flushRun(); err != nil {
+		return nil, nil, err
 	}
 	segs := w.segs
 	w.segs = nil
-	return segs, nil
+	return nil, segs, nil
 }
 
 // abort discards everything the statement wrote.

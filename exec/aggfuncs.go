@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -761,30 +762,13 @@ func fixedOps[T int16 | int32 | int64](dt arrow.DataType) valueOps[T] {
 	}
 }
 
-func cmpFloat(a, b float64) int {
-	an, bn := a != a, b != b
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func floatOps[T float32 | float64](dt arrow.DataType) valueOps[T] {
 	return valueOps[T]{
 		reader: func(a arrow.Array) func(i int) T {
 			v := eval.FixedValues[T](a)
 			return func(i int) T { return v[i] }
 		},
-		cmp: func(x, y T) int { return cmpFloat(float64(x), float64(y)) },
+		cmp: func(x, y T) int { return operator.CmpFloat(float64(x), float64(y)) },
 		build: func(mem memory.Allocator, vals []T, valid []bool) arrow.Array {
 			return eval.MakeFixed(mem, dt, vals, valid)
 		},

@@ -1,8 +1,13 @@
-// Package exec holds asofsql's vectorized execution model: pull-based
-// operators that produce Arrow record batches, and the adapters between
-// operators and arrow-go's RecordReader.
+// Package exec holds asofsql's vectorized relational operators: pull-based
+// operators that produce Arrow record batches, lowered from query plans and
+// evaluating sql/expr expressions through package exec/eval.
 //
-// Contract of an Operator:
+// The operator contract itself (Operator, the Batches source, the
+// RecordReader adapters, Drain, the buffer Pool) lives in package
+// exec/operator, which imports nothing of the SQL layer so that an operator
+// like the ASOF join (exec/asof) depends on Arrow alone; exec re-exports
+// those names (exec.Operator is operator.Operator), so its callers need
+// not import both. The contract, in short:
 //   - Open is called once before Next; Close is idempotent, may be called
 //     without Open, and closes the operator's children.
 //   - Next returns a batch the caller owns (and must Release) or io.EOF when

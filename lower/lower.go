@@ -12,7 +12,6 @@ import (
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 )
@@ -234,7 +233,7 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			return nil, err
 		}
 		tie := asof.PreferEarlier
-		if r.Tie == parser.PreferLater {
+		if r.Tie == planner.PreferLater {
 			tie = asof.PreferLater
 		}
 		kind := asof.Inner

@@ -39,8 +39,11 @@
 //     with MaxRows and PortalSuspended, Close, Flush, Sync; after an error
 //     everything up to Sync is discarded. Portals die at the end of their
 //     transaction (at Sync when idle); a simple Query replaces the unnamed
-//     statement and portal. Errors use Postgres' SQLSTATEs and
-//     wording: 26000, 34000, 42P03, 42P05, 08P01, 22023, 22P03.
+//     statement and portal. A Session that implements NamedStatements
+//     keeps the named statements itself, in one namespace with SQL
+//     PREPARE/EXECUTE/DEALLOCATE; the server keeps them otherwise.
+//     Errors use Postgres' SQLSTATEs and wording: 26000, 34000, 42P03,
+//     42P05, 08P01, 22023, 22P03.
 //   - Parameters are decoded in the server, at Bind, with
 //     sqltypes.DecodeText/DecodeBinary and the session's ValueOptions, into
 //     a one-row Arrow batch typed as Statement.ParamTypes says; a

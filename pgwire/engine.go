@@ -92,6 +92,24 @@ type Session interface {
 	Close() error
 }
 
+// NamedStatements is implemented by a Session that keeps named prepared
+// statements itself, in one namespace with SQL PREPARE, EXECUTE and
+// DEALLOCATE, as Postgres does: a statement Parse names can be run by
+// EXECUTE and dropped by DEALLOCATE (psycopg 3 sends DEALLOCATE ALL
+// after a rollback). The server then keeps only the unnamed statement and
+// asks the session for the others at each Bind and Describe.
+type NamedStatements interface {
+	// PrepareNamed is Prepare that also keeps the statement under name
+	// (never ""); a name already taken is 42P05. An empty sql keeps the
+	// empty statement, returned as nil.
+	PrepareNamed(ctx context.Context, name, sql string, paramTypes []sqltypes.Type) (Statement, error)
+	// Statement returns the statement kept under name (nil for the empty
+	// statement); 26000 when there is none.
+	Statement(name string) (Statement, error)
+	// CloseStatement drops the statement kept under name, if any.
+	CloseStatement(name string) error
+}
+
 // Batch yields the statements of a simple-protocol query string.
 type Batch interface {
 	// Next analyses and returns the next statement, or io.EOF after the

@@ -258,7 +258,9 @@ func (c *conn) writeRow(rec arrow.RecordBatch, i int, cols []Column, formats []i
 }
 
 func (c *conn) parse(m *pgproto3.Parse) error {
-	if m.Name != "" {
+	ns, named := c.sess.(NamedStatements)
+	named = named && m.Name != ""
+	if m.Name != "" && !named {
 		if _, ok := c.stmts[m.Name]; ok {
 			return sqlerr.New(sqlerr.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 		}
@@ -277,6 +279,13 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	}
 	ctx, done := c.callCtx()
 	defer done()
+	if named {
+		if _, err := ns.PrepareNamed(ctx, m.Name, m.Query, types); err != nil {
+			return c.sqlErr(ctx, err)
+		}
+		c.w.send(&pgproto3.ParseComplete{})
+		return nil
+	}
 	st, err := c.sess.Prepare(ctx, m.Query, types)
 	if err != nil {
 		return c.sqlErr(ctx, err)
@@ -292,6 +301,16 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 // dropStmt closes a statement and the portals made from it, as Postgres
 // does when a statement is closed or the unnamed one replaced.
 func (c *conn) dropStmt(name string) {
+	if ns, ok := c.sess.(NamedStatements); ok && name != "" {
+		for pn, p := range c.portals {
+			if p.ps.name == name {
+				p.close()
+				delete(c.portals, pn)
+			}
+		}
+		ns.CloseStatement(name)
+		return
+	}
 	ps, ok := c.stmts[name]
 	if !ok {
 		return
@@ -306,10 +325,27 @@ func (c *conn) dropStmt(name string) {
 	delete(c.stmts, name)
 }
 
-func (c *conn) bind(m *pgproto3.Bind) error {
-	ps, ok := c.stmts[m.PreparedStatement]
+// stmt finds a prepared statement: the unnamed one here, a named one in
+// the session when it keeps them (NamedStatements).
+func (c *conn) stmt(name string) (*prepared, error) {
+	if ns, ok := c.sess.(NamedStatements); ok && name != "" {
+		st, err := ns.Statement(name)
+		if err != nil {
+			return nil, err
+		}
+		return newPrepared(name, st), nil
+	}
+	ps, ok := c.stmts[name]
 	if !ok {
-		return sqlerr.New(sqlerr.InvalidSQLStatementName, "%s does not exist", quoteName("prepared statement", m.PreparedStatement))
+		return nil, sqlerr.New(sqlerr.InvalidSQLStatementName, "%s does not exist", quoteName("prepared statement", name))
+	}
+	return ps, nil
+}
+
+func (c *conn) bind(m *pgproto3.Bind) error {
+	ps, err := c.stmt(m.PreparedStatement)
+	if err != nil {
+		return err
 	}
 	if m.DestinationPortal != "" {
 		if _, ok := c.portals[m.DestinationPortal]; ok {
@@ -421,9 +457,9 @@ func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte
 func (c *conn) describe(m *pgproto3.Describe) error {
 	switch m.ObjectType {
 	case 'S':
-		ps, ok := c.stmts[m.Name]
-		if !ok {
-			return sqlerr.New(sqlerr.InvalidSQLStatementName, "%s does not exist", quoteName("prepared statement", m.Name))
+		ps, err := c.stmt(m.Name)
+		if err != nil {
+			return err
 		}
 		oids := make([]uint32, len(ps.params))
 		for i, t := range ps.params {

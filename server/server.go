@@ -135,6 +135,41 @@ func (s *session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes
 	return newStatement(st), nil
 }
 
+var _ pgwire.NamedStatements = (*session)(nil)
+
+// PrepareNamed keeps a Parse's named statement in the asofsql session,
+// where SQL EXECUTE and DEALLOCATE find it too.
+func (s *session) PrepareNamed(ctx context.Context, name, sql string, paramTypes []sqltypes.Type) (pgwire.Statement, error) {
+	st, err := s.s.PrepareNamed(ctx, name, sql, paramTypes)
+	if err != nil {
+		return nil, err
+	}
+	return statementOf(st), nil
+}
+
+func (s *session) Statement(name string) (pgwire.Statement, error) {
+	st, ok := s.s.Prepared(name)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
+	}
+	return statementOf(st), nil
+}
+
+func (s *session) CloseStatement(name string) error {
+	if _, ok := s.s.Prepared(name); ok {
+		return s.s.Deallocate(name)
+	}
+	return nil
+}
+
+// statementOf is nil for the empty statement, which the server answers.
+func statementOf(st *asofsql.Stmt) pgwire.Statement {
+	if st.Empty() {
+		return nil
+	}
+	return newStatement(st)
+}
+
 func (s *session) Sync(ctx context.Context, failed bool) error { return s.s.Sync(ctx, failed) }
 func (s *session) TxStatus() byte                              { return s.s.TxStatus() }
 func (s *session) Setting(name string) (string, bool)          { return s.s.Setting(name) }
@@ -157,7 +192,7 @@ func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
 	return newStatement(st), nil
 }
 
-func (b *batch) Close() error { return nil }
+func (b *batch) Close() error { return b.b.Close() }
 
 type statement struct {
 	st   *asofsql.Stmt
@@ -177,7 +212,7 @@ func newStatement(st *asofsql.Stmt) *statement {
 
 func (st *statement) ParamTypes() []sqltypes.Type { return st.st.ParamTypes() }
 func (st *statement) Columns() []pgwire.Column    { return st.cols }
-func (st *statement) Close() error                { return nil }
+func (st *statement) Close() error                { return st.st.Close() }
 
 // Execute starts the statement. The engine's cursor lives on a context
 // detached from this call's (which ends when the Execute message is

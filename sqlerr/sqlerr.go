@@ -46,6 +46,8 @@ const (
 	InvalidColumnReference     = "42P10"
 	IndeterminateDatatype      = "42P18"
 	OutOfMemory                = "53200"
+	ProgramLimitExceeded       = "54000"
+	StatementTooComplex        = "54001"
 	TooManyConnections         = "53300"
 	QueryCanceled              = "57014"
 	AdminShutdown              = "57P01"

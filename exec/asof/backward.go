@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // The backward kernel: the join's most common shape (prevailing quote,
@@ -71,8 +72,8 @@ type backOut struct {
 // newBackState returns the kernel's state for r, or nil when r cannot run
 // on it. It is decided once, at construction, because the kernel keeps less
 // state than the general path (no refs), so an input cannot switch.
-func newBackState(r *rightState, opts *Options) *backState {
-	if opts.generalOnly || r.ord != nil || r.keyMajor || !r.trackLatest || r.forward {
+func newBackState(r *lineRight, opts *Options) *backState {
+	if opts.generalOnly || r.keyMajor || !r.trackLatest || r.forward {
 		return nil
 	}
 	rs := r.sp.Input.Schema()
@@ -122,10 +123,7 @@ func (bs *backState) setCur(cols []arrow.Array) {
 		bv := &bs.vals[v]
 		a := cols[bv.p]
 		bv.cur = fixedBytes(a, bv.w)
-		bv.curV = srcValidity{}
-		if a.NullN() > 0 {
-			bv.curV = srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
-		}
+		bv.curV = validityOf(a)
 		bs.src64[v] = nil
 		if bv.w == 8 && bv.curV.bits == nil {
 			bs.src64[v] = arrow.Uint64Traits.CastFromBytes(bv.cur)
@@ -160,38 +158,68 @@ func (bs *backState) record(base, pos int) uint16 {
 	return fl
 }
 
-// processBackward is process for an input on the backward kernel. Its
-// output is byte-identical to the general path's (TestBackwardKernel).
-func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) ([]arrow.Array, []bool, error) {
-	bs := r.back
-	n := int(lb.NumRows())
-	rs := r.sp.Input.Schema()
-	fixed := make([]*fixedGather, len(r.sp.Payload))
-	release := func() {
-		for _, g := range fixed {
-			g.valid.Release()
-			g.values.Release()
-		}
-	}
-	for p, c := range r.sp.Payload {
-		dt := rs.Field(c).Type
-		g := newFixedGather(r.pool, dt, fixedWidth(dt), n)
-		g.countNulls = true
+// beginOut sets up the output columns of an n-row left batch: one per
+// payload column, each row written by the walk (zero and NULL when it has
+// no winner).
+func (bs *backState) beginOut(pool *operator.Pool, rs *arrow.Schema, payload []int, n int) []*operator.FixedColumn {
+	fixed := make([]*operator.FixedColumn, len(payload))
+	for p, c := range payload {
+		g := operator.NewFixedColumn(pool, rs.Field(c).Type, n)
 		fixed[p] = g
 		o := &bs.outs[p]
-		o.out = g.values.Bytes()[:n*o.w]
+		o.out = g.Values()
 		o.out64 = nil
 		if o.w == 8 {
 			o.out64 = arrow.Uint64Traits.CastFromBytes(o.out)
 		}
-		o.vb = g.valid.Bytes()
+		o.vb = g.Validity()
 	}
-	outs := bs.outs
+	return fixed
+}
+
+// finishOut returns the columns beginOut set up, now written.
+func (bs *backState) finishOut(fixed []*operator.FixedColumn) []arrow.Array {
+	cols := make([]arrow.Array, len(fixed))
+	for p, g := range fixed {
+		cols[p] = g.Finish()
+	}
+	for c := range bs.outs {
+		bs.outs[c].out, bs.outs[c].out64, bs.outs[c].vb = nil, nil, nil
+	}
+	return cols
+}
+
+// processBackward is process for an input on the backward kernel. Its
+// output is byte-identical to the general path's (TestBackwardKernel).
+func (r *lineRight) processBackward(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) ([]arrow.Array, []bool, error) {
+	n := int(lb.NumRows())
+	fixed := r.back.beginOut(r.pool, r.sp.Input.Schema(), r.sp.Payload, n)
 	var matched []bool
 	if r.sp.Kind == Inner {
 		matched = make([]bool, n)
 	}
+	if err := r.walkBackward(ctx, lt, lk, n, matched); err != nil {
+		for _, g := range fixed {
+			g.Release()
+		}
+		return nil, nil, err
+	}
+	r.leftSeen += int64(n)
+	cols := r.back.finishOut(fixed)
+	// Batches the cursor has left: nothing points into them any more.
+	r.freePending()
+	return cols, matched, nil
+}
 
+// walkBackward is the backward kernel's merge walk over one left batch of
+// n rows: per left row, it walks the right rows up to the row's edge (each
+// becomes its key's latest), then writes the row's key's record, if any
+// and inside the window, as the output row. The cursor, the records and
+// the output columns live in locals: a call per row or a field reload per
+// row costs as much as the work.
+func (r *lineRight) walkBackward(ctx context.Context, lt *onColumn, lk *leftKeys, n int, matched []bool) error {
+	bs := r.back
+	outs := bs.outs
 	li := r.leftIDs(lk)
 	lids := li.ids
 
@@ -202,7 +230,7 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 
 	// The cursor and the per-key records, in locals; written back before
 	// anything that reads them through r (loadBatch, errors, the end).
-	rt, rvalid, rids, rx := r.cur.t, r.cur.valid, r.curIDs, r.curXor
+	rt, rvalid, rids, rx := r.cur.t, r.cur.valid, r.curIDs, r.cur.xor
 	pos, end, last := r.curPos, r.curLen, r.last
 	recs, flags := bs.recs, bs.flags
 	fast8, src64 := bs.fast8, bs.src64
@@ -260,8 +288,7 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 					}
 					if v < last {
 						r.curPos, r.last = pos, last
-						release()
-						return nil, nil, orderError(r.name, r.tName, r.curBase+int64(pos)+1, r.curOn.ValueStr(pos))
+						return r.orderError(pos)
 					}
 					last = v
 					rk := int(rids[pos])
@@ -288,10 +315,9 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 				}
 				r.curPos, r.last = pos, last
 				if err := r.loadBatch(ctx); err != nil {
-					release()
-					return nil, nil, err
+					return err
 				}
-				rt, rvalid, rids, rx = r.cur.t, r.cur.valid, r.curIDs, r.curXor
+				rt, rvalid, rids, rx = r.cur.t, r.cur.valid, r.curIDs, r.cur.xor
 				pos, end = r.curPos, r.curLen
 				recs, flags = bs.recs, bs.flags
 				fast8, src64, one = bs.fast8, bs.src64, nil
@@ -364,15 +390,5 @@ func (r *rightState) processBackward(ctx context.Context, lb arrow.RecordBatch, 
 		v0[(n-1)>>3], v1[(n-1)>>3] = a0, a1
 	}
 	r.curPos, r.last = pos, last
-	r.leftSeen += int64(n)
-	cols := make([]arrow.Array, len(fixed))
-	for p, g := range fixed {
-		cols[p] = g.finish()
-	}
-	for c := range outs {
-		outs[c].out, outs[c].out64, outs[c].vb = nil, nil, nil
-	}
-	// Batches the cursor has left: nothing points into them any more.
-	r.freePending()
-	return cols, matched, nil
+	return nil
 }

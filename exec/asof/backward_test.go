@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/stretchr/testify/require"
 )
 
@@ -152,11 +152,11 @@ func genBackCase(mem memory.Allocator, seed uint64) *backCase {
 // path) and returns the output batches, concatenated.
 func runBack(t *testing.T, mem memory.Allocator, c *backCase, generalOnly bool) arrow.RecordBatch {
 	sp := c.spec
-	sp.Input = exec.NewBatches(c.rght.Schema(), exectest.Split(c.rght, c.layout, 1))
-	j, err := New(exec.NewBatches(c.left.Schema(), exectest.Split(c.left, c.layout, 0)), []Right{sp},
+	sp.Input = operator.NewBatches(c.rght.Schema(), exectest.Split(c.rght, c.layout, 1))
+	j, err := New(operator.NewBatches(c.left.Schema(), exectest.Split(c.left, c.layout, 0)), []Right{sp},
 		Options{Allocator: mem, generalOnly: generalOnly})
 	require.NoError(t, err)
-	require.Equal(t, !generalOnly, j.rights[0].back != nil)
+	require.Equal(t, !generalOnly, lineInput(j, 0).back != nil)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)
 	return got
@@ -210,12 +210,12 @@ func TestBackwardKernelOrderError(t *testing.T) {
 	defer left.Release()
 	defer right.Release()
 	sp := keyed(Unbounded, IntBound(0), Left)
-	sp.Input = exec.NewBatches(right.Schema(), []arrow.RecordBatch{right})
+	sp.Input = operator.NewBatches(right.Schema(), []arrow.RecordBatch{right})
 	right.Retain()
 	left.Retain()
-	j, err := New(exec.NewBatches(left.Schema(), []arrow.RecordBatch{left}), []Right{sp}, Options{Allocator: mem})
+	j, err := New(operator.NewBatches(left.Schema(), []arrow.RecordBatch{left}), []Right{sp}, Options{Allocator: mem})
 	require.NoError(t, err)
-	require.NotNil(t, j.rights[0].back)
+	require.NotNil(t, lineInput(j, 0).back)
 	_, err = exectest.Collect(context.Background(), j, mem)
 	require.ErrorContains(t, err, "ASOF input quotes is not ordered by t: row 3 has t = 3")
 }

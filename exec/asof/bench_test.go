@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // genSource generates a sorted time series on the fly: t grows by 1 or 2
@@ -135,11 +135,11 @@ func materialize(b *testing.B, g *genSource) []arrow.RecordBatch {
 	}
 }
 
-func replay(schema *arrow.Schema, batches []arrow.RecordBatch) exec.Operator {
+func replay(schema *arrow.Schema, batches []arrow.RecordBatch) operator.Operator {
 	for _, r := range batches {
 		r.Retain()
 	}
-	return exec.NewBatches(schema, append([]arrow.RecordBatch(nil), batches...))
+	return operator.NewBatches(schema, append([]arrow.RecordBatch(nil), batches...))
 }
 
 type shape struct {
@@ -193,7 +193,7 @@ func BenchmarkJoin(b *testing.B) {
 					b.Fatal(err)
 				}
 				matched = 0
-				err = exec.Drain(context.Background(), j, func(rec arrow.RecordBatch) error {
+				err = operator.Drain(context.Background(), j, func(rec arrow.RecordBatch) error {
 					matched += rec.NumRows() - int64(rec.Column(int(rec.NumCols())-1).NullN())
 					return nil
 				})
@@ -203,7 +203,7 @@ func BenchmarkJoin(b *testing.B) {
 			}
 			// One join before the clock starts: generating the inputs
 			// ran the garbage collector, which empties the process-wide
-			// buffer cache (exec.Pool), so the first join takes every
+			// buffer cache (operator.Pool), so the first join takes every
 			// output buffer fresh from the heap (~600 page faults per
 			// join averaged over 10 in S6). Steady state is what is
 			// measured; the cold join's cost is a one-off per collection.
@@ -271,7 +271,7 @@ func BenchmarkStream100M(b *testing.B) {
 		var peak uint64
 		var ms runtime.MemStats
 		var n int64
-		err = exec.Drain(context.Background(), j, func(rec arrow.RecordBatch) error {
+		err = operator.Drain(context.Background(), j, func(rec arrow.RecordBatch) error {
 			n += rec.NumRows()
 			if n%(1<<23) < rec.NumRows() {
 				runtime.ReadMemStats(&ms)

@@ -2,7 +2,11 @@
 // merge of one left input with N >= 1 right inputs, each ordered by its on
 // column t.
 //
-// # Contract (spec: shared/spec/asof-join.md §2–§5)
+// The operator needs nothing of the SQL layer: it is built from Arrow
+// inputs (exec/operator's contract) and plain Go options, and depends on
+// exec/operator and sqlerr alone (TestDependencies pins that).
+//
+// # Contract (the user-facing semantics: docs/sql.md, "ASOF JOIN")
 //
 // For each left row and each right input, with Δ = right.t − left.t computed
 // exactly, a right row is eligible when its by-keys equal the left row's
@@ -33,8 +37,9 @@
 // (integer widths may differ; decimals share the scale). Lo and Hi are in
 // the column's physical unit: days, the timestamp's unit, unscaled decimal
 // units (Dec when beyond int64); Float for float columns. Offsets never
-// overflow: windows are computed on a uint64 number line (ontime.go), or
-// for decimals on a 128-bit one (ondec.go), with explicit under/overflow.
+// overflow: windows are computed on a uint64 number line (numberline.go),
+// or for decimals on a 128-bit one (decimal.go), with explicit
+// under/overflow.
 // A decimal whose types (left and right) have precision <= 18 and whose
 // bounds fit in int64 unscaled units runs on the number line instead,
 // decided when the join is built and giving the same answers; a value
@@ -46,8 +51,20 @@
 // Unbounded and at least one bounded: the compatibility inequality forms
 // (l.t >= r.t is Lo Unbounded, Hi 0; > makes Hi 0 Exclusive; <= and < the
 // mirror images) and the exact match. The winner is the closest in order.
-// These and wider decimals run on a comparison kernel (ontext.go) with the same
-// rules, memory bound and order checks as the number-line kernel.
+// These and wider decimals run on the comparison kernel (comparison.go)
+// with the same rules, memory bound and order checks as the number line's.
+//
+// # Structure
+//
+// Each right input is one kernel over one right-input core (core.go): the
+// core reads the input lazily, keeps the retained batches (slots, with
+// reference counts), the per-key latest rows and the queue of rows read
+// ahead, the key-major group cursors (keymajor.go), compaction, and builds
+// the payload output of each left batch (output.go). It is generic over
+// t's Go type only to store t values; the typed step (a left row's window,
+// advancing to its edge, the first row after it, the nearer of two rows)
+// belongs to the kernel: lineRight (general.go, backward.go) written for
+// uint64 in its hot loops, ordRight (comparison.go) over an ordOps.
 //
 // By-keys: any number of integer, float, bool, (large) string, (large)
 // binary, fixed-size binary, decimal128, date and timestamp columns. Keys
@@ -78,7 +95,7 @@
 //
 // Key-major inputs (Right.KeyMajor): the left input and a right input may
 // instead both be ordered by (keys..., t), keys ascending with NULLs last
-// and strings bytewise, t ascending within each key (spec §4). The join
+// and strings bytewise, t ascending within each key. The join
 // then works one key group at a time, aligning groups by order keys
 // (memcomparable encodings of the key tuples); the result is the same.
 //
@@ -104,5 +121,5 @@
 //	}}, asof.Options{Allocator: mem, LeftName: "trades"})
 //	if err != nil { ... }
 //	defer j.Close()
-//	err = exec.Drain(ctx, j, func(b arrow.RecordBatch) error { ...; return nil })
+//	err = operator.Drain(ctx, j, func(b arrow.RecordBatch) error { ...; return nil })
 package asof

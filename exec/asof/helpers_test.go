@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/stretchr/testify/require"
 )
 
@@ -146,7 +146,7 @@ func runJoinCase(t *testing.T, c joinCase) {
 					}
 					return out
 				},
-				Build: func(mem memory.Allocator, in []exec.Operator) (exec.Operator, error) {
+				Build: func(mem memory.Allocator, in []operator.Operator) (operator.Operator, error) {
 					specs := append([]Right(nil), c.specs...)
 					for i := range specs {
 						specs[i].Input = in[i+1]
@@ -176,3 +176,6 @@ func rowsOf(fields []arrow.Field, rows ...[]any) func(memory.Allocator) arrow.Re
 		return table(mem, append([]arrow.Field(nil), fields...), rows...)
 	}
 }
+
+// lineInput is right input i of j, which runs on the number line.
+func lineInput(j *Join, i int) *lineRight { return j.rights[i].(*lineRight) }

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // Join is the ASOF join operator: one left input and N >= 1 right inputs,
@@ -19,10 +19,10 @@ import (
 // columns followed by each right input's payload columns, one output batch
 // per left batch.
 type Join struct {
-	left   exec.Operator
+	left   operator.Operator
 	opts   Options
 	specs  []spec
-	rights []*rightState
+	rights []rightInput
 	schema *arrow.Schema
 
 	// Distinct left on columns, decoded once per left batch and checked for
@@ -43,7 +43,7 @@ type Join struct {
 
 	// pool recycles the gathered output buffers once consumers release
 	// them; it is drained at Close.
-	pool *exec.Pool
+	pool *operator.Pool
 
 	workers  []chan work
 	results  []chan result
@@ -91,10 +91,6 @@ type keyGroup struct {
 	dict *keyDict
 	enc  *keyEncoding
 	cols []int
-	// line: some input of the group runs on the number line. Inputs on the
-	// comparison kernel (ontext.go) key their own state, so a group of only
-	// those needs no left keys encoded and looked up per batch.
-	line bool
 }
 
 // pipelineDepth is how many left batches the right-input goroutines may
@@ -113,16 +109,16 @@ func matchedOf(refs []ref, kind Kind) []bool {
 	}
 	m := make([]bool, len(refs))
 	for i, r := range refs {
-		m[i] = r.slot >= 0
+		m[i] = r.Src >= 0
 	}
 	return m
 }
 
-var _ exec.Operator = (*Join)(nil)
+var _ operator.Operator = (*Join)(nil)
 
 // New validates the join and builds its output schema. It takes ownership of
 // left and of every right input: Close closes them, also when New fails.
-func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
+func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 	specs, err := validate(left.Schema(), rights, &opts)
 	if err != nil {
 		left.Close()
@@ -133,7 +129,7 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		return nil, err
 	}
-	j := &Join{left: left, opts: opts, specs: specs, pool: exec.NewPool(opts.Allocator)}
+	j := &Join{left: left, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
 	ls := left.Schema()
 	fields := append([]arrow.Field(nil), ls.Fields()...)
 	for _, sp := range specs {
@@ -174,9 +170,8 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 			g = len(j.groups)
 			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].keyEnc, cols: sp.LeftKeys})
 		}
-		j.groups[g].line = j.groups[g].line || sp.ord == ordNone
 		j.keysOf = append(j.keysOf, g)
-		j.rights = append(j.rights, newRightState(sp, &j.opts, j.pool, ls, j.groups[g].dict))
+		j.rights = append(j.rights, newRightInput(sp, &j.opts, j.pool, ls, j.groups[g].dict))
 	}
 	md := ls.Metadata()
 	j.schema = arrow.NewSchema(fields, &md)
@@ -184,6 +179,19 @@ func New(left exec.Operator, rights []Right, opts Options) (*Join, error) {
 	j.lastT = make([]uint64, len(j.leftOns))
 	j.hasLast = make([]bool, len(j.leftOns))
 	return j, nil
+}
+
+// newRightInput builds the kernel of one right input: the number line's
+// or, for the on columns off the line, the comparison kernel over the
+// column's value type.
+func newRightInput(sp spec, opts *Options, pool *operator.Pool, left *arrow.Schema, dict *keyDict) rightInput {
+	switch sp.ord {
+	case ordNone:
+		return newLineRight(sp, opts, pool, left, dict)
+	case ordDecimal:
+		return newOrdRight[decimalValue](decOps{}, sp, opts, pool, left, dict)
+	}
+	return newOrdRight[string](bytesOps{}, sp, opts, pool, left, dict)
 }
 
 // groupFirst is the index of the first right input of key group g.
@@ -214,8 +222,8 @@ func (j *Join) Open(ctx context.Context) error {
 	if err := j.left.Open(ctx); err != nil {
 		return err
 	}
-	for _, r := range j.rights {
-		if err := r.sp.Input.Open(ctx); err != nil {
+	for _, sp := range j.specs {
+		if err := sp.Input.Open(ctx); err != nil {
 			return err
 		}
 	}
@@ -231,7 +239,7 @@ func (j *Join) Open(ctx context.Context) error {
 		j.workers = append(j.workers, in)
 		j.results = append(j.results, out)
 		j.wg.Add(1)
-		go func(r *rightState) {
+		go func(r rightInput) {
 			defer j.wg.Done()
 			for w := range in {
 				cols, matched, err := r.process(w.ctx, w.lb, w.lt, w.lk)
@@ -385,9 +393,6 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 	n := int(lb.NumRows())
 	for g := range j.groups {
 		kg := &j.groups[g]
-		if !kg.line {
-			continue
-		}
 		cols := make([]arrow.Array, len(kg.cols))
 		for i, c := range kg.cols {
 			cols[i] = lb.Column(c)

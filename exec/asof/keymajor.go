@@ -13,11 +13,11 @@ import (
 
 // Key-major inputs are ordered by (by-keys..., t) instead of by t: each key
 // is one contiguous group, groups ascend by key (NULL keys last), and t
-// ascends within a group (spec §4: "inputs both ordered by (by-keys..., t)
-// may also be accepted; the result is the same"). The kernel then runs one
-// group at a time: the right cursor never reads past its group, and the
-// left and right groups are aligned by comparing order keys: byte strings
-// that sort like the key tuples (memcomparable encoding).
+// ascends within a group (docs/sql.md, "Ordering": such inputs are
+// accepted too, with the same result). The kernels then run one group at a
+// time: the right cursor never reads past its group, and the left and
+// right groups are aligned by comparing order keys: byte strings that sort
+// like the key tuples (memcomparable encoding).
 
 // orderKey appends the memcomparable encoding of row i's key tuple to dst:
 // per column a tag (1 value, 2 NULL, so NULLs sort last) and the value,
@@ -83,10 +83,27 @@ func (g *groupCursor) enter(key []byte, input, what string, row int64) error {
 	return nil
 }
 
+// leftKeyColumns points the key-major bookkeeping at the left batch's
+// keys and returns its key columns (leftRow builds order keys from them);
+// nil when not key-major.
+func (r *core[V]) leftKeyColumns(lb arrow.RecordBatch, lk *leftKeys) []arrow.Array {
+	r.lkb = &lk.kb
+	if !r.keyMajor {
+		return nil
+	}
+	keyCols := make([]arrow.Array, len(r.sp.LeftKeys))
+	for i, c := range r.sp.LeftKeys {
+		keyCols[i] = lb.Column(c)
+	}
+	return keyCols
+}
+
 // leftRow handles the group bookkeeping for left row i in key-major mode:
 // a new left key closes the open right group and positions the right
-// cursor on the new key's group, if the right input has one.
-func (r *rightState) leftRow(ctx context.Context, keyCols []arrow.Array, lt *onColumn, i int) error {
+// cursor on the new key's group, if the right input has one. (The kernel
+// then checks that the row's t does not descend within its group:
+// leftLast and leftHas, reset here for a new group.)
+func (r *core[V]) leftRow(ctx context.Context, keyCols []arrow.Array, i int) error {
 	kb := r.lkb
 	var same bool
 	switch {
@@ -102,49 +119,50 @@ func (r *rightState) leftRow(ctx context.Context, keyCols []arrow.Array, lt *onC
 	default:
 		same = bytes.Equal(r.prevLeft, kb.key(i))
 	}
-	if !same {
-		r.havePrev, r.prevNull = true, kb.null[i]
-		if r.sp.keyEnc.u64 {
-			r.prevLeft = binary.LittleEndian.AppendUint64(r.prevLeft[:0], kb.u64[i])
-		} else {
-			r.prevLeft = append(r.prevLeft[:0], kb.key(i)...)
-		}
-		r.okBuf = orderKey(r.okBuf[:0], keyCols, i)
-		if err := r.lgroups.enter(r.okBuf, r.leftName, r.leftKeys, r.leftSeen+int64(i)+1); err != nil {
-			return err
-		}
-		r.leftLast = 0
-		if err := r.openGroup(ctx, r.okBuf, kb.null[i]); err != nil {
-			return err
-		}
+	if same {
+		return nil
 	}
-	if lt.ok(i) {
-		t := lt.t[i]
-		if t < r.leftLast {
-			return sqlerr.New(sqlerr.DataException,
-				"ASOF input %s is not ordered by (%s): row %d has a lower %s than the row before it in its key group",
-				r.leftName, r.leftKeys, r.leftSeen+int64(i)+1, r.sp.leftTName)
-		}
-		r.leftLast = t
+	r.havePrev, r.prevNull = true, kb.null[i]
+	if r.sp.keyEnc.u64 {
+		r.prevLeft = binary.LittleEndian.AppendUint64(r.prevLeft[:0], kb.u64[i])
+	} else {
+		r.prevLeft = append(r.prevLeft[:0], kb.key(i)...)
 	}
-	return nil
+	r.okBuf = orderKey(r.okBuf[:0], keyCols, i)
+	if err := r.lgroups.enter(r.okBuf, r.leftName, r.leftKeys, r.leftSeen+int64(i)+1); err != nil {
+		return err
+	}
+	var zero V
+	r.leftLast, r.leftHas = zero, false
+	return r.openGroup(ctx, r.okBuf, kb.null[i])
+}
+
+// leftGroupOrderError reports left row i's t below its predecessor's in
+// its key group.
+func (r *core[V]) leftGroupOrderError(i int) error {
+	return sqlerr.New(sqlerr.DataException,
+		"ASOF input %s is not ordered by (%s): row %d has a lower %s than the row before it in its key group",
+		r.leftName, r.leftKeys, r.leftSeen+int64(i)+1, r.sp.leftTName)
 }
 
 // closeGroup drops the open group's state (its key never recurs) and skips
-// its unread rows.
-func (r *rightState) closeGroup(ctx context.Context) error {
+// its unread rows, checking their order.
+func (r *core[V]) closeGroup(ctx context.Context) error {
 	if r.group < 0 {
 		return nil
 	}
 	g := r.group
-	if lr := r.latest[g]; lr.slot >= 0 {
-		r.unref(lr.slot)
+	var zero V
+	if lr := r.latest[g]; lr.Src >= 0 {
+		r.unref(lr.Src)
 		r.latest[g] = noMatch
+		r.latestT[g] = zero
 		r.live--
 	}
 	mask := int64(len(r.q) - 1)
 	for ; r.qLen > 0; r.qLen-- {
-		r.unref(r.q[r.qStart&mask].r.slot)
+		r.unref(r.q[r.qStart&mask].r.Src)
+		r.q[r.qStart&mask].t = zero
 		r.qStart++
 	}
 	r.head[g], r.tail[g] = -1, -1
@@ -160,7 +178,7 @@ func (r *rightState) closeGroup(ctx context.Context) error {
 // openGroup positions the right cursor on the group whose order key equals
 // lkey, skipping groups that sort before it; it leaves the cursor alone
 // (and no group open) when the next group sorts after it.
-func (r *rightState) openGroup(ctx context.Context, lkey []byte, null bool) error {
+func (r *core[V]) openGroup(ctx context.Context, lkey []byte, null bool) error {
 	if err := r.closeGroup(ctx); err != nil {
 		return err
 	}
@@ -190,8 +208,10 @@ func (r *rightState) openGroup(ctx context.Context, lkey []byte, null bool) erro
 		if c > 0 {
 			return nil
 		}
-		// Open the group; if it sorts before lkey, skip all of it.
-		r.group, r.last = r.curIDs[i], 0
+		// Open the group (its t starts afresh); if it sorts before lkey,
+		// skip all of it.
+		var zero V
+		r.group, r.last, r.hasLast = r.curIDs[i], zero, false
 		if r.group < 0 {
 			// A run of NULL keys: never matches; step over it.
 			for r.curPos < r.curLen && r.curIDs[r.curPos] < 0 {
@@ -204,21 +224,6 @@ func (r *rightState) openGroup(ctx context.Context, lkey []byte, null bool) erro
 		}
 		if err := r.closeGroup(ctx); err != nil {
 			return err
-		}
-	}
-}
-
-// advanceInGroup is advanceTo's loop for key-major mode: peek stops at the
-// end of the open group.
-func (r *rightState) advanceInGroup(ctx context.Context, b uint64) error {
-	for {
-		t, ok, err := r.peek(ctx)
-		if err != nil || !ok || t > b {
-			return err
-		}
-		k, rf, t := r.take()
-		if k >= 0 && r.trackLatest {
-			r.setLatest(k, rf, t)
 		}
 	}
 }

@@ -122,6 +122,12 @@ type keyBatch struct {
 	sharedU64 bool
 }
 
+// offsets32 is a string or binary array with 32-bit offsets.
+type offsets32 interface {
+	ValueOffsets() []int32
+	ValueBytes() []byte
+}
+
 func (kb *keyBatch) key(i int) []byte { return kb.buf[kb.offs[i]:kb.offs[i+1]] }
 
 // encode fills kb with the keys of rows in cols (the key columns of one
@@ -530,23 +536,6 @@ func (t *keyTable) maybeGrow() {
 			p = (p + 1) & t.mask
 		}
 		t.slots[p] = int32(id)
-	}
-}
-
-// intern gives every row of kb its key id, adding new keys; a NULL key is
-// -1. The comparison kernel (ontext.go) keeps a table of its own; the number
-// line's inputs share a keyDict instead.
-func (t *keyTable) intern(kb *keyBatch, ids []int32) {
-	for i := 0; i < kb.n; i++ {
-		switch {
-		case kb.null[i]:
-			ids[i] = -1
-		case t.u64:
-			ids[i] = t.internU64(kb.u64[i])
-		default:
-			b := kb.key(i)
-			ids[i] = t.internBytes(b, t.hb(b))
-		}
 	}
 }
 

@@ -71,7 +71,7 @@ func TestBoundedMemory(t *testing.T) {
 			j, err := New(left, []Right{sp}, Options{Allocator: mem, compactSlack: 8 * batchRows})
 			require.NoError(t, err)
 			defer j.Close()
-			require.Equal(t, !general, j.rights[0].back != nil)
+			require.Equal(t, !general, lineInput(j, 0).back != nil)
 			ctx := context.Background()
 			require.NoError(t, j.Open(ctx))
 			maxRetained, rows := int64(0), 0
@@ -87,18 +87,18 @@ func TestBoundedMemory(t *testing.T) {
 				}
 				rows += int(b.NumRows())
 				b.Release()
-				maxRetained = max(maxRetained, j.rights[0].retained)
+				maxRetained = max(maxRetained, lineInput(j, 0).retained)
 			}
 			require.Equal(t, batches*batchRows, rows)
 			if general {
 				// Without compaction the 100 rare keys would pin 100
 				// batches (409,600 rows); with it, the dead rows stay
 				// within the slack plus a few batches.
-				require.Greater(t, j.rights[0].compactions, 0)
+				require.Greater(t, lineInput(j, 0).compactions, 0)
 				require.LessOrEqual(t, maxRetained, int64(8*batchRows+4*batchRows+2*rare))
 				return
 			}
-			require.Zero(t, j.rights[0].compactions)
+			require.Zero(t, lineInput(j, 0).compactions)
 			require.LessOrEqual(t, maxRetained, int64(batchRows))
 		})
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -87,7 +87,7 @@ var Unbounded = Bound{Unbounded: true}
 type Right struct {
 	// Name identifies the input in errors ("quotes").
 	Name  string
-	Input exec.Operator
+	Input operator.Operator
 	// LeftOn and On are the indexes of t in the left and right schemas.
 	LeftOn, On int
 	// LeftKeys and Keys are the by-key columns, pairwise equal.
@@ -134,7 +134,7 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
-	// ord is set when t is compared by the comparison kernel (ontext.go)
+	// ord is set when t is compared by the comparison kernel (comparison.go)
 	// instead of mapped to the number line.
 	ord ordClass
 }

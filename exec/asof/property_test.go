@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/stretchr/testify/require"
 )
 
@@ -160,9 +160,9 @@ func sortFloat(mem memory.Allocator, rec arrow.RecordBatch) arrow.RecordBatch {
 func takeForTest(mem memory.Allocator, a arrow.Array, idx arrow.Array) arrow.Array {
 	refs := make([]ref, idx.Len())
 	for i := range refs {
-		refs[i] = ref{slot: 0, row: int32(idx.(*array.Int64).Value(i))}
+		refs[i] = ref{Src: 0, Row: int32(idx.(*array.Int64).Value(i))}
 	}
-	out, err := gather(context.Background(), mem, mem, a.DataType(), []arrow.Array{a}, refs)
+	out, err := operator.Gather(context.Background(), mem, a.DataType(), []arrow.Array{a}, refs)
 	if err != nil {
 		panic(err)
 	}
@@ -282,9 +282,9 @@ func checkCase(t testing.TB, g *genCase) {
 		}
 	}()
 	want := refJoin(mem, tables[0], tables[1:], g.specs)
-	ops := make([]exec.Operator, len(tables))
+	ops := make([]operator.Operator, len(tables))
 	for i, tb := range tables {
-		ops[i] = exec.NewBatches(tb.Schema(), exectest.Split(tb, g.layout, uint64(i)))
+		ops[i] = operator.NewBatches(tb.Schema(), exectest.Split(tb, g.layout, uint64(i)))
 	}
 	specs := append([]Right(nil), g.specs...)
 	for i := range specs {

@@ -42,10 +42,11 @@ func (s *scratch[T]) put(b []T) {
 	s.p.Put(&b)
 }
 
-// free gives the column's arrays back to the scratch pools.
-func (c *onColumn) free() {
-	if !c.view {
-		u64Scratch.put(c.t)
+// free gives the column's arrays back to the scratch pools (t only when it
+// is owned number-line scratch).
+func (c *column[V]) free() {
+	if t, ok := any(c.t).([]uint64); ok && !c.view {
+		u64Scratch.put(t)
 	}
 	boolScratch.put(c.valid)
 	c.t, c.valid = nil, nil

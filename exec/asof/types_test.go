@@ -10,8 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/stretchr/testify/require"
 )
@@ -259,8 +259,8 @@ func TestOrderViolation(t *testing.T) {
 func TestValidationErrors(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	mk := func(fields []arrow.Field) exec.Operator {
-		return exec.NewBatches(arrow.NewSchema(fields, nil), nil)
+	mk := func(fields []arrow.Field) operator.Operator {
+		return operator.NewBatches(arrow.NewSchema(fields, nil), nil)
 	}
 	cases := []struct {
 		name  string
@@ -312,11 +312,11 @@ func TestStreamingShape(t *testing.T) {
 		data = append(data, b.Column(2).Data().Buffers()[1])
 	}
 	sp := keyed(Unbounded, IntBound(0), Left)
-	sp.Input = exec.NewBatches(right.Schema(), exectest.Split(right, exectest.Layout{Size: 1}, 0))
-	j, err := New(exec.NewBatches(left.Schema(), lbatches), []Right{sp}, Options{Allocator: mem})
+	sp.Input = operator.NewBatches(right.Schema(), exectest.Split(right, exectest.Layout{Size: 1}, 0))
+	j, err := New(operator.NewBatches(left.Schema(), lbatches), []Right{sp}, Options{Allocator: mem})
 	require.NoError(t, err)
 	i := 0
-	err = exec.Drain(context.Background(), j, func(b arrow.RecordBatch) error {
+	err = operator.Drain(context.Background(), j, func(b arrow.RecordBatch) error {
 		require.Equal(t, sizes[i], b.NumRows())
 		if b.NumRows() > 0 {
 			require.Same(t, data[i], b.Column(2).Data().Buffers()[1], "left column copied")
@@ -355,7 +355,7 @@ func TestCancellation(t *testing.T) {
 		// reads the endless right input until cancelled.
 		sp := keyed(IntBound(0), Unbounded, Left)
 		sp.Input = &blockingSource{schema: arrow.NewSchema(rf, nil), mem: mem}
-		j, err := New(exec.NewBatches(left.Schema(), []arrow.RecordBatch{left}), []Right{sp, keyed(Unbounded, IntBound(0), Left)}[:1], Options{Allocator: mem, Serial: serial})
+		j, err := New(operator.NewBatches(left.Schema(), []arrow.RecordBatch{left}), []Right{sp, keyed(Unbounded, IntBound(0), Left)}[:1], Options{Allocator: mem, Serial: serial})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		require.NoError(t, j.Open(ctx))
@@ -392,7 +392,7 @@ func TestSerialWhenOneProc(t *testing.T) {
 	defer runtime.GOMAXPROCS(prev)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	mk := func() exec.Operator { return exec.NewBatches(arrow.NewSchema(rf, nil), nil) }
+	mk := func() operator.Operator { return operator.NewBatches(arrow.NewSchema(rf, nil), nil) }
 	_, err := New(mk(), nil, Options{Allocator: mem})
 	require.Error(t, err) // no right input at all
 	a, b := keyed(Unbounded, IntBound(0), Left), keyed(Unbounded, IntBound(0), Left)

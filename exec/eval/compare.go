@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -32,10 +33,10 @@ func Comparator(t sqltypes.Type, l, r arrow.Array) (func(i, j int) int, error) {
 		return ordCmp(fixed[int64](l), fixed[int64](r)), nil
 	case sqltypes.Float4:
 		lv, rv := fixed[float32](l), fixed[float32](r)
-		return func(i, j int) int { return cmpFloat(float64(lv[i]), float64(rv[j])) }, nil
+		return func(i, j int) int { return operator.CmpFloat(float64(lv[i]), float64(rv[j])) }, nil
 	case sqltypes.Float8:
 		lv, rv := fixed[float64](l), fixed[float64](r)
-		return func(i, j int) int { return cmpFloat(lv[i], rv[j]) }, nil
+		return func(i, j int) int { return operator.CmpFloat(lv[i], rv[j]) }, nil
 	case sqltypes.Numeric:
 		la, ra := l.(*array.Decimal128), r.(*array.Decimal128)
 		ls := la.DataType().(*arrow.Decimal128Type).Scale
@@ -80,23 +81,6 @@ func ordCmp[T int16 | int32 | int64](l, r []T) func(i, j int) int {
 		}
 		return 0
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	an, bn := a != a, b != b
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	case bn:
-		return -1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // intervalKey is Postgres' interval_cmp_value: the span in microseconds
@@ -158,7 +142,7 @@ func (n *cmpNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	case sqltypes.Float8:
 		lv, rv := fixed[float64](l), fixed[float64](r)
 		for i := range out {
-			out[i] = opHolds(n.op, cmpFloat(lv[i], rv[i]))
+			out[i] = opHolds(n.op, operator.CmpFloat(lv[i], rv[i]))
 		}
 	default:
 		cmp, err := Comparator(t, l, r)

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -94,9 +95,22 @@ type call struct {
 type compiler struct {
 	schema *arrow.Schema
 	env    *Env
+	depth  int // of compile's recursion, bounded by maxCompileDepth
 }
 
+// maxCompileDepth bounds the depth of an expression Compile takes. The
+// planner already refuses statements nested past limits.MaxDepth; the
+// casts it inserts can at most double that. This guard keeps any other
+// caller from overflowing the stack (here and in eval, which recurses as
+// deep) with a hand-built tree.
+const maxCompileDepth = 4 * limits.MaxDepth
+
 func (c *compiler) compile(e expr.Expr) (node, error) {
+	if c.depth >= maxCompileDepth {
+		return nil, limits.DepthError()
+	}
+	c.depth++
+	defer func() { c.depth-- }()
 	switch e := e.(type) {
 	case *expr.Column:
 		if e.Index < 0 || e.Index >= c.schema.NumFields() {

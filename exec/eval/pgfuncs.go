@@ -314,9 +314,13 @@ func FormatType(oid, typmod int64) string {
 	return t.String()
 }
 
+// maxArrayDims is PostgreSQL's MAXDIM.
+const maxArrayDims = 6
+
 // ParseArrayText parses Postgres' array text form ('{a,"b c",NULL}';
 // nested braces flatten) into its elements, nil for NULL. A malformed
 // literal is 22P02.
+// More than maxArrayDims nested braces are 54000, as in PostgreSQL.
 func ParseArrayText(s string) ([]*string, error) {
 	bad := func() error {
 		return sqlerr.New(sqlerr.InvalidTextRepresentation, "malformed array literal: %q", s)
@@ -331,7 +335,9 @@ func ParseArrayText(s string) ([]*string, error) {
 	for i < len(s) {
 		switch c := s[i]; {
 		case c == '{':
-			depth++
+			if depth++; depth > maxArrayDims {
+				return nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", depth, maxArrayDims)
+			}
 			i++
 			expectElem = false
 		case c == '}':

@@ -6,134 +6,25 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// Take returns a new array whose row i is a[idx[i]], NULL where idx[i] < 0.
-// It has typed loops for every Arrow type sqltypes uses (arrow-go's take
-// kernel rejects some of them, e.g. month_day_nano intervals) and falls
-// back to compute.TakeArray for the rest. Sort, joins and filters share it.
+// Take returns a new array whose row i is a[idx[i]], NULL where idx[i] < 0:
+// operator.Take, whose typed loops cover every Arrow type sqltypes uses
+// (arrow-go's take kernel rejects some, e.g. month_day_nano intervals).
+// Sort, joins and filters share it.
 func Take(mem memory.Allocator, a arrow.Array, idx []int) (arrow.Array, error) {
-	n := len(idx)
-	var valid []bool
-	if a.NullN() > 0 || hasNeg(idx) {
-		valid = make([]bool, n)
-		for i, j := range idx {
-			valid[i] = j >= 0 && a.IsValid(j)
-		}
-	}
-	switch a.DataType().ID() {
-	case arrow.BOOL:
-		ba := a.(*array.Boolean)
-		vals := make([]bool, n)
-		for i, j := range idx {
-			if j >= 0 {
-				vals[i] = ba.Value(j)
-			}
-		}
-		return makeBool(mem, vals, valid), nil
-	case arrow.INT16:
-		return takeFixed[int16](mem, a, idx, valid), nil
-	case arrow.INT32, arrow.DATE32:
-		return takeFixed[int32](mem, a, idx, valid), nil
-	case arrow.INT64, arrow.TIMESTAMP:
-		return takeFixed[int64](mem, a, idx, valid), nil
-	case arrow.FLOAT32:
-		return takeFixed[float32](mem, a, idx, valid), nil
-	case arrow.FLOAT64:
-		return takeFixed[float64](mem, a, idx, valid), nil
-	case arrow.INTERVAL_MONTH_DAY_NANO:
-		return takeFixed[arrow.MonthDayNanoInterval](mem, a, idx, valid), nil
-	case arrow.DECIMAL128:
-		da := a.(*array.Decimal128)
-		bld := array.NewDecimal128Builder(mem, da.DataType().(*arrow.Decimal128Type))
-		defer bld.Release()
-		bld.Reserve(n)
-		for i, j := range idx {
-			if ok(valid, i) {
-				bld.UnsafeAppend(da.Value(j))
-			} else {
-				bld.UnsafeAppendBoolToBitmap(false)
-			}
-		}
-		return bld.NewArray(), nil
-	case arrow.STRING:
-		sa := a.(*array.String)
-		bld := array.NewStringBuilder(mem)
-		defer bld.Release()
-		bld.Reserve(n)
-		size := 0
-		for i, j := range idx {
-			if ok(valid, i) {
-				size += sa.ValueLen(j)
-			}
-		}
-		bld.ReserveData(size)
-		for i, j := range idx {
-			if ok(valid, i) {
-				bld.Append(sa.Value(j))
-			} else {
-				bld.AppendNull()
-			}
-		}
-		return bld.NewArray(), nil
-	case arrow.BINARY:
-		ba := a.(*array.Binary)
-		bld := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-		defer bld.Release()
-		for i, j := range idx {
-			if ok(valid, i) {
-				bld.Append(ba.Value(j))
-			} else {
-				bld.AppendNull()
-			}
-		}
-		return bld.NewArray(), nil
-	}
-	ib := array.NewInt64Builder(mem)
-	defer ib.Release()
-	for _, j := range idx {
-		if j < 0 {
-			ib.AppendNull()
-		} else {
-			ib.Append(int64(j))
-		}
-	}
-	ia := ib.NewArray()
-	defer ia.Release()
-	return compute.TakeArray(compute.WithAllocator(context.Background(), mem), a, ia)
-}
-
-func hasNeg(idx []int) bool {
-	for _, j := range idx {
-		if j < 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func takeFixed[T arrow.FixedWidthType](mem memory.Allocator, a arrow.Array, idx []int, valid []bool) arrow.Array {
-	in := fixed[T](a)
-	buf, out := newFixed[T](mem, len(idx))
-	var z T
-	for i, j := range idx {
-		if j >= 0 {
-			out[i] = in[j]
-		} else {
-			out[i] = z
-		}
-	}
-	return finishFixedMem(mem, a.DataType(), len(idx), buf, valid)
+	return operator.Take(context.Background(), mem, a, idx)
 }
 
 // TakeBatch applies Take to every column of b.
 func TakeBatch(mem memory.Allocator, b arrow.RecordBatch, idx []int) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, b.NumCols())
+	refs := operator.Refs(idx)
 	for i := range cols {
-		c, err := Take(mem, b.Column(i), idx)
+		c, err := operator.Gather(context.Background(), mem, b.Column(i).DataType(), b.Columns()[i:i+1], refs)
 		if err != nil {
 			releaseAll(cols[:i])
 			return nil, err

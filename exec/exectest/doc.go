@@ -8,7 +8,7 @@
 //
 //	exectest.Run(t, exectest.Case{
 //		Inputs: func(mem memory.Allocator) []arrow.RecordBatch { return []arrow.RecordBatch{left, right} },
-//		Build: func(mem memory.Allocator, in []exec.Operator) (exec.Operator, error) {
+//		Build: func(mem memory.Allocator, in []operator.Operator) (operator.Operator, error) {
 //			return asof.New(in[0], []asof.Right{{Input: in[1], ...}}, asof.Options{Allocator: mem})
 //		},
 //		Check: func(t *testing.T, got arrow.RecordBatch, err error) { ... },

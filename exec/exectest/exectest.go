@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/stretchr/testify/require"
 )
 
@@ -80,7 +80,7 @@ type Case struct {
 	// them.
 	Inputs func(mem memory.Allocator) []arrow.RecordBatch
 	// Build wires the operator under test over the split inputs.
-	Build func(mem memory.Allocator, inputs []exec.Operator) (exec.Operator, error)
+	Build func(mem memory.Allocator, inputs []operator.Operator) (operator.Operator, error)
 	// Check inspects the concatenated output of one run (nil rows with a
 	// non-nil err when the run failed). It runs for every layout.
 	Check func(t *testing.T, got arrow.RecordBatch, err error)
@@ -116,9 +116,9 @@ func runOne(t *testing.T, c Case, l Layout) string {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	tables := c.Inputs(mem)
-	ops := make([]exec.Operator, len(tables))
+	ops := make([]operator.Operator, len(tables))
 	for i, tbl := range tables {
-		ops[i] = exec.NewBatches(tbl.Schema(), Split(tbl, l, uint64(i)))
+		ops[i] = operator.NewBatches(tbl.Schema(), Split(tbl, l, uint64(i)))
 		tbl.Release()
 	}
 	op, err := c.Build(mem, ops)
@@ -142,7 +142,7 @@ func runOne(t *testing.T, c Case, l Layout) string {
 
 // Collect opens op, drains it, closes it and concatenates the output into
 // one batch (an empty batch with op's schema when there were no rows).
-func Collect(ctx context.Context, op exec.Operator, mem memory.Allocator) (arrow.RecordBatch, error) {
+func Collect(ctx context.Context, op operator.Operator, mem memory.Allocator) (arrow.RecordBatch, error) {
 	schema := op.Schema()
 	var parts []arrow.RecordBatch
 	defer func() {
@@ -150,7 +150,7 @@ func Collect(ctx context.Context, op exec.Operator, mem memory.Allocator) (arrow
 			p.Release()
 		}
 	}()
-	err := exec.Drain(ctx, op, func(b arrow.RecordBatch) error {
+	err := operator.Drain(ctx, op, func(b arrow.RecordBatch) error {
 		if !b.Schema().Equal(schema) {
 			return fmt.Errorf("batch schema %s differs from operator schema %s", b.Schema(), schema)
 		}

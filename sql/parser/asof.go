@@ -213,19 +213,10 @@ func isClauseEnd(toks []token, i int) bool {
 
 // matchParen returns the index of the ) matching the ( at toks[i], or -1.
 func matchParen(toks []token, i int) int {
-	depth := 0
-	for k := i; k < len(toks); k++ {
-		switch {
-		case toks[k].isOp("("):
-			depth++
-		case toks[k].isOp(")"):
-			depth--
-			if depth == 0 {
-				return k
-			}
-		}
+	if !toks[i].isOp("(") {
+		return -1
 	}
-	return -1
+	return partner(toks, i)
 }
 
 // plantAsof finds every ASOF join and plants the markers described in the
@@ -430,7 +421,7 @@ func (v *asofRecovery) Leave(n ast.Node) (ast.Node, bool) { return n, v.err == n
 func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, usingCall *ast.FuncCallExpr) (*AsofJoin, error) {
 	st := v.st
 	a := &AsofJoin{Join: j, Kind: site.kind, Prefer: site.prefer, PreferExplicit: site.preferExplicit,
-		Pos: charPos(st.src, site.start), id: site.id}
+		Pos: st.charPos(site.start), id: site.id}
 	if on == nil {
 		j.On = nil
 	} else {

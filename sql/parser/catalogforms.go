@@ -51,7 +51,8 @@ const MarkerSeries = "#generate_series"
 // fromItemStart reports whether toks[i] (a function name, maybe after
 // schema.) starts a FROM item: it follows a clause-level FROM, a JOIN, or
 // a comma of a FROM list.
-func fromItemStart(toks []token, i int) bool {
+func (p *pgPass) fromItemStart(i int) bool {
+	toks := p.toks
 	k := i - 1
 	if k >= 1 && toks[k].isOp(".") && (toks[k-1].kind == tkIdent || toks[k-1].kind == tkQIdent) {
 		k -= 2
@@ -63,9 +64,9 @@ func fromItemStart(toks []token, i int) bool {
 	case toks[k].is("join"):
 		return true
 	case toks[k].is("from"):
-		return clauseFrom(toks, k)
+		return p.clauseFrom(k)
 	case toks[k].isOp(","):
-		return inFromClause(toks, k+1)
+		return p.inFromClause(k)
 	}
 	return false
 }
@@ -73,48 +74,85 @@ func fromItemStart(toks []token, i int) bool {
 // clauseFrom reports whether the FROM at toks[k] is a query's FROM clause
 // (not the FROM inside EXTRACT(... FROM ...) or SUBSTRING, TRIM, ...):
 // walking back, its SELECT comes before any unclosed parenthesis.
-func clauseFrom(toks []token, k int) bool {
-	depth := 0
+//
+// Both walks skip parenthesized groups whole and remember their answers
+// by the token they started from (p.fromMemo), reusing them when a later
+// walk reaches that token: linear time for any number of FROM items.
+func (p *pgPass) clauseFrom(k int) bool {
+	if r, ok := p.fromMemo[k]; ok {
+		return r
+	}
+	toks, res := p.toks, false
+walk:
 	for j := k - 1; j >= 0; j-- {
 		switch t := toks[j]; {
 		case t.isOp(")"):
-			depth++
-		case t.isOp("("):
-			if depth == 0 {
-				return false
+			if j = partner(toks, j); j < 0 {
+				break walk
 			}
-			depth--
-		case depth == 0 && (t.is("select") || t.is("delete") || t.is("copy")):
-			return true
+		case t.isOp("("):
+			break walk
+		case t.is("select") || t.is("delete") || t.is("copy"):
+			res = true
+			break walk
+		case t.is("from"):
+			if r, ok := p.fromMemo[j]; ok {
+				res = r
+				break walk
+			}
 		}
 	}
-	return false
+	p.memoFrom(res, k)
+	return res
 }
 
-// inFromClause reports whether toks[i] lies in a FROM list at its level.
-func inFromClause(toks []token, i int) bool {
-	k := i - 1
-	depth := 0
-	for ; k >= 0; k-- {
+// inFromClause reports whether the comma at toks[c] separates items of a
+// FROM list at its level.
+func (p *pgPass) inFromClause(c int) bool {
+	toks := p.toks
+	if r, ok := p.fromMemo[c]; ok {
+		return r
+	}
+	res, seen := false, []int{c}
+walk:
+	for k := c - 1; k >= 0; k-- {
 		t := toks[k]
 		switch {
 		case t.isOp(")"):
-			depth++
-		case t.isOp("("):
-			if depth == 0 {
-				return false
+			if k = partner(toks, k); k < 0 {
+				break walk
 			}
-			depth--
-		case depth > 0 || t.kind != tkIdent:
+		case t.isOp("("):
+			break walk
+		case t.isOp(","):
+			if r, ok := p.fromMemo[k]; ok {
+				res = r
+				break walk
+			}
+			seen = append(seen, k)
+		case t.kind != tkIdent:
 		case t.is("join"):
-			return true
+			res = true
+			break walk
 		case t.is("from"):
-			return clauseFrom(toks, k)
+			res = p.clauseFrom(k)
+			break walk
 		case fromClauseEnds[t.val]:
-			return false
+			break walk
 		}
 	}
-	return false
+	// Every comma passed on the way has the same answer.
+	p.memoFrom(res, seen...)
+	return res
+}
+
+func (p *pgPass) memoFrom(res bool, at ...int) {
+	if p.fromMemo == nil {
+		p.fromMemo = map[int]bool{}
+	}
+	for _, k := range at {
+		p.fromMemo[k] = res
+	}
 }
 
 var fromClauseEnds = map[string]bool{"select": true, "where": true, "group": true, "having": true,
@@ -177,22 +215,13 @@ func typeWords(toks []token, i, end int) string {
 
 // closingBracket returns the index of the ] matching the [ at toks[i], or
 // -1 (also for a slice, whose : asofsql does not support).
+//
+// The lexer refuses ":" outright, so a bracket pair is never a slice here.
 func closingBracket(toks []token, i int) int {
-	depth := 0
-	for k := i; k < len(toks); k++ {
-		switch {
-		case toks[k].isOp("["):
-			depth++
-		case toks[k].isOp("]"):
-			depth--
-			if depth == 0 {
-				return k
-			}
-		case toks[k].isOp(":") && depth == 1:
-			return -1
-		}
+	if !toks[i].isOp("[") {
+		return -1
 	}
-	return -1
+	return partner(toks, i)
 }
 
 // MarkerRegCast is the function name the planner sees for x::regclass,

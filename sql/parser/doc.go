@@ -19,6 +19,13 @@
 //	stmts, err := parser.Parse(sql)  // zero or more statements; safe for concurrent use
 //	st, err := parser.ParseOne(sql)  // at most one (extended-protocol Parse); "" gives (nil, nil)
 //
+// ParseContext and ParseOneContext observe a context (57014 once it is
+// done). Any input is safe (see sql/limits and depth.go): every pass is
+// linear in the statement's tokens (brackets are paired once at lex
+// time), nesting past limits.MaxDepth is 54001 before anything recurses
+// (a token-level bound before TiDB parses, the tree's depth right after),
+// and a statement of more than limits.MaxTokens tokens is 54000.
+//
 // Each *Statement has Text/Start/End (its span in the input), and exactly
 // one of AST (a TiDB ast.StmtNode) or Node (*ShowStmt, *SetStmt,
 // *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt; EXPLAIN and
@@ -185,11 +192,19 @@
 //     GENERATED, COLLATE, WITH (...), AS query, UNLOGGED: 0A000.
 //   - EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (ANALYZE [bool], VERBOSE
 //     [bool], COSTS ..., FORMAT TEXT) stmt, for SELECT/WITH/VALUES/TABLE/
-//     INSERT/UPDATE/DELETE.
+//     INSERT/UPDATE/DELETE/EXECUTE.
+//   - PREPARE name [(type, ...)] AS stmt, for what Postgres prepares
+//     (SELECT/WITH/VALUES/TABLE/"("/INSERT/UPDATE/DELETE/MERGE; anything
+//     else is 42601 at its first word); the inner statement's $n are its
+//     own. EXECUTE name [(expr, ...)]: the arguments are parsed as the
+//     select list of a SELECT (ExecuteStmt.Args), a FROM, alias or * among
+//     them being 42601 where Postgres' grammar puts it. DEALLOCATE
+//     [PREPARE] {name | ALL}; DISCARD {ALL | PLANS | SEQUENCES | TEMP |
+//     TEMPORARY}.
 //
 // Everything starting with SELECT, WITH, INSERT, UPDATE, DELETE, VALUES,
 // TABLE, DROP, other CREATE forms or "(" goes to TiDB. Other Postgres
-// statements (VACUUM, LISTEN, PREPARE, DISCARD, TRUNCATE, ...) are 0A000;
+// statements (VACUUM, LISTEN, DECLARE, TRUNCATE, ...) are 0A000;
 // anything else is a syntax error at its first word.
 //
 // # Rejected, and why

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -98,6 +99,13 @@ func checkStatement(t *testing.T, sql string, nchars int, st *Statement) {
 		}
 	}
 	if st.AST != nil {
+		// The token-level bound TiDB's own walk relies on (depth.go) must
+		// cover the tree it built.
+		if toks, err := lex(st.Text); err == nil {
+			if bound, _ := tokenDepth(toks, math.MaxInt); bound < treeDepth(st) {
+				t.Fatalf("token depth bound %d below the tree's depth %d", bound, treeDepth(st))
+			}
+		}
 		st.AST.Accept(visitFunc(func(n ast.Node) {
 			if e, ok := n.(ast.ExprNode); ok {
 				inRange(st.Pos(e))

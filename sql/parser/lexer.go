@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -27,6 +28,12 @@ type token struct {
 	start, end int
 	val        string
 	num        int
+	// pair is the offset to the partner of a bracket token: from "(" to
+	// its ")" and back, likewise "[" "]" and CASE END; 0 when unmatched
+	// or not a bracket. up is the offset to the innermost "(" enclosing
+	// the token (negative), 0 at the top level. Both are relative so they
+	// stay right in any sub-slice holding both tokens (see nest).
+	pair, up int32
 }
 
 // is reports whether t is the unquoted keyword kw (lowercase).
@@ -42,6 +49,14 @@ type lexer struct {
 	src  string
 	pos  int
 	toks []token
+	tick *limits.Ticker
+	// stmtStart is the index of the current statement's first token, for
+	// the MaxTokens check.
+	stmtStart int
+	// The operator run last scanned (see operator): [opStart, opEnd),
+	// with the last index of one of ~!@#%^&|`? in it (opSpecial) and of a
+	// character other than + and - (opPlain), -1 when none.
+	opStart, opEnd, opSpecial, opPlain int
 }
 
 // allowedOps is the set of operators asofsql understands. Everything else a
@@ -62,6 +77,55 @@ const opChars = "~!@#^&|`?+-*/%<>="
 // posError builds a 42601 error positioned at byte offset off of src.
 func posError(src string, off int, code, format string, args ...any) *sqlerr.Error {
 	return sqlerr.New(code, format, args...).WithPosition(charPos(src, off))
+}
+
+// runeIndex converts byte offsets of one input into 1-based character
+// positions without counting from the start each time (the planner asks
+// for the position of every column reference it resolves).
+type runeIndex struct {
+	src   string
+	ascii bool
+	// marks[k] is a rune start at or just below k*runeBlock and the
+	// number of runes before it.
+	marks []runeMark
+}
+
+type runeMark struct{ off, runes int }
+
+const runeBlock = 4096
+
+func newRuneIndex(src string) *runeIndex {
+	r := &runeIndex{src: src, ascii: true}
+	for i := 0; i < len(src); i++ {
+		if src[i] >= utf8.RuneSelf {
+			r.ascii = false
+			break
+		}
+	}
+	if r.ascii {
+		return r
+	}
+	prev, runes := 0, 0
+	for b := 0; b < len(src); b += runeBlock {
+		off := b
+		for off > prev && !utf8.RuneStart(src[off]) {
+			off--
+		}
+		runes += utf8.RuneCountInString(src[prev:off])
+		r.marks = append(r.marks, runeMark{off, runes})
+		prev = off
+	}
+	return r
+}
+
+// pos is charPos(r.src, off).
+func (r *runeIndex) pos(off int) int {
+	off = min(max(off, 0), len(r.src))
+	if r.ascii {
+		return off + 1
+	}
+	m := r.marks[min(off/runeBlock, len(r.marks)-1)]
+	return m.runes + utf8.RuneCountInString(r.src[m.off:off]) + 1
 }
 
 // charPos converts a byte offset into a 1-based character position.
@@ -92,19 +156,102 @@ func isSpace(c byte) bool {
 // lex tokenizes src. It fails with a positioned sqlerr error on
 // unterminated strings and comments, invalid escapes and characters the
 // engine refuses.
-func lex(src string) ([]token, error) {
-	l := &lexer{src: src}
+func lex(src string) ([]token, error) { return lexAll(nil, src) }
+
+// lexAll is lex observing tick's context; it also refuses statements of
+// more than limits.MaxTokens tokens (54000) and pairs brackets (nest).
+func lexAll(tick *limits.Ticker, src string) ([]token, error) {
+	l := &lexer{src: src, tick: tick, opEnd: -1}
 	for {
 		if err := l.skipSpace(); err != nil {
 			return nil, err
 		}
 		if l.pos >= len(src) {
+			nest(l.toks)
 			return l.toks, nil
 		}
 		if err := l.next(); err != nil {
 			return nil, err
 		}
+		if err := l.tick.Tick(); err != nil {
+			return nil, err
+		}
+		if n := len(l.toks); l.toks[n-1].isOp(";") {
+			l.stmtStart = n
+		} else if n-l.stmtStart > limits.MaxTokens {
+			return nil, limits.TooManyTokens(n - l.stmtStart).WithPosition(charPos(src, l.toks[l.stmtStart].start))
+		}
 	}
+}
+
+// firstToken lexes only the first token of src (ok false when there is
+// none or it does not lex).
+func firstToken(src string) (token, bool) {
+	l := &lexer{src: src, opEnd: -1}
+	if l.skipSpace() != nil || l.pos >= len(src) || l.next() != nil || len(l.toks) == 0 {
+		return token{}, false
+	}
+	return l.toks[0], true
+}
+
+// nest fills pair and up of every token with one stack per bracket kind,
+// so the passes find a partner or the enclosing "(" in constant time
+// instead of scanning (which made deeply nested input quadratic). Pairs
+// never cross a ";": statements are split there.
+func nest(toks []token) {
+	var parens, brackets, cases []int
+	for i := range toks {
+		t := &toks[i]
+		if len(parens) > 0 {
+			t.up = int32(parens[len(parens)-1] - i)
+		}
+		switch {
+		case t.isOp(";"):
+			parens, brackets, cases = parens[:0], brackets[:0], cases[:0]
+		case t.isOp("("):
+			parens = append(parens, i)
+		case t.isOp("["):
+			brackets = append(brackets, i)
+		case t.is("case"):
+			cases = append(cases, i)
+		case t.isOp(")"):
+			pairLast(toks, &parens, i)
+		case t.isOp("]"):
+			pairLast(toks, &brackets, i)
+		case t.is("end"):
+			pairLast(toks, &cases, i)
+		}
+	}
+}
+
+func pairLast(toks []token, open *[]int, i int) {
+	if n := len(*open); n > 0 {
+		o := (*open)[n-1]
+		*open = (*open)[:n-1]
+		toks[o].pair, toks[i].pair = int32(i-o), int32(o-i)
+	}
+}
+
+// partner returns the index of toks[i]'s bracket partner within toks, or
+// -1 when it has none there.
+func partner(toks []token, i int) int {
+	if d := toks[i].pair; d != 0 {
+		if k := i + int(d); k >= 0 && k < len(toks) {
+			return k
+		}
+	}
+	return -1
+}
+
+// enclosing returns the index of the innermost "(" around toks[i] within
+// toks, or -1.
+func enclosing(toks []token, i int) int {
+	if d := toks[i].up; d != 0 {
+		if k := i + int(d); k >= 0 {
+			return k
+		}
+	}
+	return -1
 }
 
 func (l *lexer) skipSpace() error {
@@ -219,20 +366,33 @@ func (l *lexer) next() error {
 // operator lexes a run of operator characters the way scan.l does: the run
 // stops before a comment start, and a multi-character operator may not end
 // in + or - unless it contains one of ~!@#%^&|`? (so "a=-1" is "=" "-").
+//
+// A run is scanned once: a long run such as +-+-+- yields one-character
+// operators, and rescanning the rest of the run for each would be
+// quadratic. Every suffix of a run ends where the run ends (a comment
+// start ends it at the same place), so the scan is kept for the next call.
 func (l *lexer) operator(start int) error {
 	src := l.src
-	end := start
-	for end < len(src) && strings.IndexByte(opChars, src[end]) >= 0 {
-		if end > start && (strings.HasPrefix(src[end:], "--") || strings.HasPrefix(src[end:], "/*")) {
-			break
+	if start < l.opStart || start >= l.opEnd {
+		end, special, plain := start, -1, -1
+		for end < len(src) && strings.IndexByte(opChars, src[end]) >= 0 {
+			if end > start && (strings.HasPrefix(src[end:], "--") || strings.HasPrefix(src[end:], "/*")) {
+				break
+			}
+			if strings.IndexByte("~!@#%^&|`?", src[end]) >= 0 {
+				special = end
+			}
+			if src[end] != '+' && src[end] != '-' {
+				plain = end
+			}
+			end++
 		}
-		end++
+		l.opStart, l.opEnd, l.opSpecial, l.opPlain = start, end, special, plain
 	}
-	op := src[start:end]
-	if len(op) > 1 && !strings.ContainsAny(op, "~!@#%^&|`?") {
-		for len(op) > 1 && (op[len(op)-1] == '+' || op[len(op)-1] == '-') {
-			op = op[:len(op)-1]
-		}
+	op := src[start:l.opEnd]
+	if len(op) > 1 && l.opSpecial < start {
+		// No special character: trailing + and - are not part of it.
+		op = op[:max(1, l.opPlain+1-start)]
 	}
 	if op == "`" || strings.Contains(op, "`") {
 		return posError(src, start, sqlerr.SyntaxError, "syntax error at or near \"`\"")

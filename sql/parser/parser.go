@@ -1,11 +1,13 @@
 package parser
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sqlerr"
 	tidb "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -29,7 +31,8 @@ type Statement struct {
 	// the markers have been resolved (see the package documentation).
 	AST ast.StmtNode
 	// Node is one of our own statements: *ShowStmt, *SetStmt,
-	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt.
+	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt,
+	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt.
 	Node Node
 
 	// Rewritten is the SQL TiDB parsed; OriginTextPosition() and Text()
@@ -55,7 +58,16 @@ type Statement struct {
 	NullsFirst map[*ast.ByItem]bool
 
 	src string
+	ri  *runeIndex // character positions in src
 	pm  *posMap
+}
+
+// input is one string being parsed: its text, character positions and
+// the context check shared by its statements.
+type input struct {
+	src  string
+	ri   *runeIndex
+	tick *limits.Ticker
 }
 
 // Node is implemented by asofsql's own statement nodes.
@@ -74,9 +86,17 @@ func (s *Statement) Pos(n ast.ExprNode) int {
 // position in the original input.
 func (s *Statement) PosOf(rewrittenOffset int) int {
 	if s.pm == nil {
-		return charPos(s.src, s.Start)
+		return s.charPos(s.Start)
 	}
-	return charPos(s.src, s.pm.toOrig(rewrittenOffset))
+	return s.charPos(s.pm.toOrig(rewrittenOffset))
+}
+
+// charPos is the 1-based character position of byte offset off of src.
+func (s *Statement) charPos(off int) int {
+	if s.ri == nil {
+		return charPos(s.src, off)
+	}
+	return s.ri.pos(off)
 }
 
 // AsofOf returns the ASOF description of a join node, or nil if the join
@@ -98,11 +118,11 @@ func (s *Statement) errAt(n ast.ExprNode, code, format string, args ...any) *sql
 // nearText is the original token at an AST node's position.
 func (s *Statement) nearText(n ast.ExprNode) string {
 	off := s.pm.toOrig(n.OriginTextPosition())
-	toks, err := lex(s.src[off:s.End])
-	if err != nil || len(toks) == 0 {
+	t, ok := firstToken(s.src[off:s.End])
+	if !ok {
 		return ""
 	}
-	return s.src[off+toks[0].start : off+toks[0].end]
+	return s.src[off+t.start : off+t.end]
 }
 
 // sqlMode is the TiDB mode closest to Postgres lexical rules.
@@ -120,11 +140,22 @@ var pool = sync.Pool{New: func() any {
 // statements. An empty or comment-only string gives no statements and no
 // error. Errors are *sqlerr.Error with a SQLSTATE and a 1-based character
 // Position into sql. Parse is safe for concurrent use.
-func Parse(sql string) ([]*Statement, error) {
-	toks, err := lex(sql)
+func Parse(sql string) ([]*Statement, error) { return ParseContext(context.Background(), sql) }
+
+// ParseContext is Parse observing ctx: a long statement's parse stops
+// with 57014 once ctx is cancelled or past its deadline.
+//
+// Whatever its shape, input cannot exhaust the goroutine stack: nesting
+// past limits.MaxDepth is 54001 and statements of more than
+// limits.MaxTokens tokens are 54000, both checked before anything
+// recurses (see checkDepth).
+func ParseContext(ctx context.Context, sql string) ([]*Statement, error) {
+	in := &input{src: sql, tick: limits.NewTicker(ctx)}
+	toks, err := lexAll(in.tick, sql)
 	if err != nil {
 		return nil, err
 	}
+	in.ri = newRuneIndex(sql)
 	var out []*Statement
 	start := 0
 	for i := 0; i <= len(toks); i++ {
@@ -136,7 +167,7 @@ func Parse(sql string) ([]*Statement, error) {
 			if i < len(toks) {
 				end = toks[i].start
 			}
-			st, err := parseStatement(sql, toks[start:i], end)
+			st, err := parseStatement(in, toks[start:i], end)
 			if err != nil {
 				return nil, err
 			}
@@ -150,8 +181,11 @@ func Parse(sql string) ([]*Statement, error) {
 // ParseOne parses a string that must hold at most one statement, as in an
 // extended-protocol Parse message. An empty or comment-only string gives
 // (nil, nil): Postgres answers it with EmptyQueryResponse.
-func ParseOne(sql string) (*Statement, error) {
-	stmts, err := Parse(sql)
+func ParseOne(sql string) (*Statement, error) { return ParseOneContext(context.Background(), sql) }
+
+// ParseOneContext is ParseOne observing ctx (see ParseContext).
+func ParseOneContext(ctx context.Context, sql string) (*Statement, error) {
+	stmts, err := ParseContext(ctx, sql)
 	if err != nil || len(stmts) == 0 {
 		return nil, err
 	}
@@ -164,7 +198,6 @@ func ParseOne(sql string) (*Statement, error) {
 // unsupported are Postgres statements asofsql recognizes but does not run.
 var unsupported = map[string]string{
 	"vacuum": "VACUUM", "listen": "LISTEN", "notify": "NOTIFY", "unlisten": "UNLISTEN",
-	"discard": "DISCARD", "prepare": "PREPARE", "execute": "EXECUTE", "deallocate": "DEALLOCATE",
 	"grant": "GRANT", "revoke": "REVOKE", "lock": "LOCK", "cluster": "CLUSTER",
 	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "declare": "DECLARE",
 	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
@@ -182,15 +215,16 @@ var tidbStatements = map[string]bool{
 
 // parseStatement parses the tokens of one statement; end is the byte
 // offset where the statement's text ends (its semicolon or end of input).
-func parseStatement(src string, toks []token, end int) (*Statement, error) {
-	st := &Statement{src: src, Start: toks[0].start, End: toks[len(toks)-1].end}
+func parseStatement(in *input, toks []token, end int) (*Statement, error) {
+	src := in.src
+	st := &Statement{src: src, ri: in.ri, Start: toks[0].start, End: toks[len(toks)-1].end}
 	st.Text = src[st.Start:st.End]
 	first := toks[0]
 	switch {
 	case first.is("show"), first.is("set"), first.is("reset"), first.is("begin"), first.is("start"), first.is("commit"),
 		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
 		first.is("create") && isCreateTable(toks):
-		n, err := parseOwn(src, toks, end)
+		n, err := parseOwn(in, toks, end)
 		if err != nil {
 			return nil, err
 		}
@@ -208,19 +242,38 @@ func parseStatement(src string, toks []token, end int) (*Statement, error) {
 			st.Params, st.NumParams = inner.Params, inner.NumParams
 		}
 		return st, nil
+	case isPreparedForm(first):
+		n, err := parsePrepared(in, toks, end)
+		if err != nil {
+			return nil, err
+		}
+		st.Node = n
+		// EXECUTE's parameters are those of its arguments; PREPARE's
+		// statement has its own.
+		if x, ok := n.(*ExecuteStmt); ok && x.Args != nil {
+			st.Params, st.NumParams = x.Args.Params, x.Args.NumParams
+		}
+		return st, nil
 	case first.kind == tkIdent && unsupported[first.val] != "":
 		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])
 	case first.isOp("(") || (first.kind == tkIdent && tidbStatements[first.val]):
-		return parseTiDB(st, toks, end)
+		return parseTiDB(in, st, toks, end, "")
 	}
 	return nil, syntaxErrAt(src, toks, 0)
 }
 
 // parseTiDB rewrites a statement, parses it with TiDB and resolves the
-// markers.
-func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
+// markers. lead, when set, is text put before the first token after every
+// other rewrite (EXECUTE's arguments are parsed as "select " + args).
+func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*Statement, error) {
 	src := st.src
 	if err := rejectUnsupported(src, toks); err != nil {
+		return nil, err
+	}
+	if err := depthBound(src, toks); err != nil {
+		return nil, err
+	}
+	if err := in.tick.Err(); err != nil {
 		return nil, err
 	}
 	e := newEdits(toks)
@@ -230,6 +283,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 	}
 	pg := &pgPass{src: src, toks: toks, e: e}
 	if err := pg.run(); err != nil {
+		return nil, err
+	}
+	if err := in.tick.Err(); err != nil {
 		return nil, err
 	}
 	if err := queryForms(src, toks, e); err != nil {
@@ -243,6 +299,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 			e.replace(i, "?")
 		}
 	}
+	if lead != "" {
+		e.prepend(0, lead)
+	}
 	rw, pm, _, preStart := e.materialize(src, end)
 	st.Rewritten, st.pm = rw, pm
 	st.Params = pg.params
@@ -252,6 +311,9 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		}
 	}
 
+	if err := in.tick.Err(); err != nil {
+		return nil, err
+	}
 	node, err := tidbParse(rw)
 	if err != nil {
 		if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.InternalError {
@@ -260,6 +322,10 @@ func parseTiDB(st *Statement, toks []token, end int) (*Statement, error) {
 		return nil, tidbError(st, toks, end, err)
 	}
 	st.AST = node
+	// Every walk below recurses as deep as the tree: check it first.
+	if err := checkDepth(in.tick, st); err != nil {
+		return nil, err
+	}
 
 	pr := &pgRecovery{st: st, distinct: map[int]bool{}, casts: map[*ast.FuncCallExpr]*Cast{}, nulls: map[*ast.ByItem]bool{}}
 	for _, k := range pg.distinctRHS {
@@ -373,8 +439,7 @@ func syntaxErrAt(src string, toks []token, i int) *sqlerr.Error {
 		if len(toks) > 0 {
 			from = toks[len(toks)-1].end
 		}
-		if rest, err := lex(src[from:]); err == nil && len(rest) > 0 {
-			t := rest[0]
+		if t, ok := firstToken(src[from:]); ok {
 			return posError(src, from+t.start, sqlerr.SyntaxError, "syntax error at or near \"%s\"", src[from+t.start:from+t.end])
 		}
 		return posError(src, len(src), sqlerr.SyntaxError, "syntax error at end of input")

@@ -131,6 +131,10 @@ type pgPass struct {
 	// IS DISTINCT FROM (rewritten to <=>, negated after parsing).
 	distinctRHS []int
 	params      []int
+	// offsets memoizes limitBefore by the OFFSET's token index.
+	offsets map[int]bool
+	// fromMemo memoizes clauseFrom and inFromClause by token index.
+	fromMemo map[int]bool
 }
 
 func (p *pgPass) run() error {
@@ -166,7 +170,7 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
-		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") && fromItemStart(toks, i):
+		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") && p.fromItemStart(i):
 			// A function in FROM: generate_series and unnest; others are 0A000.
 			marker := map[string]string{"generate_series": MarkerSeries, "unnest": MarkerUnnest}[t.val]
 			if marker == "" || t.kind != tkIdent {
@@ -253,13 +257,12 @@ func (p *pgPass) run() error {
 				return syntaxErrAt(p.src, toks, len(toks))
 			}
 			as := -1
-			depth := 0
-			for k := i + 1; k < m; k++ {
+			for k := i + 2; k < m; k++ {
 				if toks[k].isOp("(") {
-					depth++
-				} else if toks[k].isOp(")") {
-					depth--
-				} else if depth == 1 && toks[k].is("as") {
+					if k = partner(toks, k); k < 0 {
+						break
+					}
+				} else if toks[k].is("as") {
 					as = k
 					break
 				}
@@ -479,17 +482,8 @@ func (p *pgPass) operandStart(j int, castStart map[int]int) int {
 	s := j
 	switch {
 	case t.isOp(")"):
-		depth := 0
-		for k := j; k >= 0; k-- {
-			if toks[k].isOp(")") {
-				depth++
-			} else if toks[k].isOp("(") {
-				depth--
-				if depth == 0 {
-					s = k
-					break
-				}
-			}
+		if k := partner(toks, j); k >= 0 {
+			s = k
 		}
 		if s > 0 && (toks[s-1].kind == tkQIdent || (toks[s-1].kind == tkIdent && !notFunctionNames[toks[s-1].val])) {
 			s--
@@ -498,16 +492,8 @@ func (p *pgPass) operandStart(j int, castStart map[int]int) int {
 		}
 	case t.is("end"):
 		// CASE ... END is one primary.
-		depth := 0
-		for k := j; k >= 0; k-- {
-			if toks[k].is("end") {
-				depth++
-			} else if toks[k].is("case") {
-				depth--
-				if depth == 0 {
-					return k
-				}
-			}
+		if k := partner(toks, j); k >= 0 {
+			return k
 		}
 		return j
 	case t.kind == tkString:
@@ -528,26 +514,40 @@ func (p *pgPass) operandStart(j int, castStart map[int]int) int {
 
 // limitBefore reports whether the OFFSET at toks[i] has a LIMIT before it
 // in the same query block.
+//
+// The walk back skips parenthesized groups whole and stops at an earlier
+// OFFSET of the same block, whose answer it reuses (p.offsets), so a long
+// statement costs linear time however many OFFSETs it holds.
 func (p *pgPass) limitBefore(i int) bool {
-	depth := 0
-	for k := i - 1; k >= 0; k-- {
+	res := false
+	k := i - 1
+walk:
+	for ; k >= 0; k-- {
 		t := p.toks[k]
 		switch {
 		case t.isOp(")"):
-			depth++
-		case t.isOp("("):
-			if depth == 0 {
-				return false
+			if k = partner(p.toks, k); k < 0 {
+				break walk
 			}
-			depth--
-		case depth > 0:
+		case t.isOp("("):
+			break walk
 		case t.is("limit"):
-			return true
+			res = true
+			break walk
 		case t.is("select") || t.is("union") || t.is("intersect") || t.is("except"):
-			return false
+			break walk
+		case t.is("offset"):
+			if r, ok := p.offsets[k]; ok {
+				res = r
+				break walk
+			}
 		}
 	}
-	return false
+	if p.offsets == nil {
+		p.offsets = map[int]bool{}
+	}
+	p.offsets[i] = res
+	return res
 }
 
 // pgRecovery restores what pgPass rewrote: it wraps the <=> planted for

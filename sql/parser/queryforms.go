@@ -81,14 +81,13 @@ var tidbDistinctAggs = map[string]bool{"count": true, "sum": true, "avg": true, 
 // orderInside reports whether ORDER BY occurs at the top level of the
 // argument list toks(from, m).
 func orderInside(toks []token, from, m int) bool {
-	depth := 0
 	for k := from; k < m; k++ {
 		switch {
 		case toks[k].isOp("("):
-			depth++
-		case toks[k].isOp(")"):
-			depth--
-		case depth == 0 && toks[k].is("order") && k+1 < m && toks[k+1].is("by"):
+			if k = partner(toks, k); k < 0 {
+				return false
+			}
+		case toks[k].is("order") && k+1 < m && toks[k+1].is("by"):
 			return true
 		}
 	}
@@ -97,19 +96,10 @@ func orderInside(toks []token, from, m int) bool {
 
 // openParen returns the index of the "(" matching the ")" at m, or -1.
 func openParen(toks []token, m int) int {
-	depth := 0
-	for k := m; k >= 0; k-- {
-		switch {
-		case toks[k].isOp(")"):
-			depth++
-		case toks[k].isOp("("):
-			depth--
-			if depth == 0 {
-				return k
-			}
-		}
+	if !toks[m].isOp(")") {
+		return -1
 	}
-	return -1
+	return partner(toks, m)
 }
 
 // aliasList rewrites `(query) [AS] v(a, b)` whose query closes at m.
@@ -146,20 +136,10 @@ func aliasList(src string, toks []token, e *edits, m int) error {
 // aggOrder rewrites the aggregate call whose argument list holds the
 // ORDER BY at i.
 func aggOrder(src string, toks []token, e *edits, i int) error {
-	o := -1
-	depth := 0
-	for k := i - 1; k >= 0; k-- {
-		if toks[k].isOp(")") {
-			depth++
-		} else if toks[k].isOp("(") {
-			if depth == 0 {
-				o = k
-				break
-			}
-			depth--
-		}
-	}
-	if o < 1 || o+1 == i {
+	o := enclosing(toks, i)
+	if o < 1 || o+1 == i || e.hasRep[o-1] {
+		// Not in a call, or the call is rewritten already (a second
+		// ORDER BY in one argument list is TiDB's syntax error to report).
 		return nil
 	}
 	name := toks[o-1]
@@ -171,13 +151,12 @@ func aggOrder(src string, toks []token, e *edits, i int) error {
 	if m < 0 {
 		return nil
 	}
-	depth = 0
 	for k := i; k < m; k++ {
 		if toks[k].isOp("(") {
-			depth++
-		} else if toks[k].isOp(")") {
-			depth--
-		} else if depth == 0 && toks[k].is("separator") {
+			if k = partner(toks, k); k < 0 {
+				break
+			}
+		} else if toks[k].is("separator") {
 			return syntaxErrAt(src, toks, k)
 		}
 	}
@@ -236,9 +215,9 @@ func (s *Statement) SourceName(n ast.ExprNode) string {
 	if o < 0 || o >= len(s.src) {
 		return ""
 	}
-	toks, err := lex(s.src[o:max(o, s.End)])
-	if err != nil || len(toks) == 0 || (toks[0].kind != tkIdent && toks[0].kind != tkQIdent) {
+	t, ok := firstToken(s.src[o:max(o, s.End)])
+	if !ok || (t.kind != tkIdent && t.kind != tkQIdent) {
 		return ""
 	}
-	return toks[0].val
+	return t.val
 }

@@ -8,28 +8,32 @@ import (
 // edits collects, per token of one statement, what the rewriter emits for
 // it: pre (inserted before it), rep (its replacement, when hasRep) and
 // post (inserted after it). Tokens without edits are copied verbatim.
+//
+// Insertions are kept as lists, not concatenated as they come: a chain
+// such as x::int::int::... prepends to one token once per cast, and
+// growing one string each time would be quadratic.
 type edits struct {
 	toks   []token
-	pre    []string
+	pre    [][]string // in insertion order; emitted last first
 	rep    []string
 	hasRep []bool
-	post   []string
+	post   [][]string
 }
 
 func newEdits(toks []token) *edits {
 	n := len(toks)
-	return &edits{toks: toks, pre: make([]string, n), rep: make([]string, n), hasRep: make([]bool, n), post: make([]string, n)}
+	return &edits{toks: toks, pre: make([][]string, n), rep: make([]string, n), hasRep: make([]bool, n), post: make([][]string, n)}
 }
 
 // prepend inserts s before token i, in front of earlier insertions: an
 // outer construct discovered later wraps the inner one.
-func (e *edits) prepend(i int, s string) { e.pre[i] = s + e.pre[i] }
+func (e *edits) prepend(i int, s string) { e.pre[i] = append(e.pre[i], s) }
 
 func (e *edits) replace(i int, s string) { e.rep[i], e.hasRep[i] = s, true }
 
 func (e *edits) drop(i int) { e.replace(i, "") }
 
-func (e *edits) appendAfter(i int, s string) { e.post[i] += s }
+func (e *edits) appendAfter(i int, s string) { e.post[i] = append(e.post[i], s) }
 
 // segment maps a run of the rewritten text back to the original. A
 // verbatim segment maps byte for byte; any other maps every byte to orig
@@ -67,7 +71,8 @@ func (m *posMap) toOrig(rw int) int {
 // begins, preStart[i] where its pre insertion begins.
 func (e *edits) materialize(src string, end int) (string, *posMap, []int, []int) {
 	var b strings.Builder
-	m := &posMap{end: end}
+	m := &posMap{end: end, segs: make([]segment, 0, 2*len(e.toks))}
+	b.Grow(end - e.toks[0].start + 16)
 	rwStart := make([]int, len(e.toks))
 	preStart := make([]int, len(e.toks))
 	add := func(s string, orig int, verbatim bool) {
@@ -82,7 +87,9 @@ func (e *edits) materialize(src string, end int) (string, *posMap, []int, []int)
 			add(blank(src[e.toks[i-1].end:t.start]), e.toks[i-1].end, true)
 		}
 		preStart[i] = b.Len()
-		add(e.pre[i], t.start, false)
+		for k := len(e.pre[i]) - 1; k >= 0; k-- {
+			add(e.pre[i][k], t.start, false)
+		}
 		rwStart[i] = b.Len()
 		if e.hasRep[i] {
 			add(e.rep[i], t.start, false)
@@ -90,7 +97,9 @@ func (e *edits) materialize(src string, end int) (string, *posMap, []int, []int)
 			text, verbatim := defaultText(src, t)
 			add(text, t.start, verbatim)
 		}
-		add(e.post[i], t.start, false)
+		for _, s := range e.post[i] {
+			add(s, t.start, false)
+		}
 	}
 	return b.String(), m, rwStart, preStart
 }

@@ -136,6 +136,7 @@ func (*ExplainStmt) node()     {}
 
 // cursor walks the tokens of one of our own statements.
 type cursor struct {
+	in   *input
 	src  string
 	toks []token
 	i    int
@@ -241,8 +242,8 @@ func isCreateTable(toks []token) bool {
 }
 
 // parseOwn parses the statements asofsql handles itself.
-func parseOwn(src string, toks []token, end int) (Node, error) {
-	c := &cursor{src: src, toks: toks, end: end}
+func parseOwn(in *input, toks []token, end int) (Node, error) {
+	c := &cursor{in: in, src: in.src, toks: toks, end: end}
 	first := c.peek()
 	c.i++
 	switch first.val {
@@ -286,7 +287,7 @@ func parseOwn(src string, toks []token, end int) (Node, error) {
 	case "create":
 		return c.createTable()
 	}
-	return nil, syntaxErrAt(src, toks, 0)
+	return nil, syntaxErrAt(in.src, toks, 0)
 }
 
 func (c *cursor) show() (Node, error) {
@@ -574,10 +575,10 @@ func (c *cursor) explain() (Node, error) {
 	}
 	rest := c.toks[c.i:]
 	if !(rest[0].is("select") || rest[0].is("with") || rest[0].is("values") || rest[0].is("table") ||
-		rest[0].is("insert") || rest[0].is("update") || rest[0].is("delete") || rest[0].isOp("(")) {
+		rest[0].is("insert") || rest[0].is("update") || rest[0].is("delete") || rest[0].is("execute") || rest[0].isOp("(")) {
 		return nil, syntaxErrAt(c.src, c.toks, c.i)
 	}
-	inner, err := parseStatement(c.src, rest, c.end)
+	inner, err := parseStatement(c.in, rest, c.end)
 	if err != nil {
 		return nil, err
 	}
@@ -608,7 +609,7 @@ func (c *cursor) copy() (Node, error) {
 		if !(inner[0].is("select") || inner[0].is("with") || inner[0].is("values") || inner[0].is("table")) {
 			return nil, syntaxErrAt(c.src, c.toks, open+1)
 		}
-		q, err := parseStatement(c.src, inner, c.toks[m].start)
+		q, err := parseStatement(c.in, inner, c.toks[m].start)
 		if err != nil {
 			return nil, err
 		}
@@ -909,6 +910,9 @@ func (c *cursor) tableElement(st *CreateTableStmt, cols map[string]int) error {
 	if _, dup := cols[name]; dup {
 		return posError(c.src, t.start, codeDuplicateColumn, "column \"%s\" specified more than once", name)
 	}
+	if len(st.Columns) == MaxTableColumns {
+		return posError(c.src, t.start, codeTooManyColumns, "tables can have at most %d columns", MaxTableColumns)
+	}
 	typ, next, err := parseType(c.src, c.toks, c.i)
 	if err != nil {
 		return err
@@ -948,4 +952,8 @@ func (c *cursor) tableElement(st *CreateTableStmt, cols map[string]int) error {
 
 // More SQLSTATEs sqlerr does not name.
 const codeDuplicateColumn = "42701"
+const codeTooManyColumns = "54011"
+
+// MaxTableColumns is PostgreSQL's limit on a table's columns.
+const MaxTableColumns = 1600
 const codeInvalidTableDefinition = "42P16"

@@ -21,7 +21,10 @@ import (
 func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	lw := len(l.node.Schema())
 	cs := concatScopes(l.sc, r.sc, lw)
-	ar := &AsofRight{Name: r.desc.name, Tie: a.Prefer, Form: a.Form, Pos: a.Pos, Kind: AsofInner}
+	ar := &AsofRight{Name: r.desc.name, Tie: PreferEarlier, Pos: a.Pos, Kind: AsofInner}
+	if a.Prefer == parser.PreferLater {
+		ar.Tie = PreferLater
+	}
 	if a.Kind == parser.AsofLeft {
 		ar.Kind = AsofLeft
 	}

@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -33,6 +34,13 @@ type Options struct {
 	// current_database()/current_user show (DefaultDatabase and
 	// DefaultUser when empty).
 	Database, User string
+	// SettingName spells a run-time setting's name as SHOW's result
+	// column does ("timezone" → "TimeZone"); nil keeps it as written.
+	SettingName func(name string) string
+	// Prepared looks up a statement prepared in the session (PREPARE, or
+	// the wire protocol's Parse of a named statement) for EXECUTE; nil
+	// when there are none.
+	Prepared func(name string) (*Prepared, bool)
 }
 
 // binder holds the state of planning one statement.
@@ -49,6 +57,33 @@ type binder struct {
 	outer *outerScope
 	// nsub counts the statement's subquery expressions.
 	nsub int
+	// depth bounds the recursion of binding (bindQuery, bindResultSet,
+	// bindExpr); steps counts their calls, against maxBindSteps, and tick
+	// checks the context now and then (guard).
+	depth limits.Depth
+	steps int
+	tick  *limits.Ticker
+}
+
+// maxBindSteps bounds the work of binding one statement. Binding is linear
+// in the statement's size except where WITH queries are named more than
+// once: each reference binds the query again (plans are trees), so a
+// chain of CTEs each naming the previous one twice doubles at every step.
+const maxBindSteps = 4 * limits.MaxTokens
+
+// guard is called on entering each recursive binding step: it refuses to
+// go deeper than limits.MaxDepth (54001), to do more than maxBindSteps
+// steps (54000) and to go on once the context is done (57014). The caller
+// defers b.depth.Leave() when it succeeds.
+func (b *binder) guard() error {
+	if err := b.tick.Tick(); err != nil {
+		return err
+	}
+	if b.steps++; b.steps > maxBindSteps {
+		return sqlerr.New(sqlerr.ProgramLimitExceeded, "statement is too complex: it expands to more than %d expressions", maxBindSteps).
+			WithHint("A WITH query is planned again each time it is named; name it fewer times, or store it in a table.")
+	}
+	return b.depth.Enter()
 }
 
 // inputDesc says what a FROM item is, for ordering errors and hints.
@@ -81,9 +116,12 @@ type rel struct {
 	desc inputDesc
 }
 
-// cteEnv is the WITH clauses in scope, innermost first.
+// cteEnv is the WITH clauses in scope, innermost first: one entry per
+// WITH query, seeing the entries of its clause up to itself (pos) and
+// then the clause's enclosing env.
 type cteEnv struct {
-	parent *cteEnv
+	clause *withClause
+	pos    int
 	name   string
 	cte    *ast.CommonTableExpression
 	// env is where the CTE's own query is bound (earlier CTEs only).
@@ -93,11 +131,19 @@ type cteEnv struct {
 	outer *outerScope
 }
 
+// withClause indexes one WITH clause's queries by name, so a lookup costs
+// one map probe per enclosing WITH clause however many queries each has.
+type withClause struct {
+	byName map[string]*cteEnv
+	parent *cteEnv // the env the WITH clause stands in
+}
+
 func (e *cteEnv) find(name string) *cteEnv {
-	for c := e; c != nil; c = c.parent {
-		if c.name == name {
+	for e != nil {
+		if c := e.clause.byName[name]; c != nil && c.pos <= e.pos {
 			return c
 		}
+		e = e.clause.parent
 	}
 	return nil
 }
@@ -110,6 +156,10 @@ func (b *binder) finishParams() []sqltypes.Type {
 
 // bindResultSet binds a FROM item.
 func (b *binder) bindResultSet(n ast.ResultSetNode, env *cteEnv) (*rel, error) {
+	if err := b.guard(); err != nil {
+		return nil, err
+	}
+	defer b.depth.Leave()
 	switch x := n.(type) {
 	case *ast.TableSource:
 		return b.bindTableSource(x, env)
@@ -248,13 +298,13 @@ func (b *binder) withEnv(w *ast.WithClause, env *cteEnv) (*cteEnv, error) {
 	if w.IsRecursive {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
 	}
-	seen := map[string]bool{}
-	for _, c := range w.CTEs {
-		if seen[c.Name.O] {
+	wc := &withClause{byName: map[string]*cteEnv{}, parent: env}
+	for i, c := range w.CTEs {
+		if wc.byName[c.Name.O] != nil {
 			return nil, sqlerr.New("42712", "WITH query name \"%s\" specified more than once", c.Name.O)
 		}
-		seen[c.Name.O] = true
-		env = &cteEnv{parent: env, name: c.Name.O, cte: c, env: env, outer: b.outer}
+		env = &cteEnv{clause: wc, pos: i, name: c.Name.O, cte: c, env: env, outer: b.outer}
+		wc.byName[c.Name.O] = env
 	}
 	return env, nil
 }

@@ -50,6 +50,13 @@ func (b *binder) pos(n ast.ExprNode) int { return b.st.Pos(n) }
 
 // bindExpr binds an expression to a typed expr.Expr.
 func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
+	if err := b.guard(); err != nil {
+		if e, ok := sqlerr.As(err); ok && e.Position == 0 && e.Code == sqlerr.StatementTooComplex {
+			return nil, e.WithPosition(b.pos(n))
+		}
+		return nil, err
+	}
+	defer b.depth.Leave()
 	if c.agg != nil {
 		if e, ok, err := b.bindGrouped(n, c); ok || err != nil {
 			return e, err

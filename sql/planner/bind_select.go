@@ -15,6 +15,10 @@ import (
 
 // bindQuery binds a SELECT or set operation to a node.
 func (b *binder) bindQuery(n ast.Node, env *cteEnv) (Node, error) {
+	if err := b.guard(); err != nil {
+		return nil, err
+	}
+	defer b.depth.Leave()
 	switch x := n.(type) {
 	case *ast.SelectStmt:
 		return b.bindSelect(x, env)

@@ -11,15 +11,21 @@ import (
 )
 
 // bindSetOpr binds UNION [ALL] chains (left to right, as written).
+//
+// A run of branches becomes one UnionAll whose inputs are cast once, when
+// the run ends, to the column types resolved pairwise left to right (as
+// Postgres resolves them), under a Distinct if a UNION joined any of them;
+// a UNION ALL after a UNION ends the run. Casting each time a branch is
+// added would be quadratic, nesting a Distinct per UNION too deep.
 func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, lim *ast.Limit, env *cteEnv) (Node, error) {
-	var acc Node
+	var run unionRun
 	for i, sel := range list.Selects {
 		n, err := b.bindQuery(sel, env)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 {
-			acc = n
+			run.start(n)
 			continue
 		}
 		var op *ast.SetOprType
@@ -36,14 +42,28 @@ func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, l
 			}
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", name).WithHint("UNION and UNION ALL are supported.")
 		}
-		if acc, err = b.union(acc, n); err != nil {
+		if *op == ast.UnionAll && run.distinct {
+			acc, err := b.finishUnion(&run)
+			if err != nil {
+				return nil, err
+			}
+			run.start(acc)
+		}
+		if err := run.add(n); err != nil {
 			return nil, err
 		}
 		if *op == ast.Union {
-			acc = &Distinct{Input: acc}
+			// Distinct over everything so far, applied when the run
+			// ends: one Distinct for a chain of UNIONs, not one nested
+			// per UNION.
+			run.distinct = true
 		}
 	}
-	acc, err := b.sortOutputs(acc, ob, "a UNION result")
+	acc, err := b.finishUnion(&run)
+	if err != nil {
+		return nil, err
+	}
+	acc, err = b.sortOutputs(acc, ob, "a UNION result")
 	if err != nil {
 		return nil, err
 	}
@@ -140,41 +160,72 @@ func (b *binder) bindValues(s *ast.SelectStmt) (Node, error) {
 	return b.limit(node, s.Limit)
 }
 
-// union appends n to acc (flattening UNION ALL chains), converting both
-// to the common column types.
-func (b *binder) union(acc, n Node) (Node, error) {
-	ac, nc := acc.Schema(), n.Schema()
-	if len(ac) != len(nc) {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+// unionRun is a run of UNION ALL branches being bound: the inputs and
+// the result columns resolved so far.
+type unionRun struct {
+	inputs   []Node
+	cols     []Column
+	distinct bool // a UNION (not ALL) joined the run
+}
+
+func (r *unionRun) start(n Node) {
+	r.distinct = false
+	r.inputs = []Node{n}
+	r.cols = r.cols[:0:0]
+	for _, c := range n.Schema() {
+		r.cols = append(r.cols, Column{Name: c.Name, Type: c.Type, Nullable: c.Nullable})
 	}
-	types := make([]sqltypes.Type, len(ac))
-	for i := range ac {
-		t, ok := commonType(ac[i].Type, nc[i].Type)
+}
+
+// add appends a branch, resolving each column's type with the type so far.
+func (r *unionRun) add(n Node) error {
+	nc := n.Schema()
+	if len(r.cols) != len(nc) {
+		return sqlerr.New(sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+	}
+	for i := range r.cols {
+		c := &r.cols[i]
+		t, ok := commonType(c.Type, nc[i].Type)
 		if !ok {
-			return nil, errDatatype(0, "UNION types %s and %s cannot be matched", ac[i].Type, nc[i].Type)
+			return errDatatype(0, "UNION types %s and %s cannot be matched", c.Type, nc[i].Type)
 		}
 		if t.Kind == sqltypes.Unknown {
 			t = sqltypes.TextType
 		}
-		types[i] = t
+		c.Type, c.Nullable = t, c.Nullable || nc[i].Nullable
 	}
-	var inputs []Node
-	if u, ok := acc.(*UnionAll); ok {
-		inputs = u.Inputs
-	} else {
-		inputs = []Node{acc}
+	r.inputs = append(r.inputs, n)
+	return nil
+}
+
+// finishUnion is the run's node: its one input, or a UnionAll of all
+// inputs converted to the resolved types, under a Distinct for a UNION.
+func (b *binder) finishUnion(r *unionRun) (Node, error) {
+	if len(r.inputs) == 1 {
+		return r.inputs[0], nil
 	}
-	inputs = append(inputs, n)
-	u := &UnionAll{}
-	for _, in := range inputs {
+	if r.distinct {
+		r.distinct = false
+		u, err := b.finishUnion(r)
+		if err != nil {
+			return nil, err
+		}
+		return &Distinct{Input: u}, nil
+	}
+	types := make([]sqltypes.Type, len(r.cols))
+	for i, c := range r.cols {
+		types[i] = c.Type
+	}
+	u := &UnionAll{Cols: r.cols}
+	for _, in := range r.inputs {
+		if err := b.tick.Tick(); err != nil {
+			return nil, err
+		}
 		conv, err := b.castTo(in, types)
 		if err != nil {
 			return nil, err
 		}
 		u.Inputs = append(u.Inputs, conv)
-	}
-	for i, c := range ac {
-		u.Cols = append(u.Cols, Column{Name: c.Name, Type: types[i], Nullable: c.Nullable || nc[i].Nullable})
 	}
 	return u, nil
 }

@@ -265,7 +265,8 @@ func TestStatementPlans(t *testing.T) {
 	require.NoError(t, err)
 	cp := p.(*Copy)
 	require.Equal(t, []int{2, 0}, cp.Columns)
-	require.True(t, cp.Stmt.From)
+	require.True(t, cp.From)
+	require.Equal(t, CopyCSV, cp.Format)
 
 	_, err = plan(t, cat, `COPY events (nope) TO STDOUT`)
 	require.Equal(t, sqlerr.UndefinedColumn, sqlerr.Code(err))

@@ -42,8 +42,18 @@
 //     and projections are pruned so scans read only needed columns.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (hash equi-join inner/left with a residual, or cross), Values,
-//     UnionAll, Distinct, Window. Statement plans: Query, CreateTable,
-//     DropTable, Insert, Copy, Set, Show, Transaction, Explain.
+//     UnionAll, Distinct, Window.
+//   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
+//     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
+//     Discard. They are plain data in the planner's own vocabulary (no
+//     parser types), and each answers its command tag (Tag), what it takes
+//     and returns (Shape: parameter types, result columns) and the tables
+//     it reads (Reads), so a caller's one switch over plans is the one
+//     that runs them. A new statement is a parser node, a plan type here
+//     and a case in that switch. PREPARE is planned with its declared
+//     types and must leave none unknown (42P18; an unknown result column
+//     is text, as in Postgres); EXECUTE binds its arguments against the
+//     prepared statement's shape, which Options.Prepared supplies.
 //   - pg_catalog and information_schema tables (qualified, or an
 //     unqualified pg_catalog name: pg_catalog is searched first) bind as
 //     Values built by sql/pgcatalog from the catalog's tables (when it
@@ -51,6 +61,12 @@
 //     answers from its catalogs (pg_table_is_visible, pg_get_userbyid,
 //     current_database, current_user, ::regclass and the other OID alias
 //     casts) expand into expressions over the same description.
+//   - BuildContext observes a context (57014). Binding counts its
+//     recursion (54001 past limits.MaxDepth: nested queries, expressions,
+//     joins, WITH queries naming WITH queries, stacked windows) and its
+//     total work (54000 when WITH queries named repeatedly expand past a
+//     bound); lists (IN, select lists, VALUES, UNION [ALL] chains) bind in
+//     linear time and stay flat in the plan.
 //   - Errors are *sqlerr.Error with the SQLSTATE Postgres uses (42P01,
 //     42703, 42702, 42804, 42883, 42803, 42601, 0A000, 22023, ...) and the
 //     1-based position from the parser wherever the AST has one.

@@ -50,7 +50,7 @@ func explainPlan(sb *strings.Builder, p Plan) {
 			return
 		}
 		dir := "TO"
-		if x.Stmt.From {
+		if x.From {
 			dir = "FROM"
 		}
 		fmt.Fprintf(sb, "Copy %s %s\n", x.Table.Name, dir)

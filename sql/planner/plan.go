@@ -5,7 +5,6 @@ import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
@@ -106,6 +105,24 @@ func (k AsofKind) String() string {
 	return "INNER"
 }
 
+// Prefer is an ASOF join's tie rule between equally distant rows on
+// both sides (mirrors exec/asof.Tie).
+type Prefer uint8
+
+const (
+	// PreferEarlier (the default) takes the row with Δ < 0.
+	PreferEarlier Prefer = iota
+	// PreferLater takes the row with Δ > 0.
+	PreferLater
+)
+
+func (p Prefer) String() string {
+	if p == PreferLater {
+		return "LATER"
+	}
+	return "EARLIER"
+}
+
 // AsofRight is one right input of an AsofJoin (mirrors exec/asof.Right).
 type AsofRight struct {
 	// Name identifies the input in messages: the table name or alias.
@@ -118,7 +135,7 @@ type AsofRight struct {
 	// LeftKeys and Keys are pairwise-equal by-key columns.
 	LeftKeys, Keys []int
 	Lo, Hi         Bound
-	Tie            parser.Prefer
+	Tie            Prefer
 	Kind           AsofKind
 	// Payload are the right columns output after the left columns, in
 	// order (every right column: projection pruning may narrow it).
@@ -126,8 +143,6 @@ type AsofRight struct {
 	// KeysFirst: both inputs are ordered by (keys..., t) instead of t
 	// (spec §4 allows it; the operator must merge per key).
 	KeysFirst bool
-	// Form is the spelling the join was written in (for EXPLAIN).
-	Form parser.AsofForm
 	// Pos is the 1-based position of ASOF in the query text.
 	Pos  int
 	desc inputDesc

@@ -1,8 +1,10 @@
 package planner
 
 import (
+	"context"
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -10,8 +12,33 @@ import (
 )
 
 // Plan is a planned statement: *Query, *CreateTable, *DropTable, *Insert,
-// *Copy, *Set, *Show, *Transaction or *Explain.
-type Plan interface{ isPlan() }
+// *Copy, *Set, *Show, *Transaction, *Explain, *Prepare, *Execute,
+// *Deallocate or *Discard. Plans are plain data the planner owns (no
+// parser types); each answers what callers must know before it runs, so
+// the only switch over statement kinds a caller needs is the one that
+// executes them.
+type Plan interface {
+	// Tag is the command tag the statement completes with, before any
+	// count: "SELECT", "INSERT" and "COPY" are completed with their row
+	// counts ("SELECT 5", "INSERT 0 5", "COPY 5"); the others as they are
+	// ("CREATE TABLE", "SET", "RESET", "BEGIN", "DEALLOCATE ALL", ...).
+	Tag() string
+	// Shape is what the statement takes and returns.
+	Shape() Shape
+	// Reads are the tables whose rows running the plan reads (scans of
+	// the plan and of its subqueries), in plan order.
+	Reads() []*catalog.TableInfo
+}
+
+// Shape is what a statement takes and returns: Params are the types of
+// $1..$n (Unknown where nothing constrains one, as Postgres reports
+// "unknown"); a statement that returns rows has Rows set and its result
+// Columns (none for SELECT without a select list).
+type Shape struct {
+	Params  []sqltypes.Type
+	Columns []Column
+	Rows    bool
+}
 
 // Query is a SELECT (or set operation): Root's schema is the result.
 type Query struct {
@@ -42,24 +69,83 @@ type Insert struct {
 	Params []sqltypes.Type
 }
 
-// Copy is COPY, resolved: Columns are table column indexes (all when the
-// statement lists none); Query is set for COPY (query) TO.
+// CopyFormat is the data format of COPY.
+type CopyFormat string
+
+// COPY formats.
+const (
+	CopyText    CopyFormat = "text"
+	CopyCSV     CopyFormat = "csv"
+	CopyBinary  CopyFormat = "binary"
+	CopyParquet CopyFormat = "parquet"
+)
+
+// Copy is COPY table [(cols)] FROM {STDIN | 'path'} or COPY {table
+// [(cols)] | (query)} TO {STDOUT | 'path'}, resolved: Table and Columns
+// (table column indexes, all of them when the statement lists none) for a
+// table, Query for COPY (query) TO. ColumnNames are the names as written
+// (nil without a list). Path is "" for STDIN/STDOUT. Delimiter and Null
+// are nil unless given (the format's defaults apply).
 type Copy struct {
-	Table   *catalog.TableInfo
-	Columns []int
-	Query   *Query
-	Stmt    *parser.CopyStmt
+	Table       *catalog.TableInfo
+	Columns     []int
+	ColumnNames []string
+	Query       *Query
+	From        bool
+	Path        string
+	Format      CopyFormat
+	Header      bool
+	Delimiter   *string
+	Null        *string
 }
 
-// Set is SET; Show is SHOW; Transaction is BEGIN/COMMIT/ROLLBACK: the
-// session executes them, the planner only passes them through.
-type Set struct{ Stmt *parser.SetStmt }
+// Set is SET name {TO | =} value [, ...] (Values as text: strings decoded,
+// identifiers lowercased, numbers as written) or SET name TO DEFAULT
+// (Default). RESET name is Set with Reset and Default; RESET ALL has All
+// and no Name. Local is SET LOCAL. The session runs it; the planner only
+// names it.
+type Set struct {
+	Name    string
+	Values  []string
+	Default bool
+	Local   bool
+	Reset   bool
+	All     bool
+}
 
-// Show is SHOW name | ALL.
-type Show struct{ Stmt *parser.ShowStmt }
+// Show is SHOW name | ALL. Name is the setting as Options.SettingName
+// spells it (the result column's name); empty when All.
+type Show struct {
+	Name string
+	All  bool
+}
 
-// Transaction is BEGIN/START, COMMIT/END or ROLLBACK/ABORT.
-type Transaction struct{ Stmt *parser.TransactionStmt }
+// TxnKind is the kind of a transaction-control statement.
+type TxnKind uint8
+
+const (
+	// TxnBegin is BEGIN [WORK | TRANSACTION] or START TRANSACTION.
+	TxnBegin TxnKind = iota + 1
+	// TxnCommit is COMMIT or END.
+	TxnCommit
+	// TxnRollback is ROLLBACK or ABORT.
+	TxnRollback
+)
+
+// Transaction is BEGIN/START, COMMIT/END or ROLLBACK/ABORT with BEGIN's
+// modes: Isolation is "" or one of "serializable", "repeatable read",
+// "read committed", "read uncommitted"; ReadOnly and Deferrable are nil
+// unless written.
+type Transaction struct {
+	Kind       TxnKind
+	Isolation  string
+	ReadOnly   *bool
+	Deferrable *bool
+}
+
+// Ends reports COMMIT and ROLLBACK, the statements a failed transaction
+// block accepts.
+func (t *Transaction) Ends() bool { return t.Kind == TxnCommit || t.Kind == TxnRollback }
 
 // Explain is EXPLAIN [ANALYZE] of a planned statement.
 type Explain struct {
@@ -67,44 +153,225 @@ type Explain struct {
 	Stmt             Plan
 }
 
-func (*Query) isPlan()       {}
-func (*CreateTable) isPlan() {}
-func (*DropTable) isPlan()   {}
-func (*Insert) isPlan()      {}
-func (*Copy) isPlan()        {}
-func (*Set) isPlan()         {}
-func (*Show) isPlan()        {}
-func (*Transaction) isPlan() {}
-func (*Explain) isPlan()     {}
+// Prepare is PREPARE Name [(types)] AS statement: Stmt is the statement
+// as planned now (the session plans it again at each EXECUTE, against the
+// catalog as it is then), Params its parameter types, every one known.
+type Prepare struct {
+	Name   string
+	Params []sqltypes.Type
+	Stmt   Plan
+}
+
+// Prepared is what planning EXECUTE needs to know of a prepared
+// statement (Options.Prepared): its tag and shape.
+type Prepared struct {
+	Tag   string
+	Shape Shape
+}
+
+// Execute is EXECUTE Name [(args)]. Args is one row (nil for no
+// arguments): a column per parameter of the prepared statement (Target),
+// each of its parameter's type (or as written, for a parameter of Unknown
+// type). Params are the types of the arguments' own $n.
+type Execute struct {
+	Name   string
+	Args   Node
+	Params []sqltypes.Type
+	Target Prepared
+}
+
+// Deallocate is DEALLOCATE [PREPARE] {Name | ALL}.
+type Deallocate struct {
+	Name string
+	All  bool
+}
+
+// Discard is DISCARD {ALL | PLANS | SEQUENCES | TEMP}: What is the word,
+// as its tag spells it.
+type Discard struct {
+	What string
+}
+
+func (*Query) Tag() string       { return "SELECT" }
+func (*CreateTable) Tag() string { return "CREATE TABLE" }
+func (*DropTable) Tag() string   { return "DROP TABLE" }
+func (*Insert) Tag() string      { return "INSERT" }
+func (*Copy) Tag() string        { return "COPY" }
+func (*Show) Tag() string        { return "SHOW" }
+func (*Explain) Tag() string     { return "EXPLAIN" }
+func (*Prepare) Tag() string     { return "PREPARE" }
+func (p *Execute) Tag() string   { return p.Target.Tag }
+func (p *Discard) Tag() string   { return "DISCARD " + p.What }
+
+func (p *Set) Tag() string {
+	if p.Reset {
+		return "RESET"
+	}
+	return "SET"
+}
+
+func (p *Transaction) Tag() string {
+	switch p.Kind {
+	case TxnCommit:
+		return "COMMIT"
+	case TxnRollback:
+		return "ROLLBACK"
+	}
+	return "BEGIN"
+}
+
+func (p *Deallocate) Tag() string {
+	if p.All {
+		return "DEALLOCATE ALL"
+	}
+	return "DEALLOCATE"
+}
+
+func (p *Query) Shape() Shape {
+	return Shape{Params: p.Params, Columns: p.Root.Schema(), Rows: true}
+}
+func (p *Insert) Shape() Shape    { return Shape{Params: p.Params} }
+func (*CreateTable) Shape() Shape { return Shape{} }
+func (*DropTable) Shape() Shape   { return Shape{} }
+func (*Set) Shape() Shape         { return Shape{} }
+func (*Transaction) Shape() Shape { return Shape{} }
+func (*Prepare) Shape() Shape     { return Shape{} }
+func (*Deallocate) Shape() Shape  { return Shape{} }
+func (*Discard) Shape() Shape     { return Shape{} }
+
+func (p *Copy) Shape() Shape {
+	if p.Query != nil {
+		return Shape{Params: p.Query.Params}
+	}
+	return Shape{}
+}
+
+func (p *Show) Shape() Shape {
+	if p.All {
+		return Shape{Columns: []Column{{Name: "name", Type: sqltypes.TextType}, {Name: "setting", Type: sqltypes.TextType},
+			{Name: "description", Type: sqltypes.TextType}}, Rows: true}
+	}
+	return Shape{Columns: []Column{{Name: p.Name, Type: sqltypes.TextType}}, Rows: true}
+}
+
+func (p *Explain) Shape() Shape {
+	return Shape{Params: p.Stmt.Shape().Params, Columns: []Column{{Name: "QUERY PLAN", Type: sqltypes.TextType}}, Rows: true}
+}
+
+func (p *Execute) Shape() Shape {
+	return Shape{Params: p.Params, Columns: p.Target.Shape.Columns, Rows: p.Target.Shape.Rows}
+}
+
+func (p *Query) Reads() []*catalog.TableInfo  { return scans(nil, p.Root) }
+func (p *Insert) Reads() []*catalog.TableInfo { return scans(nil, p.Input) }
+func (*CreateTable) Reads() []*catalog.TableInfo {
+	return nil
+}
+func (*DropTable) Reads() []*catalog.TableInfo   { return nil }
+func (*Set) Reads() []*catalog.TableInfo         { return nil }
+func (*Show) Reads() []*catalog.TableInfo        { return nil }
+func (*Transaction) Reads() []*catalog.TableInfo { return nil }
+func (*Prepare) Reads() []*catalog.TableInfo     { return nil }
+func (*Deallocate) Reads() []*catalog.TableInfo  { return nil }
+func (*Discard) Reads() []*catalog.TableInfo     { return nil }
+
+// Reads of EXECUTE are none of its own: its arguments scan nothing, and
+// the prepared statement's plan is made when it runs.
+func (*Execute) Reads() []*catalog.TableInfo { return nil }
+
+func (p *Copy) Reads() []*catalog.TableInfo {
+	switch {
+	case p.Query != nil:
+		return p.Query.Reads()
+	case !p.From:
+		return []*catalog.TableInfo{p.Table}
+	}
+	return nil
+}
+
+// Reads of EXPLAIN are those of the statement when ANALYZE runs it.
+func (p *Explain) Reads() []*catalog.TableInfo {
+	if p.Analyze {
+		return p.Stmt.Reads()
+	}
+	return nil
+}
+
+// scans appends the tables n and its subqueries scan.
+func scans(out []*catalog.TableInfo, n Node) []*catalog.TableInfo {
+	if n == nil {
+		return out
+	}
+	if sc, ok := n.(*Scan); ok {
+		out = append(out, sc.Table)
+	}
+	for _, s := range NodeSubqueries(n) {
+		if sub, ok := s.Plan.(Node); ok {
+			out = scans(out, sub)
+		}
+	}
+	for _, c := range n.Children() {
+		out = scans(out, c)
+	}
+	return out
+}
 
 // Build plans one parsed statement against cat: it binds names and
 // types, turns ASOF joins into AsofJoin nodes, applies the rewrites, and
 // validates ordering requirements (spec §4), all before any row is read.
 // Errors are *sqlerr.Error with positions where the parser has them.
 func Build(cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
+	return BuildContext(context.Background(), cat, st, opts)
+}
+
+// BuildContext is Build observing ctx: planning a huge statement stops
+// with 57014 once ctx is cancelled or past its deadline. Nesting deeper
+// than limits.MaxDepth (WITH queries naming WITH queries count too) is
+// 54001, and a statement whose WITH queries expand past maxBindSteps
+// bound expressions is 54000.
+func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *Options) (Plan, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	b := &binder{cat: cat, st: st, opts: opts}
+	b := &binder{cat: cat, st: st, opts: opts, tick: limits.NewTicker(ctx)}
 	b.params = append(b.params, opts.ParamTypes...)
 	switch n := st.Node.(type) {
 	case nil:
 	case *parser.ShowStmt:
-		return &Show{Stmt: n}, nil
+		name := n.Name
+		if opts.SettingName != nil && !n.All {
+			name = opts.SettingName(name)
+		}
+		return &Show{Name: name, All: n.All}, nil
 	case *parser.SetStmt:
-		return &Set{Stmt: n}, nil
+		return &Set{Name: n.Name, Values: n.Values, Default: n.Default, Local: n.Local, Reset: n.Reset, All: n.All}, nil
 	case *parser.TransactionStmt:
-		return &Transaction{Stmt: n}, nil
+		t := &Transaction{Kind: TxnBegin, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
+		switch n.Kind {
+		case parser.TxnCommit:
+			t.Kind = TxnCommit
+		case parser.TxnRollback:
+			t.Kind = TxnRollback
+		}
+		return t, nil
 	case *parser.CreateTableStmt:
 		return createTable(n)
 	case *parser.ExplainStmt:
-		inner, err := Build(cat, n.Stmt, opts)
+		inner, err := BuildContext(ctx, cat, n.Stmt, opts)
 		if err != nil {
 			return nil, err
 		}
 		return &Explain{Analyze: n.Analyze, Verbose: n.Verbose, Stmt: inner}, nil
 	case *parser.CopyStmt:
 		return b.copyPlan(n)
+	case *parser.PrepareStmt:
+		return prepare(cat, n, opts)
+	case *parser.ExecuteStmt:
+		return b.execute(n)
+	case *parser.DeallocateStmt:
+		return &Deallocate{Name: n.Name, All: n.All}, nil
+	case *parser.DiscardStmt:
+		return &Discard{What: n.What}, nil
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this statement is not supported")
 	}
@@ -178,7 +445,7 @@ func createTable(n *parser.CreateTableStmt) (Plan, error) {
 
 func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
 	if n.Query != nil {
-		q, err := Build(b.cat, n.Query, b.opts)
+		q, err := BuildContext(b.tick.Context(), b.cat, n.Query, b.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +453,9 @@ func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
 		if !ok {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY (query) needs a SELECT")
 		}
-		return &Copy{Query: qq, Stmt: n}, nil
+		c := copyOf(n)
+		c.Query = qq
+		return c, nil
 	}
 	if err := writeTarget(n.Table.Schema, n.Table.Name); err != nil {
 		return nil, err
@@ -195,13 +464,20 @@ func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Copy{Table: info, Stmt: n}
+	c := copyOf(n)
+	c.Table = info
 	cols, err := targetColumns(info, n.Columns)
 	if err != nil {
 		return nil, err
 	}
 	c.Columns = cols
 	return c, nil
+}
+
+// copyOf carries COPY's options over.
+func copyOf(n *parser.CopyStmt) *Copy {
+	return &Copy{ColumnNames: n.Columns, From: n.From, Path: n.Path, Format: CopyFormat(n.Format), Header: n.Header,
+		Delimiter: n.Delimiter, Null: n.Null}
 }
 
 // targetColumns resolves a column list (nil: all columns in order).

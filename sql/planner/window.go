@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -89,6 +90,7 @@ func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob
 		k    int
 	}
 	var ps []pending
+	byKey := map[string]int{} // window key -> index in ws.nodes
 	for _, c := range calls {
 		spec := &c.Spec
 		if spec.Name.O != "" || spec.Ref.O != "" {
@@ -104,13 +106,14 @@ func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob
 		if err != nil {
 			return nil, nil, err
 		}
-		wi := -1
-		for i, k := range ws.keys {
-			if k == key {
-				wi = i
+		wi, ok := byKey[key]
+		if !ok {
+			// Each distinct window is one more node stacked on the input:
+			// as deep as nesting, and bounded like it.
+			if b.depth.Level()+len(ws.nodes) >= limits.MaxDepth {
+				return nil, nil, limits.DepthError().WithPosition(b.pos(c))
 			}
-		}
-		if wi < 0 {
+			byKey[key] = len(ws.nodes)
 			ws.keys = append(ws.keys, key)
 			ws.nodes = append(ws.nodes, &Window{Partition: part, Order: order})
 			wi = len(ws.nodes) - 1

@@ -16,7 +16,7 @@ import (
 // decimals of precision at most 18 with bounds that fit in int64 unscaled
 // units use their unscaled value (decimalOnLine decides this up front).
 // Wider decimals, strings, binaries and booleans are off this line: the
-// comparison kernel (ontext.go, ondec.go) joins them.
+// comparison kernel (comparison.go, decimal.go) joins them.
 
 const signBit = uint64(1) << 63
 
@@ -70,29 +70,14 @@ func timeKindOf(dt arrow.DataType) (timeKind, error) {
 // class and unit or scale; integer widths may differ).
 func (k timeKind) comparable(o timeKind) bool { return k == o }
 
-// onColumn holds one batch's on column mapped to the number line.
-type onColumn struct {
-	t     []uint64
-	valid []bool // nil when every value is valid
-	// view: t is an array's own values, not owned scratch (see viewOn);
-	// each value is then the number line's word XOR signBit.
-	view bool
-}
-
-func (c *onColumn) ok(i int) bool { return c.valid == nil || c.valid[i] }
-
 // decodeOn maps arr into c, reusing c's storage. NaN is NULL. A decimal is
 // decoded only for a join that put it on the line (decimalOnLine); a value
 // beyond int64 units, which its type's precision rules out, is an error.
 func decodeOn(arr arrow.Array, c *onColumn, input string) error {
-	if cl := ordClassOf(arr.DataType()); cl != ordNone && cl != ordDecimal {
-		// The comparison kernel (ontext.go) decodes and checks it.
-		c.t, c.valid = c.t[:0], nil
-		return nil
-	}
 	if c.view {
 		c.t, c.view = nil, false
 	}
+	c.xor = 0
 	n := arr.Len()
 	if cap(c.t) < n {
 		u64Scratch.put(c.t)
@@ -154,11 +139,11 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 		}
 	case *array.Float64:
 		for i, v := range a.Float64Values() {
-			t[i] = c.floatKey(i, v)
+			t[i] = floatKey(c, i, v)
 		}
 	case *array.Float32:
 		for i, v := range a.Float32Values() {
-			t[i] = c.floatKey(i, float64(v))
+			t[i] = floatKey(c, i, float64(v))
 		}
 	case *array.Decimal128:
 		for i, v := range a.Values() {
@@ -179,7 +164,7 @@ func decodeOn(arr arrow.Array, c *onColumn, input string) error {
 }
 
 // decodeValid sets c.valid from arr's validity (nil without NULLs).
-func (c *onColumn) decodeValid(arr arrow.Array) {
+func (c *column[V]) decodeValid(arr arrow.Array) {
 	n := arr.Len()
 	c.valid = c.valid[:0]
 	if arr.NullN() == 0 {
@@ -198,29 +183,29 @@ func (c *onColumn) decodeValid(arr arrow.Array) {
 
 // viewOn is decodeOn without the copy for the 64-bit integer types, whose
 // number-line word is the value's bits (XOR signBit when signed): c.t is
-// the array's own values and xor the mask, so that the reader maps each
+// the array's own values and c.xor the mask, so that the reader maps each
 // value as it reads it (t[i] ^ xor). For every other type it is decodeOn,
 // xor 0. The backward kernel reads its right input so: a pass over every
 // right batch writing a copy (and the walk reading the copy) cost more
 // than the XOR.
-func viewOn(arr arrow.Array, c *onColumn, input string) (xor uint64, err error) {
+func viewOn(arr arrow.Array, c *onColumn, input string) error {
 	w, signed, ok := words64(arr)
 	if !ok {
-		return 0, decodeOn(arr, c, input)
+		return decodeOn(arr, c, input)
 	}
 	if !c.view {
 		u64Scratch.put(c.t)
 	}
-	c.t, c.view = w, true
+	c.t, c.view, c.xor = w, true, 0
 	c.decodeValid(arr)
 	if signed {
-		xor = signBit
+		c.xor = signBit
 	}
-	return xor, nil
+	return nil
 }
 
-// floatKey maps f to the number line; NaN marks row i NULL.
-func (c *onColumn) floatKey(i int, f float64) uint64 {
+// floatKey maps f, row i of c, to the number line; NaN marks the row NULL.
+func floatKey(c *onColumn, i int, f float64) uint64 {
 	if f != f {
 		if c.valid == nil {
 			c.valid = make([]bool, len(c.t))

@@ -10,7 +10,7 @@ import (
 )
 
 // Decimal on columns of precision > 18, or with a bound beyond int64
-// unscaled units, run on the comparison kernel (ontext.go) with 128-bit
+// unscaled units, run on the comparison kernel (comparison.go) with 128-bit
 // values (narrower ones take the number line: decimalOnLine in options.go): the unscaled value of every decimal128 is a legal t, windows are
 // computed with explicit under/overflow (an edge beyond the 128-bit range
 // lies beyond every value), and distances are exact unsigned 128-bit
@@ -76,12 +76,11 @@ func distDecimal(hi, lo decimalValue) (uint64, uint64) {
 
 type decOps struct{}
 
-func (decOps) decode(arr arrow.Array, c *ordCol[decimalValue]) {
+func (decOps) decode(arr arrow.Array, c *column[decimalValue]) error {
 	c.reset(arr)
-	copy(c.v, arr.(*array.Decimal128).Values())
+	copy(c.t, arr.(*array.Decimal128).Values())
+	return nil
 }
-
-func (decOps) at(arr arrow.Array, i int) decimalValue { return arr.(*array.Decimal128).Value(i) }
 
 func (decOps) cmp(a, b decimalValue) int { return cmpDecimal(a, b) }
 

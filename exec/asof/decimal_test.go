@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/stretchr/testify/require"
 )
@@ -187,8 +187,8 @@ func TestDecimalLineMatchesWide(t *testing.T) {
 				want := refJoin(mem, lt, []arrow.RecordBatch{rt}, []Right{sp})
 				var got [2]string
 				for w, wide := range []bool{false, true} {
-					lo := exec.NewBatches(lt.Schema(), exectest.Split(lt, exectest.Layout{Size: 3}, 0))
-					ro := exec.NewBatches(rt.Schema(), exectest.Split(rt, exectest.Layout{Size: 4}, 1))
+					lo := operator.NewBatches(lt.Schema(), exectest.Split(lt, exectest.Layout{Size: 3}, 0))
+					ro := operator.NewBatches(rt.Schema(), exectest.Split(rt, exectest.Layout{Size: 4}, 1))
 					s := sp
 					s.Input = ro
 					opts := Options{Allocator: mem, wideDecimals: wide}
@@ -224,10 +224,10 @@ func TestDecimalLineValueOutOfPrecision(t *testing.T) {
 	rt := table(mem, []arrow.Field{f("t", dt), f("rv", i64)}, []any{big, 2})
 	defer lt.Release()
 	defer rt.Release()
-	sp := Right{Name: "r", Input: exec.NewBatches(rt.Schema(), []arrow.RecordBatch{rt}), Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{1}}
+	sp := Right{Name: "r", Input: operator.NewBatches(rt.Schema(), []arrow.RecordBatch{rt}), Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{1}}
 	rt.Retain()
 	lt.Retain()
-	j, err := New(exec.NewBatches(lt.Schema(), []arrow.RecordBatch{lt}), []Right{sp}, Options{Allocator: mem})
+	j, err := New(operator.NewBatches(lt.Schema(), []arrow.RecordBatch{lt}), []Right{sp}, Options{Allocator: mem})
 	require.NoError(t, err)
 	out, err := exectest.Collect(context.Background(), j, mem)
 	if out != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/stretchr/testify/require"
 )
@@ -207,8 +207,8 @@ func TestOrdValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			left := exec.NewBatches(mk(c.l), nil)
-			right := exec.NewBatches(mk(c.r), nil)
+			left := operator.NewBatches(mk(c.l), nil)
+			right := operator.NewBatches(mk(c.r), nil)
 			_, err := New(left, []Right{{Name: "r", Input: right, Lo: c.lo, Hi: c.hi}}, Options{Allocator: mem, LeftName: "l"})
 			require.Error(t, err)
 			require.Equal(t, c.code, sqlerr.Code(err), "%v", err)
@@ -280,7 +280,7 @@ func TestTextBoundedMemory(t *testing.T) {
 	defer j.Close()
 	ctx := context.Background()
 	require.NoError(t, j.Open(ctx))
-	k := j.rights[0].ord.(*ordRight[string])
+	k := j.rights[0].(*ordRight[string])
 	maxRetained, rows := int64(0), 0
 	for {
 		b, err := j.Next(ctx)

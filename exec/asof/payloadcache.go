@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // hotCol keeps, for one payload column of width 1, 2, 4 or 8 bytes, the
@@ -37,18 +38,30 @@ type hotCol struct {
 	vb    []byte
 }
 
+// fixedWidth and fixedBytes: see operator.FixedWidth and FixedBytes.
+func fixedWidth(dt arrow.DataType) int       { return operator.FixedWidth(dt) }
+func fixedBytes(a arrow.Array, w int) []byte { return operator.FixedBytes(a, w) }
+
+// srcValidity is a right batch's validity bitmap and offset, nil bits when
+// the array has no NULLs (the common case, checked without a call).
+type srcValidity struct {
+	bits   []byte
+	offset int
+}
+
+func validityOf(a arrow.Array) srcValidity {
+	if a.NullN() == 0 {
+		return srcValidity{}
+	}
+	return srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
+}
+
+func (v srcValidity) null(row int32) bool {
+	return v.bits != nil && !bitutil.BitIsSet(v.bits, v.offset+int(row))
+}
+
 // hotWidth reports whether a payload column of byte width w is cached.
 func hotWidth(w int) bool { return w == 1 || w == 2 || w == 4 || w == 8 }
-
-// fixedBytes returns the value bytes of a fixed-width array, from its first
-// row.
-func fixedBytes(a arrow.Array, w int) []byte {
-	if a == nil || a.Len() == 0 {
-		return nil
-	}
-	d := a.Data()
-	return d.Buffers()[1].Bytes()[d.Offset()*w : (d.Offset()+d.Len())*w]
-}
 
 func loadW(b []byte, row, w int) uint64 {
 	switch w {
@@ -82,10 +95,7 @@ func (h *hotCol) setCur(a arrow.Array) {
 	if h.w == 8 {
 		h.cur64 = arrow.Uint64Traits.CastFromBytes(h.cur)
 	}
-	h.curV = srcValidity{}
-	if a.NullN() > 0 {
-		h.curV = srcValidity{bits: a.NullBitmapBytes(), offset: a.Data().Offset()}
-	}
+	h.curV = validityOf(a)
 }
 
 // fromCur records row pos of the current batch as key k's latest.
@@ -115,14 +125,13 @@ func (h *hotCol) fromArray(k int32, a arrow.Array, row int) {
 // validity bits start clear; the values are not cleared here (that would
 // write the whole buffer twice): process zeroes rows without a winner as
 // it flushes each chunk, so the output is byte-identical however computed.
-func (h *hotCol) begin(g *fixedGather) {
-	h.out = g.values.Bytes()[:g.n*h.w]
+func (h *hotCol) begin(g *operator.FixedColumn) {
+	h.out = g.Values()
 	h.out64 = nil
 	if h.w == 8 {
 		h.out64 = arrow.Uint64Traits.CastFromBytes(h.out)
 	}
-	h.vb = g.valid.Bytes()
-	g.countNulls = true
+	h.vb = g.Validity()
 }
 
 // put writes key k's latest value as output row i.
@@ -145,20 +154,11 @@ func (h *hotCol) grow(n int) {
 	}
 }
 
-// setHotLatest refreshes the hot columns after key k's latest row became rf
-// (a row of any retained batch).
-func (r *rightState) setHotLatest(k int32, rf ref) {
-	for h := range r.hot {
-		hc := &r.hot[h]
-		hc.fromArray(k, r.slots[rf.slot].cols[hc.p], int(rf.row))
-	}
-}
-
 // zeroUnmatched zeroes the output values of rows at+j whose refs[j] is
 // no winner.
 func (h *hotCol) zeroUnmatched(refs []ref, at int) {
 	for j, r := range refs {
-		if i := at + j; r.slot < 0 {
+		if i := at + j; r.Src < 0 {
 			if h.out64 != nil {
 				h.out64[i] = 0
 			} else {
@@ -167,6 +167,3 @@ func (h *hotCol) zeroUnmatched(refs []ref, at int) {
 		}
 	}
 }
-
-// countValid is the number of set bits among the first n of vb.
-func countValid(vb []byte, n int) int { return bitutil.CountSetBits(vb, 0, n) }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/stretchr/testify/require"
 )
 
-// TestHotPayloads checks the per-key payload copies (hot.go) and the shared
+// TestHotPayloads checks the per-key payload copies (payloadcache.go) and the shared
 // key dictionary against the reference: narrow payloads of every cached
 // width with NULL values (the differential test's payloads are never NULL
 // in a winning row), several right inputs on the same keys (one shared key
@@ -74,9 +74,9 @@ func TestHotPayloads(t *testing.T) {
 		compact := rng.IntN(2) == 0
 		var outs []arrow.RecordBatch
 		for _, serial := range []bool{true, false} {
-			ops := make([]exec.Operator, len(tables))
+			ops := make([]operator.Operator, len(tables))
 			for i, tb := range tables {
-				ops[i] = exec.NewBatches(tb.Schema(), exectest.Split(tb, layout, uint64(i)))
+				ops[i] = operator.NewBatches(tb.Schema(), exectest.Split(tb, layout, uint64(i)))
 			}
 			sp := append([]Right(nil), specs...)
 			for i := range sp {
@@ -140,20 +140,20 @@ func TestSharedDictStatePerInput(t *testing.T) {
 	var specs []Right
 	for i := 1; i <= 2; i++ {
 		tables[i].Retain()
-		specs = append(specs, Right{Name: fmt.Sprintf("r%d", i), Input: exec.NewBatches(tables[i].Schema(), []arrow.RecordBatch{tables[i]}),
+		specs = append(specs, Right{Name: fmt.Sprintf("r%d", i), Input: operator.NewBatches(tables[i].Schema(), []arrow.RecordBatch{tables[i]}),
 			LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{2}})
 	}
 	// Two left batches: the second comes after the many-key input has
 	// interned its keys.
 	halves := []arrow.RecordBatch{tables[0].NewSlice(0, 600), tables[0].NewSlice(600, 1200)}
-	j, err := New(exec.NewBatches(tables[0].Schema(), halves), specs, Options{Allocator: mem, Serial: true})
+	j, err := New(operator.NewBatches(tables[0].Schema(), halves), specs, Options{Allocator: mem, Serial: true})
 	require.NoError(t, err)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)
 	defer got.Release()
 	require.Equal(t, refJoin(mem, tables[0], tables[1:], specs), exectest.Format(got))
-	require.Same(t, j.rights[0].dict, j.rights[1].dict)
-	require.Equal(t, 600, j.rights[0].dict.len())
-	require.Equal(t, 5, j.rights[0].nkeys, "the few-key input's state covers its own ids only")
+	require.Same(t, lineInput(j, 0).dict, lineInput(j, 1).dict)
+	require.Equal(t, 600, lineInput(j, 0).dict.len())
+	require.Equal(t, 5, lineInput(j, 0).nkeys, "the few-key input's state covers its own ids only")
 	require.NoError(t, j.Close())
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/operator"
 )
 
 // retype replaces the int64 t column of generated batches with the same
@@ -72,7 +72,7 @@ func BenchmarkOnTypes(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := exec.Drain(context.Background(), j, func(arrow.RecordBatch) error { return nil }); err != nil {
+				if err := operator.Drain(context.Background(), j, func(arrow.RecordBatch) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}

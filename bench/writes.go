@@ -1,0 +1,373 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/pgwire"
+	"github.com/asofsql/asofsql/server"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/jackc/pgx/v5"
+)
+
+// The write benchmark (issue 14, -writes): the same client workload, over
+// the wire with pgx (prepared statements, as pgx does by default), against
+// asofsql serving a data directory and a private PostgreSQL 15 that the
+// benchmark starts itself (initdb in a temporary directory, loopback only,
+// default settings) when its binaries are installed. Workloads run
+// interleaved, asofsql then PostgreSQL, -runs times; the median rows/s is
+// reported. Every workload checks its row count on both servers.
+
+// writeWorkload is one row of the result table.
+type writeWorkload struct {
+	name    string
+	clients int
+	async   bool // SET synchronous_commit = off
+	txRows  int  // rows per explicit transaction; 0: autocommit
+	copy    bool // one COPY of copyRows rows
+}
+
+func writeWorkloads(copyRows int) []writeWorkload {
+	return []writeWorkload{
+		{name: "single-row INSERT, autocommit, 1 client", clients: 1},
+		{name: "single-row INSERT, autocommit, 16 clients", clients: 16},
+		{name: "single-row INSERT, autocommit, 1 client, synchronous_commit=off", clients: 1, async: true},
+		{name: "single-row INSERT, autocommit, 16 clients, synchronous_commit=off", clients: 16, async: true},
+		{name: "single-row INSERTs in 100-row transactions, 1 client", clients: 1, txRows: 100},
+		{name: fmt.Sprintf("COPY of %d rows (binary, pgx CopyFrom)", copyRows), clients: 1, copy: true},
+	}
+}
+
+// writeServer is one server under test.
+type writeServer struct {
+	name    string
+	url     string
+	orderBy string // the table's ORDER BY clause (asofsql), "" for PostgreSQL
+	stop    func() error
+}
+
+func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only string, stdout, stderr io.Writer) error {
+	asof, err := startAsofsql()
+	if err != nil {
+		return err
+	}
+	servers := []*writeServer{asof}
+	defer func() {
+		for _, s := range servers {
+			if err := s.stop(); err != nil {
+				fmt.Fprintf(stderr, "stopping %s: %v\n", s.name, err)
+			}
+		}
+	}()
+	pgNote := "PostgreSQL: not installed (apt-get install -y postgresql-15), not run"
+	if pg, version, err := startPostgres(ctx); err == nil {
+		servers = append(servers, pg)
+		pgNote = version + ", default settings, fsync on"
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows)
+	fmt.Fprintf(stdout, "%s; load average at start: %s\n\n", pgNote, loadAvg())
+	type cell struct{ rates []float64 }
+	var wls []writeWorkload
+	for _, w := range writeWorkloads(copyRows) {
+		if strings.Contains(w.name, only) {
+			wls = append(wls, w)
+		}
+	}
+	res := make([][]cell, len(wls))
+	for i := range res {
+		res[i] = make([]cell, len(servers))
+	}
+	for run := 0; run < runs; run++ {
+		for wi, w := range wls {
+			for si, s := range servers {
+				rows, took, err := runWriteWorkload(ctx, s, w, dur, copyRows)
+				if err != nil {
+					return fmt.Errorf("%s, %s: %w", s.name, w.name, err)
+				}
+				rate := float64(rows) / took.Seconds()
+				res[wi][si].rates = append(res[wi][si].rates, rate)
+				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate)
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "Median rows/s of %d runs; load average at end: %s.\n\n", runs, loadAvg())
+	fmt.Fprint(stdout, "| workload |")
+	for _, s := range servers {
+		fmt.Fprintf(stdout, " %s |", s.name)
+	}
+	if len(servers) > 1 {
+		fmt.Fprint(stdout, " asofsql / PostgreSQL |")
+	}
+	fmt.Fprint(stdout, "\n| --- |")
+	for range servers {
+		fmt.Fprint(stdout, " ---: |")
+	}
+	if len(servers) > 1 {
+		fmt.Fprint(stdout, " ---: |")
+	}
+	fmt.Fprintln(stdout)
+	for wi, w := range wls {
+		fmt.Fprintf(stdout, "| %s |", w.name)
+		var med []float64
+		for si := range servers {
+			m := medianOf(res[wi][si].rates)
+			med = append(med, m)
+			fmt.Fprintf(stdout, " %s |", thousands(m))
+		}
+		if len(servers) > 1 {
+			fmt.Fprintf(stdout, " %.2f |", med[0]/med[1])
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
+}
+
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func thousands(x float64) string {
+	s := strconv.FormatInt(int64(x+0.5), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// runWriteWorkload recreates the table, runs w and checks the count.
+func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur time.Duration, copyRows int) (int64, time.Duration, error) {
+	conn, err := pgx.Connect(ctx, s.url)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS ticks"); err != nil {
+		return 0, 0, err
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE ticks (ts TIMESTAMP NOT NULL, sym TEXT, px DOUBLE PRECISION)"+s.orderBy); err != nil {
+		return 0, 0, err
+	}
+	base := time.Date(2024, 1, 2, 9, 30, 0, 0, time.UTC)
+	row := func(i int64) []any {
+		return []any{base.Add(time.Duration(i) * time.Microsecond), "S" + strconv.Itoa(int(i%100)), float64(i%1000) / 8}
+	}
+	var total int64
+	start := time.Now()
+	if w.copy {
+		n, err := conn.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "sym", "px"},
+			pgx.CopyFromFunc(func() ([]any, error) {
+				if total == int64(copyRows) {
+					return nil, nil
+				}
+				total++
+				return row(total), nil
+			}))
+		if err != nil {
+			return 0, 0, err
+		}
+		total = n
+	} else {
+		conns := make([]*pgx.Conn, w.clients)
+		for i := range conns {
+			if conns[i], err = pgx.Connect(ctx, s.url); err != nil {
+				return 0, 0, err
+			}
+			defer conns[i].Close(ctx)
+			if w.async {
+				if _, err := conns[i].Exec(ctx, "SET synchronous_commit = off"); err != nil {
+					return 0, 0, err
+				}
+			}
+		}
+		var mu sync.Mutex
+		var firstErr error
+		var wg sync.WaitGroup
+		start = time.Now()
+		deadline := start.Add(dur)
+		for c, cn := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n, err := insertLoop(ctx, cn, w, int64(c)<<40, deadline, row)
+				mu.Lock()
+				total += n
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if firstErr != nil {
+			return 0, 0, firstErr
+		}
+	}
+	took := time.Since(start)
+	var count int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM ticks").Scan(&count); err != nil {
+		return 0, 0, err
+	}
+	if count != total {
+		return 0, 0, fmt.Errorf("%d rows acknowledged, %d in the table", total, count)
+	}
+	return total, took, nil
+}
+
+func insertLoop(ctx context.Context, c *pgx.Conn, w writeWorkload, first int64, deadline time.Time, row func(int64) []any) (int64, error) {
+	const q = "INSERT INTO ticks VALUES ($1, $2, $3)"
+	var n int64
+	for time.Now().Before(deadline) {
+		if w.txRows == 0 {
+			if _, err := c.Exec(ctx, q, row(first+n)...); err != nil {
+				return n, err
+			}
+			n++
+			continue
+		}
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return n, err
+		}
+		for i := 0; i < w.txRows; i++ {
+			if _, err := tx.Exec(ctx, q, row(first+n+int64(i))...); err != nil {
+				tx.Rollback(ctx)
+				return n, err
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return n, err
+		}
+		n += int64(w.txRows)
+	}
+	return n, nil
+}
+
+// startAsofsql serves a fresh data directory on a loopback port.
+func startAsofsql() (*writeServer, error) {
+	dir, err := os.MkdirTemp("", "bench-asofsql-")
+	if err != nil {
+		return nil, err
+	}
+	db, err := asofsql.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := server.New(db, pgwire.Config{})
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	return &writeServer{
+		name:    "asofsql",
+		url:     "postgres://bench@" + l.Addr().String() + "/asofsql?sslmode=disable",
+		orderBy: " ORDER BY (ts)",
+		stop: func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := srv.Shutdown(ctx)
+			<-done
+			if cerr := db.Close(); err == nil {
+				err = cerr
+			}
+			os.RemoveAll(dir)
+			return err
+		},
+	}, nil
+}
+
+// startPostgres runs initdb and a private postgres on a loopback port;
+// an os.ErrNotExist error when no PostgreSQL 15 binaries are installed.
+func startPostgres(ctx context.Context) (*writeServer, string, error) {
+	bins, _ := filepath.Glob("/usr/lib/postgresql/15/bin/initdb")
+	if len(bins) == 0 {
+		return nil, "", os.ErrNotExist
+	}
+	bin := filepath.Dir(bins[0])
+	dir, err := os.MkdirTemp("", "bench-pg-")
+	if err != nil {
+		return nil, "", err
+	}
+	// PostgreSQL refuses to run as root: run it as the postgres user.
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, "", sqlerr.Wrap(err, sqlerr.InternalError, "running as root needs a postgres user: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return nil, "", err
+		}
+	}
+	command := func(name string, args ...string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		return cmd
+	}
+	data := filepath.Join(dir, "data")
+	if out, err := command("initdb", "-D", data, "-U", "bench", "--auth=trust", "-E", "UTF8", "--locale=C").CombinedOutput(); err != nil {
+		return nil, "", fmt.Errorf("initdb: %v: %s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	pg := command("postgres", "-D", data, "-p", port, "-k", dir, "-c", "listen_addresses=127.0.0.1")
+	pg.Stdout, pg.Stderr = io.Discard, io.Discard
+	if err := pg.Start(); err != nil {
+		return nil, "", err
+	}
+	stop := func() error {
+		_ = pg.Process.Signal(syscall.SIGINT) // fast shutdown
+		_ = pg.Wait()
+		return os.RemoveAll(dir)
+	}
+	url := "postgres://bench@127.0.0.1:" + port + "/postgres?sslmode=disable"
+	var version string
+	for start := time.Now(); ; {
+		c, err := pgx.Connect(ctx, url)
+		if err == nil {
+			err = c.QueryRow(ctx, "SELECT version()").Scan(&version)
+			c.Close(ctx)
+			if err == nil {
+				break
+			}
+		}
+		if time.Since(start) > 30*time.Second {
+			stop()
+			return nil, "", fmt.Errorf("PostgreSQL did not start: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(version) > 60 {
+		version = version[:60] + "..."
+	}
+	return &writeServer{name: "PostgreSQL 15", url: url, stop: stop}, version, nil
+}
