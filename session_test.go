@@ -318,7 +318,7 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 
 	// A batch analyses each statement when reached, so later ones see
 	// earlier ones' effects.
-	b, err := s.Batch(`CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
+	b, err := s.Batch(ctx, `CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
 	require.NoError(t, err)
 	var tags []string
 	for {
@@ -339,7 +339,7 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 		require.NoError(t, cur.Close())
 	}
 	require.Equal(t, []string{"CREATE TABLE", "INSERT 0 1", "SELECT 1"}, tags)
-	_, err = s.Batch(`SELECT 1; SELEC 2`)
+	_, err = s.Batch(ctx, `SELECT 1; SELEC 2`)
 	require.Equal(t, sqlerr.SyntaxError, sqlerr.Code(err))
 
 	// Sync after a client-side error fails an open block.

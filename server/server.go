@@ -99,20 +99,20 @@ func applyOptions(s *asofsql.Session, opts string) error {
 
 type session struct{ s *asofsql.Session }
 
-// Parsing and planning do not look at a context while they run (the
-// front end's depth and size limits bound them); so each phase checks it
-// when it ends, and a statement cancelled (CancelRequest, statement_timeout,
-// a client gone) while it was parsed or planned goes no further.
+// Parsing and planning observe the context while they run (57014), and
+// each phase also checks it when it begins and ends, so a statement
+// cancelled (CancelRequest, statement_timeout, a client gone) between
+// phases goes no further either.
 
 func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	b, err := s.s.Batch(sql)
-	if err != nil {
-		return nil, err
+	b, err := s.s.Batch(ctx, sql)
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return &batch{b: b}, nil
