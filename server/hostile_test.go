@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,12 +27,16 @@ import (
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/pgwire"
 	"github.com/asofsql/asofsql/server"
+	"github.com/asofsql/asofsql/sql/limits"
+	"github.com/asofsql/asofsql/sqlerr"
 )
 
-// hostileDepth is the nesting depth of the deep-nesting cases. It is kept
-// where the parser and planner answer quickly today; the front end's depth
-// limits (54001) are what make any depth safe.
-const hostileDepth = 200
+// hostileStack is the goroutine stack the deep-nesting cases may use
+// (the runtime's own limit is 1 GB, and going past it is a fatal error
+// that takes the whole server down): the front end's depth limits must
+// hold each statement far below it, over the wire as in the embedded API
+// (tests/limits uses the same budget).
+const hostileStack = 16 << 20
 
 type hostile struct {
 	t    *testing.T
@@ -101,6 +108,7 @@ func connectWire(t *testing.T, addr string) *wire {
 
 func (w *wire) send(msgs ...pgproto3.FrontendMessage) {
 	w.t.Helper()
+	w.nc.SetDeadline(time.Now().Add(60 * time.Second)) // a hang guard for the reply
 	for _, m := range msgs {
 		w.fe.Send(m)
 	}
@@ -176,36 +184,94 @@ func nest(n int, open, inner, close string) string {
 	return strings.Repeat(open, n) + inner + strings.Repeat(close, n)
 }
 
-// TestHostileDeepNesting sends deeply nested statements of every shape.
+// TestHostileDeepNesting sends nested statements of every shape at three
+// depths: 200, which is answered; just past limits.MaxDepth, refused
+// after parsing; and far past it, refused right after lexing, before
+// anything recurses (a hundred thousand levels for parentheses and unary
+// minus; a million for every shape, the crash and the hang of issue 20,
+// with ASOFSQL_HUGE=1, as lexing a few MB takes seconds under -race). Each
+// is sent by the simple and the extended protocol, and answers rows or the
+// construct's clean SQLSTATE, under a lowered stack limit, while a
+// bystander's session is served.
 func TestHostileDeepNesting(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(hostileStack))
 	h := startHostile(t)
 	w := connectWire(t, h.addr)
-	n := hostileDepth
-	cases := map[string]string{
-		"parentheses":      "SELECT " + nest(n, "(", "1", ")"),
-		"unary minus":      "SELECT " + strings.Repeat("- ", n) + "1",
-		"binary operators": "SELECT 1" + strings.Repeat(" + 1", n),
-		"boolean chain":    "SELECT true" + strings.Repeat(" AND NOT false", n),
-		"scalar subquery":  nest(n, "SELECT (", "SELECT 1", ")"),
-		"FROM subquery":    nest(n, "SELECT * FROM (", "SELECT 1 AS x", ") s"),
-		"CASE":             "SELECT " + nest(n, "CASE WHEN true THEN ", "1", " END"),
-		"function calls":   "SELECT " + nest(n, "abs(", "-1", ")"),
-		"casts":            "SELECT " + nest(n, "CAST(", "1", " AS bigint)"),
-		"array literal":    "SELECT " + nest(n, "ARRAY[", "1", "]"),
-		"array text":       "SELECT '" + nest(n, "{", "1", "}") + "'::int[]",
-		"UNION chain":      "SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", n),
-		"IN subqueries":    "SELECT " + nest(n, "1 IN (SELECT ", "1", ")"),
+	cases := []struct {
+		name string
+		sql  func(n int) string
+		// deep is the answer past the limit: a SQLSTATE, or "" for a
+		// construct the front end keeps shallow (chains), which answers.
+		deep string
+		// answer is the value of the one row at depth n, when it answers.
+		answer func(n int) string
+	}{
+		{"parentheses", func(n int) string { return "SELECT " + nest(n, "(", "1", ")") }, sqlerr.StatementTooComplex, func(int) string { return "1" }},
+		{"unary minus", func(n int) string { return "SELECT " + strings.Repeat("- ", n) + "1" }, sqlerr.StatementTooComplex,
+			func(n int) string { return map[bool]string{true: "1", false: "-1"}[n%2 == 0] }},
+		{"NOT", func(n int) string { return "SELECT " + strings.Repeat("NOT ", n) + "true" }, sqlerr.StatementTooComplex,
+			func(n int) string { return map[bool]string{true: "t", false: "f"}[n%2 == 0] }},
+		{"binary operators", func(n int) string { return "SELECT 0" + strings.Repeat(" + 1", n) }, sqlerr.StatementTooComplex, strconv.Itoa},
+		{"nested operators", func(n int) string { return "SELECT " + nest(n, "1 + (", "0", ")") }, sqlerr.StatementTooComplex, strconv.Itoa},
+		{"boolean chain", func(n int) string { return "SELECT true" + strings.Repeat(" AND NOT false", n) }, sqlerr.StatementTooComplex, func(int) string { return "t" }},
+		{"scalar subquery", func(n int) string { return nest(n, "SELECT (", "SELECT 1", ")") }, sqlerr.StatementTooComplex, func(int) string { return "1" }},
+		{"FROM subquery", func(n int) string { return nest(n, "SELECT * FROM (", "SELECT 1 AS x", ") s") }, sqlerr.StatementTooComplex, func(int) string { return "1" }},
+		{"IN subqueries", func(n int) string { return "SELECT " + nest(n, "true IN (SELECT ", "true", ")") }, sqlerr.StatementTooComplex, func(int) string { return "t" }},
+		{"CASE", func(n int) string { return "SELECT " + nest(n, "CASE WHEN true THEN ", "1", " END") }, sqlerr.StatementTooComplex, func(int) string { return "1" }},
+		{"function calls", func(n int) string { return "SELECT " + nest(n, "abs(", "-1", ")") }, sqlerr.StatementTooComplex, func(int) string { return "1" }},
+		{"casts", func(n int) string { return "SELECT " + nest(n, "CAST(", "1", " AS bigint)") }, sqlerr.StatementTooComplex, func(int) string { return "1" }},
+		{"array text", func(n int) string { return "SELECT '" + nest(n, "{", "1", "}") + "'::int[]" }, sqlerr.ProgramLimitExceeded, nil},
+		{"ARRAY constructor", func(n int) string { return "SELECT " + nest(n, "ARRAY[", "1", "]") }, sqlerr.FeatureNotSupported, nil},
+		{"UNION chain", func(n int) string {
+			return "SELECT count(*) FROM (SELECT 1 AS x" + strings.Repeat(" UNION ALL SELECT 1", n-1) + ") u"
+		}, "", strconv.Itoa},
 	}
-	for name, sql := range cases {
-		w.send(&pgproto3.Query{String: sql})
-		w.clean(name, w.untilReady())
-		// And through the extended protocol.
-		w.send(&pgproto3.Parse{Query: sql}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
-		w.clean(name+" (extended)", w.untilReady())
-		h.serving(name)
+	for _, tc := range cases {
+		depths := []int{200, limits.MaxDepth + 1}
+		switch {
+		case tc.deep == "":
+			// A flat chain: a million is tests/limits' (ASOFSQL_HUGE).
+		case os.Getenv("ASOFSQL_HUGE") != "":
+			depths = append(depths, 1_000_000)
+		case tc.name == "parentheses" || tc.name == "unary minus":
+			depths = append(depths, 100_000)
+		}
+		for _, n := range depths {
+			sql := tc.sql(n)
+			name := fmt.Sprintf("%s, %d deep (%d kB)", tc.name, n, len(sql)>>10)
+			want := []string{"E ERROR " + tc.deep}
+			if tc.deep == "" || n <= 200 && tc.answer != nil {
+				want = []string{"T", "D " + tc.answer(n), "C SELECT 1"}
+			}
+			w.send(&pgproto3.Query{String: sql})
+			w.expect(name, want)
+			// And through the extended protocol.
+			w.send(&pgproto3.Parse{Query: sql}, &pgproto3.Bind{}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{})
+			w.expect(name+" (extended)", want)
+			h.serving(name)
+		}
 	}
 	w.send(&pgproto3.Terminate{})
 	h.finish()
+}
+
+// expect reads a statement's replies up to ReadyForQuery (idle) and checks
+// them against want, where an error is matched by severity and SQLSTATE
+// ("E ERROR 54001") whether it came before or after the row description;
+// then the session answers a query.
+func (w *wire) expect(what string, want []string) {
+	w.t.Helper()
+	got := w.untilReady()
+	require.Equal(w.t, "Z I", got[len(got)-1], "%s: %v", what, got)
+	got = got[:len(got)-1]
+	if n := len(got); n > 0 && strings.HasPrefix(got[n-1], "E ") {
+		if n == 2 && got[0] == "T" {
+			got = got[1:]
+		}
+		got[len(got)-1] = strings.Join(strings.Fields(got[len(got)-1])[:3], " ")
+	}
+	require.Equal(w.t, want, got, what)
+	w.clean(what, []string{"Z I"})
 }
 
 // TestHostileHugeLiteralsAndLists sends statements with huge literals and
