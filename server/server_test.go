@@ -80,9 +80,8 @@ func dial(t *testing.T, addr string, mode pgx.QueryExecMode) *pgx.Conn {
 	return c
 }
 
-// ctx is a hang guard for one client call. Generous: under -race on a
-// shared 2-core machine, loading bigQuotes' 400,000 rows has taken over
-// 20 s.
+// ctx bounds a test's client calls: a hang guard, generous because loading
+// 400k rows under -race on a loaded 2-core machine took over 20 s.
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
