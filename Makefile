@@ -45,9 +45,10 @@ slt:
 
 # Each fuzz target in turn (go test -fuzz takes one package and target).
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) ./exec/asof/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./sql/parser/
+	$(GO) test -run '^$$' -fuzz FuzzJoin -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./exec/asof/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./sql/parser/
 	$(GO) test -run '^$$' -fuzz FuzzStatement -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./tests/limits/
+	$(GO) test -run '^$$' -fuzz FuzzWire -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./pgwire/
 
 # The main job: a generated trading day loaded into ordered tables and a
 # tour of ASOF queries through SQL (DEMOFLAGS="--rows 1000000" for more).

@@ -13,6 +13,7 @@ import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/copyfmt"
 	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/internal/safefile"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -85,12 +86,16 @@ func (s *Session) copy(ctx context.Context, snap *snapshot, p *planner.Copy, arg
 		}
 		// O_EXCL would refuse to overwrite, which Postgres does not; the
 		// path was checked above (no symlink components leave the dir).
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		// Only a regular file: opening a FIFO would block for good.
+		f, err := safefile.Create(path, 0o644)
 		if err != nil {
-			return 0, sqlerr.Wrap(err, sqlerr.IOError, "could not open file \"%s\" for writing: %v", p.Path, err)
+			if _, ok := sqlerr.As(err); !ok {
+				err = sqlerr.Wrap(err, sqlerr.IOError, "could not open file \"%s\" for writing: %v", p.Path, err)
+			}
+			return 0, err
 		}
 		defer f.Close()
-		bw := bufio.NewWriterSize(f, 64<<10)
+		bw := bufio.NewWriterSize(safefile.Writer(ctx, f), 64<<10)
 		n, err := s.copyOut(ctx, snap, p, args, bw)
 		if err == nil {
 			err = bw.Flush()

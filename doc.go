@@ -54,7 +54,9 @@
 //     syntax. The database/sql driver also accepts ? placeholders.
 //   - COPY t FROM 'file' / TO 'file' works only inside the directory given
 //     with WithFileDir (42501 otherwise, and for paths leaving it through
-//     ".." or symbolic links). COPY ... FROM STDIN and TO STDOUT go through
+//     ".." or symbolic links), and only on regular files: a named pipe,
+//     device or directory is 42501 at once. File reads and writes stop
+//     when the statement's context ends. COPY ... FROM STDIN and TO STDOUT go through
 //     Session.CopyFrom (an io.Reader) and Session.CopyTo (an io.Writer).
 //   - Session.Ingest loads Arrow record batches into a table as one
 //     statement (fields matched to columns by name and cast as COPY FROM a

@@ -509,8 +509,9 @@ type Batch struct {
 }
 
 // Batch splits sql into statements; syntax errors are reported here.
-func (s *Session) Batch(sql string) (*Batch, error) {
-	stmts, err := s.parse(context.Background(), sql)
+// Parsing observes ctx and statement_timeout (57014).
+func (s *Session) Batch(ctx context.Context, sql string) (*Batch, error) {
+	stmts, err := s.parse(ctx, sql)
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -83,6 +83,15 @@ func TestSessionSettings(t *testing.T) {
 		{sql: `SET statement_timeout = 'soon'`, code: sqlerr.InvalidParameterValue},
 		{sql: `SET statement_timeout TO DEFAULT`},
 		{sql: `SHOW statement_timeout`, want: []string{"0"}},
+		{sql: `SHOW idle_in_transaction_session_timeout`, want: []string{"0"}},
+		{sql: `SET idle_in_transaction_session_timeout = 5000`},
+		{sql: `SHOW idle_in_transaction_session_timeout`, want: []string{"5s"}},
+		{sql: `SET idle_in_transaction_session_timeout = '-1'`, code: sqlerr.InvalidParameterValue},
+		{sql: `SET idle_in_transaction_session_timeout = 'soon'`, code: sqlerr.InvalidParameterValue},
+		{sql: `RESET idle_in_transaction_session_timeout`},
+		{sql: `SHOW idle_in_transaction_session_timeout`, want: []string{"0"}},
+		{sql: `SET idle_session_timeout = '1min'`},
+		{sql: `SHOW idle_session_timeout`, want: []string{"1min"}},
 		{sql: `SET server_version = '16'`, code: "55P02"},
 		{sql: `SET no_such_thing = 1`, code: sqlerr.UndefinedObject},
 		{sql: `SHOW no_such_thing`, code: sqlerr.UndefinedObject},
@@ -311,7 +320,7 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 
 	// A batch analyses each statement when reached, so later ones see
 	// earlier ones' effects.
-	b, err := s.Batch(`CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
+	b, err := s.Batch(ctx, `CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
 	require.NoError(t, err)
 	var tags []string
 	for {
@@ -332,7 +341,7 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 		require.NoError(t, cur.Close())
 	}
 	require.Equal(t, []string{"CREATE TABLE", "INSERT 0 1", "SELECT 1"}, tags)
-	_, err = s.Batch(`SELECT 1; SELEC 2`)
+	_, err = s.Batch(ctx, `SELECT 1; SELEC 2`)
 	require.Equal(t, sqlerr.SyntaxError, sqlerr.Code(err))
 
 	// Sync after a client-side error fails an open block.

@@ -85,14 +85,13 @@ var settings = func() map[string]*setting {
 					WithDetail("Only standard_conforming_strings = on is supported.")
 			}},
 		{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.",
-			set: func(s *Session, v string) (string, error) {
-				d, err := parseTimeout(v)
-				if err != nil {
-					return "", err
-				}
-				s.timeout = d
-				return formatTimeout(d), nil
-			}},
+			set: timeoutSetting("statement_timeout", func(s *Session, d time.Duration) { s.timeout = d })},
+		{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.",
+			// Enforced by the wire server, which waits for the client; the
+			// embedded API only records it.
+			set: timeoutSetting("idle_in_transaction_session_timeout", nil)},
+		{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.",
+			set: timeoutSetting("idle_session_timeout", nil)},
 		{name: "memory_limit", def: "0", desc: "Sets the memory each sort, hash build or aggregate of a query may use; 0 means no limit.",
 			// DuckDB's name; Postgres spills to disk where we fail with 53200.
 			set: func(s *Session, v string) (string, error) {
@@ -210,10 +209,27 @@ func parseBool(v string) (bool, bool) {
 	return false, false
 }
 
-// parseTimeout reads statement_timeout: milliseconds, or a number with a
-// unit (us, ms, s, min, h, d) as Postgres accepts.
-func parseTimeout(v string) (time.Duration, error) {
-	bad := sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": \"%s\"", v)
+// timeoutSetting is the set function of a time setting in milliseconds
+// (statement_timeout and the idle timeouts); apply, when not nil, stores
+// the parsed value in the session.
+func timeoutSetting(name string, apply func(*Session, time.Duration)) func(*Session, string) (string, error) {
+	return func(s *Session, v string) (string, error) {
+		d, err := parseTimeout(name, v)
+		if err != nil {
+			return "", err
+		}
+		if apply != nil {
+			apply(s, d)
+		}
+		return formatTimeout(d), nil
+	}
+}
+
+// parseTimeout reads a time setting such as statement_timeout:
+// milliseconds, or a number with a unit (us, ms, s, min, h, d) as Postgres
+// accepts.
+func parseTimeout(name, v string) (time.Duration, error) {
+	bad := sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 	s := strings.TrimSpace(v)
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || (i == 0 && (s[i] == '-' || s[i] == '+'))) {
@@ -231,7 +247,7 @@ func parseTimeout(v string) (time.Duration, error) {
 	}
 	if num < 0 || num*float64(u) > float64(int64(^uint32(0)>>1))*float64(time.Millisecond) {
 		return 0, sqlerr.New(sqlerr.InvalidParameterValue,
-			"%s ms is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647)", s[:i])
+			"%s ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", s[:i], name)
 	}
 	return time.Duration(num * float64(u)), nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/asofsql/asofsql/copyfmt"
+	"github.com/asofsql/asofsql/internal/safefile"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -211,19 +211,24 @@ func (tx *Tx) CopyFromFile(ctx context.Context, name, path string, opts CopyOpti
 			format = "csv"
 		}
 	}
-	if format != "parquet" {
-		f, err := os.Open(path)
-		if err != nil {
-			return 0, tx.fail(sqlerr.Wrap(err, sqlerr.IOError, "could not open file %q for reading: %v", path, err))
+	// Only a regular file: a FIFO would block open(2) for good, beyond
+	// the reach of cancellation. Reads observe ctx.
+	f, err := safefile.Open(path)
+	if err != nil {
+		if _, ok := sqlerr.As(err); !ok {
+			err = sqlerr.Wrap(err, sqlerr.IOError, "could not open file %q for reading: %v", path, err)
 		}
-		defer f.Close()
-		opts.Format = format
-		return tx.CopyFrom(ctx, name, f, opts)
+		return 0, tx.fail(err)
 	}
-	return tx.copyParquet(ctx, name, path, opts)
+	defer f.Close()
+	if format != "parquet" {
+		opts.Format = format
+		return tx.CopyFrom(ctx, name, safefile.Reader(ctx, f), opts)
+	}
+	return tx.copyParquet(ctx, name, path, safefile.ReaderAt(ctx, f), opts)
 }
 
-func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptions) (int64, error) {
+func (tx *Tx) copyParquet(ctx context.Context, name, path string, src safefile.ReadAtSeeker, opts CopyOptions) (int64, error) {
 	meta, err := tx.target(name)
 	if err != nil {
 		return 0, tx.fail(err)
@@ -232,7 +237,7 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 	if err != nil {
 		return 0, tx.fail(err)
 	}
-	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(tx.c.mem)))
+	pf, err := file.NewParquetReader(src, file.WithReadProps(parquet.NewReaderProperties(tx.c.mem)))
 	if err != nil {
 		return 0, tx.fail(sqlerr.Wrap(err, sqlerr.IOError, "could not open Parquet file %q: %v", path, err))
 	}

@@ -133,7 +133,7 @@ func isCopy(st *asofsql.Stmt) bool {
 // but the last, and returns the last one with its cursor. args bind the
 // parameters of a single statement, which must match want (see start).
 func runScript(ctx context.Context, s *asofsql.Session, sql string, args []any, want *description) (*asofsql.Stmt, *asofsql.Cursor, error) {
-	b, err := s.Batch(sql)
+	b, err := s.Batch(ctx, sql)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -346,7 +346,7 @@ func (h *handler) describe(ctx context.Context, sess *session, sql string) (desc
 	} else {
 		defer sess.release()
 	}
-	b, err := s.Batch(sql)
+	b, err := s.Batch(ctx, sql)
 	if err != nil {
 		return description{}, err
 	}

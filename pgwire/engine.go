@@ -27,9 +27,12 @@ type StartupInfo struct {
 	// Options holds every startup parameter other than user and database
 	// (application_name, client_encoding, DateStyle, TimeZone,
 	// extra_float_digits, options, ...), as the client sent them, plus
-	// statement_timeout (milliseconds) when Config.StatementTimeout is set
-	// and the client sent none. The server enforces the session's
-	// statement_timeout setting when the session has one.
+	// statement_timeout and idle_in_transaction_session_timeout
+	// (milliseconds) when Config.StatementTimeout or
+	// Config.IdleInTransactionTimeout is set and the client sent none. The
+	// server enforces the session's statement_timeout,
+	// idle_session_timeout and idle_in_transaction_session_timeout
+	// settings when the session has them.
 	Options    map[string]string
 	RemoteAddr net.Addr
 	// Notice delivers a WARNING or NOTICE (an *sqlerr.Error whose Severity

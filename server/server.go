@@ -98,8 +98,19 @@ func applyOptions(s *asofsql.Session, opts string) error {
 
 type session struct{ s *asofsql.Session }
 
+// Parsing and planning observe the context while they run (57014), and
+// each phase also checks it when it begins and ends, so a statement
+// cancelled (CancelRequest, statement_timeout, a client gone) between
+// phases goes no further either.
+
 func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
-	b, err := s.s.Batch(sql)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := s.s.Batch(ctx, sql)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +118,13 @@ func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
 }
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (pgwire.Statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := s.s.Prepare(ctx, sql, paramTypes)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +190,13 @@ func (s *session) Close() error                                { return s.s.Clos
 type batch struct{ b *asofsql.Batch }
 
 func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := b.b.Next(ctx)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -227,8 +250,13 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 		}
 		return &copyOut{cr}, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := link(ctx, cancel)
+	// Cancellation while it plans reaches the execution through base; a
+	// statement without rows that has run is not undone.
 	c, err := st.st.ExecuteBatch(base, params)
 	stop()
 	if err != nil {

@@ -468,3 +468,46 @@ func TestServeMemoryLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, zero)
 }
+
+// TestServeIdleInTransactionTimeout: --idle-in-transaction-timeout is the
+// default of the session setting; a session idle that long in a block is
+// closed with FATAL 25P03 and its writes rolled back, while one outside a
+// block, or that SETs it to 0, stays.
+func TestServeIdleInTransactionTimeout(t *testing.T) {
+	addr, _ := serve(t, "--memory", "--idle-in-transaction-timeout", "300ms")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn := func() *pgx.Conn {
+		c, err := pgx.Connect(ctx, "postgres://alice@"+addr+"/asofsql?sslmode=disable")
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	c := conn()
+	var v string
+	require.NoError(t, c.QueryRow(ctx, `SHOW idle_in_transaction_session_timeout`).Scan(&v))
+	require.Equal(t, "300ms", v)
+	_, err := c.Exec(ctx, `CREATE TABLE t (v BIGINT)`)
+	require.NoError(t, err)
+	tx, err := c.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO t VALUES (1)`)
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	_, err = tx.Exec(ctx, `INSERT INTO t VALUES (2)`)
+	var pe *pgconn.PgError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "25P03", pe.Code)
+	require.Equal(t, "terminating connection due to idle-in-transaction timeout", pe.Message)
+
+	other := conn()
+	_, err = other.Exec(ctx, `SET idle_in_transaction_session_timeout = 0`)
+	require.NoError(t, err)
+	tx, err = other.Begin(ctx)
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	var n int64
+	require.NoError(t, tx.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
+	require.Equal(t, int64(0), n, "the closed session's block was rolled back")
+	require.NoError(t, tx.Commit(ctx))
+}

@@ -17,23 +17,30 @@ import (
 	"github.com/asofsql/asofsql/server"
 )
 
-// shutdownGrace is how long running statements may finish after SIGINT
-// or SIGTERM before they are cancelled.
+// shutdownGrace bounds the shutdown after SIGINT or SIGTERM: running
+// statements are cancelled at once, and a connection that has not ended
+// when it runs out is closed.
 const shutdownGrace = 10 * time.Second
 
 func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--flight ADDR] [--data DIR | --memory] [--database asofsql]
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
               [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
-              [--memory-limit SIZE|auto|0]
+              [--idle-in-transaction-timeout D] [--memory-limit SIZE|auto|0]
 
 Serves the database over the PostgreSQL wire protocol (--listen) and, with
 --flight, over Arrow Flight SQL (gRPC) until SIGINT or SIGTERM; with only
 --flight given, only Flight SQL. Both serve the same data, transactions
-and users. Trust authentication (the default) is only allowed on a
-loopback address; Flight SQL on another address also needs TLS (its
-basic authentication sends the password in clear text). The users file holds "name:verifier" lines (md5... or
-SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
+and users. SIGINT and SIGTERM stop the server as Postgres' fast shutdown
+does: running statements are cancelled, open transactions rolled back, and
+every wire client gets FATAL 57P01; the command exits 0 once all sessions
+have ended (at most 10s later). Trust authentication (the default) is only
+allowed on a loopback address; Flight SQL on another address also needs
+TLS (its basic authentication sends the password in clear text). The users
+file holds "name:verifier" lines (md5... or SCRAM-SHA-256$... verifiers as
+in pg_authid, never passwords). Over TLS, scram-sha-256 also offers
+SCRAM-SHA-256-PLUS (channel binding), so clients set to
+channel_binding=require connect.
 The memory limit is the default of the memory_limit setting: what each
 sort, hash build or aggregate may hold before the query fails with 53200
 (sessions may SET it); auto is half the machine's RAM.`, stdout, stderr)
@@ -51,6 +58,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	maxConns := fs.Int("max-connections", pgwire.DefaultMaxConnections, "maximum concurrent sessions")
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
+	idleInTx := fs.Duration("idle-in-transaction-timeout", 0, "default idle_in_transaction_session_timeout: close sessions idle this long inside a transaction block, rolling it back (0: never)")
 	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -60,7 +68,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
-	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 {
+	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 || *idleInTx < 0 {
 		return fail(stderr, "serve", errUsage("--max-connections must be positive, timeouts not negative"))
 	}
 	limit, err := memoryLimitFlag(*memLimit)
@@ -69,6 +77,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	}
 	cfg.Logger = log
 	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
+	cfg.IdleInTransactionTimeout = *idleInTx
 	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit)}
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
@@ -99,7 +108,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 		if err != nil {
 			return fail(stderr, "serve", err)
 		}
-		fronts = append(fronts, &front{name: "postgres", serve: srv.Serve, shutdown: srv.Shutdown, closed: pgwire.ErrServerClosed})
+		fronts = append(fronts, &front{name: "postgres", serve: srv.Serve, shutdown: srv.Stop, closed: pgwire.ErrServerClosed})
 	}
 	if *flightAddr != "" {
 		fsrv, err := flightsql.New(db, flightsql.Config{Database: cfg.Database, TLS: cfg.TLS, Auth: cfg.Auth,
