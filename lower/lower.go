@@ -77,7 +77,7 @@ func (b *builder) node(n planner.Node) (exec.Operator, error) {
 func (b *builder) build(n planner.Node) (exec.Operator, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
-		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range}
+		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range, Allocator: b.env.Mem}
 		rdr, err := b.snap.Scan(b.ctx, n.Table.Name, opts)
 		if err != nil {
 			return nil, err

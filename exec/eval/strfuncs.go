@@ -33,6 +33,11 @@ var strFuncs = map[string]struct {
 	"pg_typeof":   {"", 0, sqltypes.Text, nil}, // see compileStrFunc
 }
 
+// resultBytes bounds the bytes of results whose size follows an
+// argument's value, by function: checked against the query's memory
+// before the function builds them.
+var resultBytes = map[string]func(s []string, n []int32) int64{"lpad": padBytes, "rpad": padBytes}
+
 func init() {
 	for name := range strFuncs {
 		Functions = append(Functions, name)
@@ -68,15 +73,17 @@ func (c *compiler) compileStrFunc(e *expr.Func, args []node, kinds []sqltypes.Ki
 			return bad()
 		}
 	}
-	return &strFuncNode{args: args, kinds: spec.args[:len(args)], t: e.T, f: spec.f}, true, nil
+	return &strFuncNode{name: e.Name, args: args, kinds: spec.args[:len(args)], t: e.T, f: spec.f, size: resultBytes[e.Name]}, true, nil
 }
 
 // strFuncNode applies f row by row to text and int4 arguments.
 type strFuncNode struct {
+	name  string
 	args  []node
 	kinds string
 	t     sqltypes.Type
 	f     func(s []string, n []int32) (any, error)
+	size  func(s []string, n []int32) int64
 }
 
 func (n *strFuncNode) typ() sqltypes.Type { return n.t }
@@ -108,6 +115,11 @@ func (n *strFuncNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 				ss = append(ss, a.(*array.String).Value(i))
 			} else {
 				ns = append(ns, a.(*array.Int32).Value(i))
+			}
+		}
+		if n.size != nil {
+			if err := c.needMemory(n.name, n.size(ss, ns)); err != nil {
+				return nil, err
 			}
 		}
 		v, err := n.f(ss, ns)
@@ -218,6 +230,7 @@ func pad(args []string, n int, left bool) string {
 	need := n - l
 	fr := []rune(fill)
 	var sb strings.Builder
+	sb.Grow(int(padBytes(args, []int32{int32(n)})))
 	for i := 0; i < need; i++ {
 		sb.WriteRune(fr[i%len(fr)])
 	}
@@ -225,6 +238,21 @@ func pad(args []string, n int, left bool) string {
 		return sb.String() + s
 	}
 	return s + sb.String()
+}
+
+// padBytes bounds the bytes of pad's result: s plus enough whole
+// copies of fill to cover the characters missing.
+func padBytes(args []string, n []int32) int64 {
+	s, fill := args[0], " "
+	if len(args) > 1 {
+		fill = args[1]
+	}
+	need := int64(n[0]) - int64(utf8.RuneCountInString(s))
+	if need <= 0 || fill == "" {
+		return int64(len(s))
+	}
+	runes := int64(utf8.RuneCountInString(fill))
+	return int64(len(s)) + (need+runes-1)/runes*int64(len(fill))
 }
 
 // splitPart is split_part(s, delim, n): the n-th field (from the end for
