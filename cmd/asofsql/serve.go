@@ -28,9 +28,13 @@ Serves the database over the PostgreSQL wire protocol until SIGINT or
 SIGTERM. Trust authentication (the default) is only allowed on a loopback
 address. The users file holds "name:verifier" lines (md5... or
 SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
-The memory limit is the default of the memory_limit setting: what each
-sort, hash build or aggregate may hold before the query fails with 53200
-(sessions may SET it); auto is half the machine's RAM.`, stdout, stderr)
+The memory limit bounds what queries hold (their batches, expression
+results, sorts, hash tables, results not yet sent): it is the default of
+the memory_limit setting, the most one query may hold before it fails with
+53200, and the ceiling of that setting (sessions may lower it, not raise
+it); all running queries share it too, and when together they would pass
+it the newest fails with 53200. auto is half the machine's RAM; 0 is no
+limit (sessions may then SET any memory_limit).`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to listen on")
@@ -44,7 +48,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	maxConns := fs.Int("max-connections", pgwire.DefaultMaxConnections, "maximum concurrent sessions")
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
-	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
+	memLimit := fs.String("memory-limit", "auto", "memory `size` queries may hold, each and together; memory_limit's default and ceiling (e.g. 4GB; 0: none; auto: half the RAM)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
