@@ -212,3 +212,24 @@ func TestMemoryDoomedWhileIdle(t *testing.T) {
 	_, err = drainRows(older)
 	require.NoError(t, err)
 }
+
+// TestMemoryInsertKeptByCatalog: rows an INSERT wrote stay in the
+// catalog (an in-memory table keeps the batches the query built); they
+// leave the budget with the query, so writes do not use it up.
+func TestMemoryInsertKeptByCatalog(t *testing.T) {
+	db := openLimited(t, 2<<20)
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	_, err := s.Exec(ctx, `CREATE TABLE t (x BIGINT)`)
+	require.NoError(t, err)
+	for i := 0; i < 6; i++ {
+		_, err = s.Exec(ctx, `INSERT INTO t SELECT g FROM generate_series(1, 100000) g`)
+		require.NoError(t, err, "insert %d", i)
+		require.Zero(t, db.budget.Used())
+	}
+	c, err := s.Query(ctx, `SELECT count(*) FROM t`)
+	require.NoError(t, err)
+	_, err = drainRows(c)
+	require.NoError(t, err)
+}

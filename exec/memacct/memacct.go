@@ -98,7 +98,7 @@ func (a *Account) ArrowBytes() int64 { return a.arrow.Load() }
 
 func (a *Account) add(counter *atomic.Int64, n int64) {
 	counter.Add(n)
-	if a.budget != nil {
+	if a.budget != nil && !a.closed.Load() {
 		a.budget.used.Add(n)
 	}
 }
@@ -167,17 +167,19 @@ func (a *Account) Need(what string, n int64) error {
 // operators call it once a batch.
 func (a *Account) Check(what string) error { return a.Need(what, 0) }
 
-// Close ends the query: it no longer competes for the budget, and
-// charges Grow made that nobody returned go back to it. Arrow buffers
-// still alive stay counted until they are freed. Close is idempotent.
+// Close ends the query: it no longer competes for the budget, which
+// takes back everything the account holds. Charges Grow made that nobody
+// returned are dropped; Arrow buffers still alive leave the budget but stay
+// counted by the account (ArrowBytes) until freed: they now belong to
+// whoever kept them (the catalog keeps the batches an INSERT wrote). Close
+// is idempotent; the query's operators must be closed first.
 func (a *Account) Close() {
 	if !a.closed.CompareAndSwap(false, true) {
 		return
 	}
-	if n := a.explicit.Swap(0); n != 0 && a.budget != nil {
-		a.budget.used.Add(-n)
-	}
+	n := a.explicit.Swap(0)
 	if b := a.budget; b != nil {
+		b.used.Add(-(n + a.arrow.Load()))
 		b.mu.Lock()
 		delete(b.open, a)
 		b.mu.Unlock()

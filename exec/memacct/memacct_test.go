@@ -95,6 +95,24 @@ func TestBudgetFailsNewest(t *testing.T) {
 	require.Zero(t, b.Used())
 }
 
+// TestCloseHandsOverLiveBuffers: buffers alive when the query ends (kept
+// by someone else) leave the budget with it; the account still counts
+// them until freed.
+func TestCloseHandsOverLiveBuffers(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	b := memacct.NewBudget(1 << 20)
+	a := memacct.Open(b, mem, 0, nil)
+	buf := a.Allocate(1000)
+	require.Equal(t, int64(1000), b.Used())
+	a.Close()
+	require.Zero(t, b.Used())
+	require.Equal(t, int64(1000), a.ArrowBytes())
+	a.Free(buf)
+	require.Zero(t, b.Used())
+	require.Zero(t, a.ArrowBytes())
+}
+
 func TestFormatBytes(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 1000: "1000B", 1536 << 10: "1536kB", 64 << 20: "64MB", 2 << 30: "2GB", 1 << 40: "1TB"} {
 		require.Equal(t, want, memacct.FormatBytes(n))
