@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -158,6 +159,15 @@ func (c *Cursor) Next() bool {
 		c.finish()
 		return false
 	}
+	if a := memacct.FromContext(c.ctx); a != nil {
+		// What the client has not read yet counts against the query.
+		if err := a.Check("the result"); err != nil {
+			b.Release()
+			c.done, c.err = true, err
+			c.finish()
+			return false
+		}
+	}
 	c.rows += b.NumRows()
 	c.cur = b
 	return true
@@ -208,12 +218,16 @@ func (c *Cursor) drain() error {
 
 // cancelErr gives a cancellation Postgres' wording (57014): a timeout of
 // the statement itself (ctx carries statement_timeout), or a cancellation
-// by the caller. Other errors pass unchanged, even if the timer has
-// fired since.
+// by the caller, or the server's memory budget failing this query (the
+// cause is then its 53200). Other errors pass unchanged, even if the
+// timer has fired since.
 func cancelErr(parent, ctx context.Context, err error) error {
 	if err == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		sqlerr.Code(err) == sqlerr.QueryCanceled) {
 		return err
+	}
+	if cause := context.Cause(ctx); parent.Err() == nil && sqlerr.Code(cause) == sqlerr.OutOfMemory {
+		return cause
 	}
 	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return sqlerr.Wrap(err, sqlerr.QueryCanceled, "canceling statement due to statement timeout")

@@ -42,7 +42,7 @@ func (s *Session) createTable(ctx context.Context, snap *snapshot, p *planner.Cr
 // defaultText evaluates a DEFAULT expression into the text the catalog
 // keeps for column c.
 func (s *Session) defaultText(ctx context.Context, snap *snapshot, e expr.Expr, c catalog.Column) (*string, error) {
-	env, err := s.lowerEnv(snap, nil, nil)
+	env, err := s.lowerEnv(ctx, snap, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *Session) dropViews(ctx context.Context, p *planner.DropView) error {
 }
 
 func (s *Session) delete(ctx context.Context, snap *snapshot, p *planner.Delete, args []any) (int64, error) {
-	env, err := s.lowerEnv(snap, p.Params, args)
+	env, err := s.lowerEnv(ctx, snap, p.Params, args)
 	if err != nil {
 		return 0, err
 	}
@@ -133,7 +133,7 @@ func (s *Session) delete(ctx context.Context, snap *snapshot, p *planner.Delete,
 }
 
 func (s *Session) update(ctx context.Context, snap *snapshot, p *planner.Update, args []any) (int64, error) {
-	env, err := s.lowerEnv(snap, p.Params, args)
+	env, err := s.lowerEnv(ctx, snap, p.Params, args)
 	if err != nil {
 		return 0, err
 	}

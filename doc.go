@@ -6,7 +6,10 @@
 // Contract:
 //   - Open(":memory:") or Open(dir) (also "file:dir"); Close flushes and
 //     releases everything. A DB is safe for concurrent use. Options:
-//     WithAllocator, WithMemoryLimit, WithFileDir.
+//     WithAllocator, WithMemoryLimit, WithFileDir. Each statement runs
+//     under one memory account (exec/memacct): memory_limit bounds the
+//     query, WithMemoryLimit is that setting's default and ceiling and the
+//     budget all queries of the DB share (the newest fails with 53200).
 //   - A Session (db.Session()) is one connection's state, used by one
 //     goroutine at a time: settings changed by SET and read by SHOW
 //     (TimeZone, application_name, search_path, statement_timeout,

@@ -12,6 +12,7 @@ import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -45,7 +46,7 @@ type Session struct {
 	vopts    *sqltypes.Options
 	values   map[string]string // lowercase setting name → SHOW value
 	timeout  time.Duration
-	memLimit int64       // memory_limit: bytes per materializing operator, 0 for none
+	memLimit int64       // memory_limit: bytes one query may hold, 0 for none
 	tx       *catalog.Tx // the open transaction block; nil outside one
 	failed   bool
 	// mode are the open block's modes (isolation.go); snapTaken: a
@@ -356,6 +357,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes
 // parse splits sql into statements observing ctx and statement_timeout
 // (a huge statement takes long to parse).
 func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, error) {
+	if err := s.textFits(sql); err != nil {
+		return nil, err
+	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	stmts, err := parser.ParseContext(pctx, sql)
@@ -364,6 +368,9 @@ func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, e
 
 // parseOne is parse for a string holding at most one statement.
 func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, error) {
+	if err := s.textFits(sql); err != nil {
+		return nil, err
+	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	st, err := parser.ParseOneContext(pctx, sql)
@@ -545,6 +552,9 @@ func (s *Session) once(st *parser.Statement) *Stmt { return &Stmt{s: s, st: st} 
 
 // parseOnce parses sql, which must hold one statement, to run it once.
 func (s *Session) parseOnce(ctx context.Context, sql string) (*Stmt, error) {
+	if err := s.textFits(sql); err != nil {
+		return nil, s.fail(err)
+	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	st, err := parseSingle(pctx, sql)
@@ -627,11 +637,59 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 	return context.WithCancel(ctx)
 }
 
+// Statement text is charged to the query's memory at a measured rate:
+// TiDB's syntax tree, the bound plan and the compiled expressions of a
+// long IN list or VALUES list hold 55-90 bytes a byte of text, and
+// parsing one peaks at 100-200. Statements shorter than textFree are not
+// charged, so that SET memory_limit works under any limit.
+const (
+	textFree          = 64 << 10
+	parseBytesPerByte = 200
+	planBytesPerByte  = 64
+)
+
+// textFits refuses (53200) a statement text whose parsing would take
+// more memory than a query of the session may hold or the server has
+// left, before it is parsed.
+func (s *Session) textFits(sql string) error {
+	if len(sql) < textFree || (s.memLimit == 0 && s.db.budget == nil) {
+		return nil
+	}
+	a := memacct.Open(s.db.budget, s.db.opts.mem, s.memLimit, nil)
+	defer a.Close()
+	return a.Need("parsing the statement", parseBytesPerByte*int64(len(sql)))
+}
+
+// account opens the memory account of one statement's execution, charged
+// with its text's syntax tree and plan, and returns ctx carrying it (the
+// budget cancels it with a 53200 cause if it picks this query to fail).
+// The returned cancel closes the account, then calls cancel.
+func (s *Session) account(ctx context.Context, cancel context.CancelFunc, text string) (context.Context, context.CancelFunc, error) {
+	actx, cause := context.WithCancelCause(ctx)
+	a := memacct.Open(s.db.budget, s.db.opts.mem, s.memLimit, cause)
+	done := func() {
+		a.Close()
+		cause(nil)
+		cancel()
+	}
+	if len(text) >= textFree {
+		if err := a.Grow("the statement's syntax tree and plan", planBytesPerByte*int64(len(text))); err != nil {
+			return actx, done, err
+		}
+	}
+	return memacct.NewContext(actx, a), done, nil
+}
+
 // run plans (or takes the plan made by analysis) and starts one
 // statement. wantRows refuses statements without rows before they run;
 // input is the data stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
 	ctx, cancel := s.statementContext(parent)
+	ctx, cancel, err := s.account(ctx, cancel, st.Text())
+	if err != nil {
+		cancel()
+		return nil, s.fail(err)
+	}
 	p, snap, err := st.plan(ctx)
 	if err != nil {
 		cancel()
@@ -852,7 +910,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 
 func (s *Session) lowerQuery(ctx context.Context, snap *snapshot, types []sqltypes.Type, root planner.Node,
 	args []any, an *lower.Analysis) (exec.Operator, error) {
-	env, err := s.lowerEnv(snap, types, args)
+	env, err := s.lowerEnv(ctx, snap, types, args)
 	if err != nil {
 		return nil, err
 	}
@@ -861,13 +919,17 @@ func (s *Session) lowerQuery(ctx context.Context, snap *snapshot, types []sqltyp
 }
 
 // lowerEnv is what lowering a statement's plan needs: its arguments bound
-// to the parameter types, the session's settings and temporary tables.
-func (s *Session) lowerEnv(snap *snapshot, types []sqltypes.Type, args []any) (lower.Env, error) {
+// to the parameter types, the session's settings and temporary tables, and
+// the query's memory account (in ctx) as the allocator.
+func (s *Session) lowerEnv(ctx context.Context, snap *snapshot, types []sqltypes.Type, args []any) (lower.Env, error) {
 	params, err := lower.Bind(types, args, s.vopts)
 	if err != nil {
 		return lower.Env{}, err
 	}
 	mem := s.db.opts.mem
+	if a := memacct.FromContext(ctx); a != nil {
+		mem = a // every batch and expression result counts against the query
+	}
 	return lower.Env{Mem: mem, Params: params, MemoryLimit: s.memLimit, Temp: snap.temp,
 		Eval: eval.Env{Mem: mem, Options: s.vopts}}, nil
 }

@@ -463,9 +463,9 @@ func TestSessionReset(t *testing.T) {
 	require.Equal(t, sqlerr.UndefinedObject, sqlerr.Code(err))
 }
 
-// TestSessionMemoryLimit: memory_limit bounds a query's sort (53200 naming
-// the limit), defaults to WithMemoryLimit, and follows SET, RESET and
-// ROLLBACK like any setting.
+// TestSessionMemoryLimit: memory_limit bounds a query (53200 naming the
+// limit), defaults to WithMemoryLimit, and follows SET, RESET and
+// ROLLBACK like any setting, below the WithMemoryLimit ceiling.
 func TestSessionMemoryLimit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -492,21 +492,24 @@ func TestSessionMemoryLimit(t *testing.T) {
 	_, err = sessRows(t, s, sortQ)
 	require.Error(t, err)
 	require.Equal(t, sqlerr.OutOfMemory, sqlerr.Code(err), err.Error())
-	require.Contains(t, err.Error(), "65536 bytes")
+	e, _ := sqlerr.As(err)
+	require.Contains(t, e.Detail, "65536 bytes")
 
-	_, err = s.Exec(ctx, `BEGIN; SET memory_limit = 0; ROLLBACK`)
+	_, err = s.Exec(ctx, `BEGIN; SET memory_limit = '64MB'; ROLLBACK`)
 	require.NoError(t, err)
 	require.Equal(t, "64kB", show())
 	_, err = s.Exec(ctx, `SET memory_limit = 0`)
+	require.Equal(t, sqlerr.InsufficientPrivilege, sqlerr.Code(err), "the server's limit is a ceiling")
+	require.Equal(t, "64kB", show())
+	_, err = s.Exec(ctx, `SET memory_limit = '64MB'`)
 	require.NoError(t, err)
-	require.Equal(t, "0", show())
 	_, err = sessRows(t, s, sortQ)
 	require.NoError(t, err)
 	_, err = s.Exec(ctx, `RESET memory_limit`)
 	require.NoError(t, err)
 	require.Equal(t, "64MB", show())
 
-	for _, v := range []string{"'1536kB'", "'2GB'", "1000"} {
+	for _, v := range []string{"'1536kB'", "'32MB'", "1000"} {
 		_, err = s.Exec(ctx, `SET memory_limit = `+v)
 		require.NoError(t, err, v)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -92,12 +93,18 @@ var settings = func() map[string]*setting {
 			set: timeoutSetting("idle_in_transaction_session_timeout", nil)},
 		{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.",
 			set: timeoutSetting("idle_session_timeout", nil)},
-		{name: "memory_limit", def: "0", desc: "Sets the memory each sort, hash build or aggregate of a query may use; 0 means no limit.",
+		{name: "memory_limit", def: "0", desc: "Sets the memory each query may use; 0 means no limit.",
 			// DuckDB's name; Postgres spills to disk where we fail with 53200.
 			set: func(s *Session, v string) (string, error) {
 				n, err := parseMemory(v)
 				if err != nil {
 					return "", err
+				}
+				if c := s.db.opts.memoryLimit; c > 0 && (n == 0 || n > c) {
+					// The server's limit is a ceiling, as a PGC_SUSET
+					// parameter is for a role that is not superuser.
+					return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to set parameter \"memory_limit\" to %s", strings.TrimSpace(v)).
+						WithDetail("The server's memory limit is %s; a session may lower memory_limit but not raise it or set it to 0.", formatMemory(c))
 				}
 				s.memLimit = n
 				return formatMemory(n), nil
@@ -326,17 +333,7 @@ func FormatMemoryLimit(n int64) string { return formatMemory(n) }
 
 // formatMemory prints a byte count in the largest unit that divides it, as
 // SHOW prints Postgres' memory settings ("64MB", "1536kB").
-func formatMemory(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	for _, u := range memoryUnits {
-		if n%u.n == 0 {
-			return strconv.FormatInt(n/u.n, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
+func formatMemory(n int64) string { return memacct.FormatBytes(n) }
 
 // settingName spells a setting's name as SHOW's column does; an unknown
 // name stays as written (SHOW then fails with 42704).

@@ -45,7 +45,11 @@
 // operator and the limit when the data they hold exceeds it. The bytes
 // counted are the rows' own bytes (values, offsets, validity) plus an
 // estimate of hash-table entries; transient copies while sorting or
-// concatenating are not counted. Every operator checks its context once
+// concatenating are not counted. When their allocator is a query's
+// *memacct.Account, that account bounds them instead (the whole query's
+// memory_limit and the server's budget): the Arrow buffers they hold are
+// counted by the allocator, copies included, and their Go-heap state
+// (tables, sets, orders) is charged to it. Every operator checks its context once
 // per batch: a cancelled context makes Next return ctx.Err(), which
 // sqlerr.Code maps to 57014.
 package exec

@@ -18,7 +18,9 @@ import (
 
 // Env is what building operators needs besides the plan.
 type Env struct {
-	// Mem allocates every operator's output; nil means the default.
+	// Mem allocates every operator's output and what scans read; nil
+	// means the default. A query's *memacct.Account bounds its memory as
+	// a whole (MemoryLimit then does not apply).
 	Mem memory.Allocator
 	// Params are the bound values of $1..$n as typed literals (see Bind).
 	Params []*expr.Literal
@@ -85,7 +87,7 @@ func (b *builder) node(n planner.Node) (exec.Operator, error) {
 func (b *builder) build(n planner.Node) (exec.Operator, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
-		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range}
+		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range, Allocator: b.env.Mem}
 		snap := b.snap
 		if n.Table.Temp {
 			if snap = b.env.Temp; snap == nil {

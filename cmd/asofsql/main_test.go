@@ -428,8 +428,10 @@ func TestServeTLSWithPasswordAuth(t *testing.T) {
 }
 
 // TestServeMemoryLimit: --memory-limit is the sessions' default
-// memory_limit (a sort past it fails with 53200, SET and RESET work from
-// it), and auto is half the machine's RAM.
+// memory_limit and its ceiling (a sort past it fails with 53200, SET may
+// lower it but not raise it nor set 0: 42501, RESET returns to it), lpad to
+// a billion characters fails with 53200 before it is built, and auto is
+// half the machine's RAM.
 func TestServeMemoryLimit(t *testing.T) {
 	addr, stop := serve(t, "--memory", "--memory-limit", "64kB")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -445,9 +447,18 @@ func TestServeMemoryLimit(t *testing.T) {
 	var pe *pgconn.PgError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	require.Equal(t, "53200", pe.Code)
-	_, err = c.Exec(ctx, `SET memory_limit = 0`)
+	err = c.QueryRow(ctx, `SELECT length(lpad('x', 1000000000, 'y'))`).Scan(&n)
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "53200", pe.Code)
+	require.Contains(t, pe.Detail, "memory_limit of 64kB")
+	for _, v := range []string{"0", "'1MB'"} {
+		_, err = c.Exec(ctx, `SET memory_limit = `+v)
+		require.True(t, errors.As(err, &pe), "%v", err)
+		require.Equal(t, "42501", pe.Code, v)
+	}
+	_, err = c.Exec(ctx, `SET memory_limit = '32kB'`)
 	require.NoError(t, err)
-	require.NoError(t, c.QueryRow(ctx, `SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC) s`).Scan(&n))
+	require.NoError(t, c.QueryRow(ctx, `SELECT count(*) FROM generate_series(1, 100000) g`).Scan(&n))
 	require.Equal(t, int64(100000), n)
 	_, err = c.Exec(ctx, `RESET memory_limit`)
 	require.NoError(t, err)

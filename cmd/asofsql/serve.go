@@ -41,9 +41,13 @@ file holds "name:verifier" lines (md5... or SCRAM-SHA-256$... verifiers as
 in pg_authid, never passwords). Over TLS, scram-sha-256 also offers
 SCRAM-SHA-256-PLUS (channel binding), so clients set to
 channel_binding=require connect.
-The memory limit is the default of the memory_limit setting: what each
-sort, hash build or aggregate may hold before the query fails with 53200
-(sessions may SET it); auto is half the machine's RAM.`, stdout, stderr)
+The memory limit bounds what queries hold (their batches, expression
+results, sorts, hash tables, results not yet sent): it is the default of
+the memory_limit setting, the most one query may hold before it fails with
+53200, and the ceiling of that setting (sessions may lower it, not raise
+it); all running queries share it too, and when together they would pass
+it the newest fails with 53200. auto is half the machine's RAM; 0 is no
+limit (sessions may then SET any memory_limit).`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to serve the PostgreSQL wire protocol on")
@@ -59,7 +63,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
 	idleInTx := fs.Duration("idle-in-transaction-timeout", 0, "default idle_in_transaction_session_timeout: close sessions idle this long inside a transaction block, rolling it back (0: never)")
-	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
+	memLimit := fs.String("memory-limit", "auto", "memory `size` queries may hold, each and together; memory_limit's default and ceiling (e.g. 4GB; 0: none; auto: half the RAM)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}

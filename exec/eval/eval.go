@@ -69,12 +69,22 @@ func (ev *Evaluator) Type() sqltypes.Type { return ev.root.typ() }
 
 // Eval evaluates the expression for every row of b and returns an array of
 // b.NumRows() values of Type().Arrow(), owned by the caller. It checks ctx
-// once per call: a cancelled context returns ctx.Err().
+// once per call: a cancelled context returns ctx.Err(). When Env.Mem is a
+// query's *memacct.Account, a result that takes the query past its memory
+// limit is 53200.
 func (ev *Evaluator) Eval(ctx context.Context, b arrow.RecordBatch) (arrow.Array, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ev.root.eval(&call{ctx: ctx, env: &ev.env, mem: ev.env.Mem}, b)
+	out, err := ev.root.eval(&call{ctx: ctx, env: &ev.env, mem: ev.env.Mem}, b)
+	if err == nil {
+		// Under a query's memory account, the result counts against it.
+		if err = checkMemory(ev.env.Mem); err != nil {
+			out.Release()
+			out = nil
+		}
+	}
+	return out, err
 }
 
 // node is one compiled expression.

@@ -267,3 +267,20 @@ func prepareIf(k func(args []expr.Expr, t sqltypes.Type) Kernel, res sqltypes.Ki
 		return k(args, t), nil
 	}
 }
+
+// needer is what the query's memory account (exec/memacct's Account, the
+// allocator Input.Mem returns when the query has one) answers: 53200 when
+// n more bytes would take the query past its limit.
+type needer interface {
+	Need(what string, n int64) error
+}
+
+// need asks the query's memory account for n bytes before a kernel builds
+// a value whose size follows an argument's value rather than the input's
+// size; without an account it allows anything.
+func need(in Input, what string, n int64) error {
+	if a, ok := in.Mem().(needer); ok {
+		return a.Need(what, n)
+	}
+	return nil
+}

@@ -371,16 +371,44 @@ var Rpad = register(&Def{
 })
 
 func preparePad(left bool) func([]expr.Expr, sqltypes.Type) (Kernel, error) {
+	name := "rpad"
+	if left {
+		name = "lpad"
+	}
+	// The result's size follows n, not the input's: ask the query's memory
+	// account before building it (lpad('x', 1000000000) is 53200, not a
+	// gigabyte).
+	padded := func(in Input, s string, n int32, fill string) (string, error) {
+		if err := need(in, name, padBytes(s, int(n), fill)); err != nil {
+			return "", err
+		}
+		return pad(s, int(n), fill, left), nil
+	}
 	return func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		switch {
 		case !vec.IsStringKind(t.Kind):
 		case kindsAre(args, stringKind, sqltypes.Int4):
-			return strict2(t, func(s string, n int32) (string, error) { return pad(s, int(n), " ", left), nil }), nil
+			return func(in Input) (arrow.Array, error) {
+				return strict2(t, func(s string, n int32) (string, error) { return padded(in, s, n, " ") })(in)
+			}, nil
 		case kindsAre(args, stringKind, sqltypes.Int4, stringKind):
-			return strict3(t, func(s string, n int32, fill string) (string, error) { return pad(s, int(n), fill, left), nil }), nil
+			return func(in Input) (arrow.Array, error) {
+				return strict3(t, func(s string, n int32, fill string) (string, error) { return padded(in, s, n, fill) })(in)
+			}, nil
 		}
 		return nil, errTypes
 	}
+}
+
+// padBytes bounds the bytes of pad's result: s plus enough whole copies of
+// fill to cover the characters missing.
+func padBytes(s string, n int, fill string) int64 {
+	need := int64(n) - int64(utf8.RuneCountInString(s))
+	if need <= 0 || fill == "" {
+		return int64(len(s))
+	}
+	runes := int64(utf8.RuneCountInString(fill))
+	return int64(len(s)) + (need+runes-1)/runes*int64(len(fill))
 }
 
 func pad(s string, n int, fill string, left bool) string {
@@ -397,6 +425,7 @@ func pad(s string, n int, fill string, left bool) string {
 	need := n - l
 	fr := []rune(fill)
 	var sb strings.Builder
+	sb.Grow(int(padBytes(s, n, fill)) - len(s))
 	for i := 0; i < need; i++ {
 		sb.WriteRune(fr[i%len(fr)])
 	}
