@@ -22,11 +22,11 @@ var benchMarket = market{syms: 12, trades: 200_000, quotes: 400_000}
 //     nodes with dblink (one connection each, kept open) and appends the
 //     per-symbol rows, which are final since every symbol lives on one
 //     node;
-//   - fdw/nodes=N: PostgreSQL aggregates the partitioned table of
-//     pre-joined rows (tq) over N nodes with postgres_fdw, async scans and
-//     the aggregate pushed down per partition (the nodes do not run the
-//     ASOF join per query here: it needs a view, which asofsql lacks);
-//     fdw-direct is the same aggregate on the one node, for comparison.
+//   - fdw/nodes=N: PostgreSQL aggregates the partitioned table tq, each
+//     partition a node's ASOF view, over N nodes with postgres_fdw, async
+//     scans and the aggregate pushed down per partition (each node runs
+//     the ASOF join on its symbols per query); fdw-direct is the same
+//     aggregate over the view on the one node, for comparison.
 //
 // Everything shares the machine: with fewer cores than nodes the figure
 // is the coordinator's overhead, not a speedup.

@@ -26,9 +26,10 @@ type market struct {
 }
 
 // nodeSQL creates and fills a node's tables with the symbols k where
-// k % nodes == index (nodes 1: everything), and tq, the trades joined to
-// their prevailing quotes, the table a coordinator's foreign table reads
-// until asofsql has views.
+// k % nodes == index (nodes 1: everything), and the view tq, the trades
+// joined to their prevailing quotes by an ASOF join, which the
+// coordinator's foreign table reads: each node runs the join on its own
+// symbols.
 func (m market) nodeSQL(nodes, index int) string {
 	return fmt.Sprintf(`
 CREATE TABLE trades (ts timestamp NOT NULL, sym text NOT NULL, qty integer, price bigint) ORDER BY (ts);
@@ -39,8 +40,7 @@ INSERT INTO trades SELECT timestamp '2024-01-02 09:30:00' + i * interval '250 mi
 INSERT INTO quotes SELECT timestamp '2024-01-02 09:29:59' + j * interval '120 milliseconds', 's' || CAST(j %% %[1]d AS text),
     9990 + (CAST(j AS bigint) * 104729) %% 400, 10400 + (j * 7) %% 9
   FROM generate_series(1, %[4]d) j WHERE (j %% %[1]d) %% %[5]d = %[6]d;
-CREATE TABLE tq (ts timestamp NOT NULL, sym text NOT NULL, qty integer, price bigint, bid bigint, ask bigint) ORDER BY (ts);
-INSERT INTO tq SELECT t.ts, t.sym, t.qty, t.price, q.bid, q.ask
+CREATE VIEW tq AS SELECT t.ts, t.sym, t.qty, t.price, q.bid, q.ask
   FROM trades t ASOF LEFT JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts;
 `, m.syms, 0, m.trades, m.quotes, nodes, index)
 }
