@@ -62,32 +62,23 @@ func byTemp(names []string, temp []bool) (perm, tmp []string) {
 }
 
 func (s *Session) dropTables(ctx context.Context, p *planner.DropTable) error {
-	perm, tmp := byTemp(p.Names, p.Temp)
-	for _, part := range []struct {
-		names []string
-		temp  bool
-	}{{perm, false}, {tmp, true}} {
-		if len(part.names) == 0 {
-			continue
-		}
-		err := s.writeTo(ctx, "DROP TABLE", part.temp, func(tx *catalog.Tx) error {
-			for _, name := range part.names {
-				if err := tx.DropTable(ctx, name, p.IfExists); err != nil {
-					return err
-				}
-				s.noteDropped(name, part.temp, false)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.dropRelations(ctx, "DROP TABLE", p.Names, p.Temp, false, func(tx *catalog.Tx, name string) error {
+		return tx.DropTable(ctx, name, p.IfExists)
+	})
 }
 
 func (s *Session) dropViews(ctx context.Context, p *planner.DropView) error {
-	perm, tmp := byTemp(p.Names, p.Temp)
+	return s.dropRelations(ctx, "DROP VIEW", p.Names, p.Temp, true, func(tx *catalog.Tx, name string) error {
+		return tx.DropView(ctx, name, p.IfExists)
+	})
+}
+
+// dropRelations drops names (temp[i]: in the session's temporary catalog)
+// with drop, one transaction per catalog, and records each in the open
+// block.
+func (s *Session) dropRelations(ctx context.Context, command string, names []string, temp []bool, view bool,
+	drop func(tx *catalog.Tx, name string) error) error {
+	perm, tmp := byTemp(names, temp)
 	for _, part := range []struct {
 		names []string
 		temp  bool
@@ -95,12 +86,12 @@ func (s *Session) dropViews(ctx context.Context, p *planner.DropView) error {
 		if len(part.names) == 0 {
 			continue
 		}
-		err := s.writeTo(ctx, "DROP VIEW", part.temp, func(tx *catalog.Tx) error {
+		err := s.writeTo(ctx, command, part.temp, func(tx *catalog.Tx) error {
 			for _, name := range part.names {
-				if err := tx.DropView(ctx, name, p.IfExists); err != nil {
+				if err := drop(tx, name); err != nil {
 					return err
 				}
-				s.noteDropped(name, part.temp, true)
+				s.noteDropped(name, part.temp, view)
 			}
 			return nil
 		})
