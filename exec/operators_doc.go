@@ -35,12 +35,15 @@
 //     the right side (and then keeps the left order).
 //   - NewCrossJoin: Cartesian product with a small, materialized right side.
 //   - NewDistinct: first occurrence of each distinct row.
+//   - NewHashSetOp: INTERSECT [ALL] and EXCEPT [ALL] with Postgres'
+//     duplicate counts (min(m,n), max(m-n,0)); hashes the right side's
+//     distinct rows with a count each, then streams the left.
 //   - NewWindow: row_number, rank, dense_rank, lag, lead over PARTITION BY
 //     / ORDER BY, for input sorted by those keys.
 //
 // Materializing operators (Sort, TopN, HashAggregate, HashJoin's build
-// side, CrossJoin's right side, Distinct's seen set, Window; and
-// StreamAggregate for its open group's DISTINCT sets) take a memory
+// side, CrossJoin's right side, Distinct's seen set, HashSetOp's counts,
+// Window; and StreamAggregate for its open group's DISTINCT sets) take a memory
 // limit in bytes (0 = unlimited) and fail with SQLSTATE 53200 naming the
 // operator and the limit when the data they hold exceeds it. The bytes
 // counted are the rows' own bytes (values, offsets, validity) plus an

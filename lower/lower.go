@@ -188,6 +188,25 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 			closeAll(children)
 		}
 		return op, err
+	case *planner.SetOp:
+		left, err := b.node(n.Left)
+		if err != nil {
+			return nil, err
+		}
+		right, err := b.node(n.Right)
+		if err != nil {
+			left.Close()
+			return nil, err
+		}
+		kind := exec.Intersect
+		if n.Kind == planner.Except {
+			kind = exec.Except
+		}
+		op, err := exec.NewHashSetOp(left, right, kind, n.All, b.env.Mem, b.env.MemoryLimit)
+		if err != nil {
+			closeAll([]exec.Operator{left, right})
+		}
+		return op, err
 	case *planner.Distinct:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			return exec.NewDistinct(child, b.env.Mem, b.env.MemoryLimit)

@@ -548,6 +548,8 @@ func requalify(n Node, alias string) {
 			setTable(x.Cols, alias)
 		case *UnionAll:
 			setTable(x.Cols, alias)
+		case *SetOp:
+			setTable(x.Cols, alias)
 		case *Values:
 			setTable(x.Cols, alias)
 		case *Series:

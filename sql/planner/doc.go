@@ -49,7 +49,7 @@
 //     and projections are pruned so scans read only needed columns.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (hash equi-join inner/left with a residual, or cross), Values,
-//     UnionAll, Distinct, Window.
+//     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, Window.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
 //     Discard. They are plain data in the planner's own vocabulary (no

@@ -114,6 +114,16 @@ func estimate(n Node) Estimate {
 		return Estimate{Startup: in.Startup, Total: total + in.Rows*cpuTupleCost, Rows: in.Rows}
 	case *Values:
 		return Estimate{Total: float64(len(x.Rows)) * cpuOperatorCost, Rows: float64(len(x.Rows))}
+	case *SetOp:
+		// Hash the right side, stream the left: at most the left's rows,
+		// at most the right's too for INTERSECT.
+		r := kids[1]
+		rows := in.Rows
+		if x.Kind == Intersect {
+			rows = math.Min(rows, r.Rows)
+		}
+		total := in.Total + r.Total + (in.Rows+r.Rows)*cpuOperatorCost
+		return Estimate{Startup: r.Total, Total: total + rows*cpuTupleCost, Rows: rows}
 	case *UnionAll:
 		var out Estimate
 		for _, k := range kids {

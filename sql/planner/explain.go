@@ -267,6 +267,16 @@ func describe(n Node) string {
 		return "Series generate_series(" + exprsSQL(args) + ")"
 	case *UnionAll:
 		return "UnionAll"
+	case *SetOp:
+		// Postgres' own words: HashSetOp Intersect All, HashSetOp Except.
+		s := "HashSetOp Intersect"
+		if x.Kind == Except {
+			s = "HashSetOp Except"
+		}
+		if x.All {
+			s += " All"
+		}
+		return s
 	case *Distinct:
 		return "Distinct"
 	case *Window:

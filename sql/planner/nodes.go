@@ -18,6 +18,7 @@ var (
 	_ Node = (*Values)(nil)
 	_ Node = (*UnionAll)(nil)
 	_ Node = (*Distinct)(nil)
+	_ Node = (*SetOp)(nil)
 )
 
 func (s *Scan) Schema() []Column { return s.cols }
@@ -235,6 +236,14 @@ func (u *UnionAll) RequiredOrdering() []ordering.Lex {
 	return make([]ordering.Lex, len(u.Inputs))
 }
 func (u *UnionAll) PreservesOrder() []bool { return make([]bool, len(u.Inputs)) }
+
+// A SetOp's output follows its left input's order today, but no order is
+// promised: a sorted or right-hashing implementation would not keep it.
+func (s *SetOp) Schema() []Column                 { return s.Cols }
+func (s *SetOp) Children() []Node                 { return []Node{s.Left, s.Right} }
+func (s *SetOp) Ordering() ordering.Props         { return ordering.Props{} }
+func (s *SetOp) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil, nil} }
+func (s *SetOp) PreservesOrder() []bool           { return []bool{false, false} }
 
 func (d *Distinct) Schema() []Column                 { return d.Input.Schema() }
 func (d *Distinct) Children() []Node                 { return []Node{d.Input} }

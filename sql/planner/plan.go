@@ -269,6 +269,33 @@ type UnionAll struct {
 	Cols   []Column
 }
 
+// SetOp is Left INTERSECT [ALL] Right or Left EXCEPT [ALL] Right (same
+// column count and types; names from Left). Rows compare as in DISTINCT
+// (NULLs equal); with ALL a row m times on the left and n times on the
+// right comes out min(m,n) times (INTERSECT) or max(m-n,0) times
+// (EXCEPT), without ALL at most once.
+type SetOp struct {
+	Kind        SetOpKind
+	All         bool
+	Left, Right Node
+	Cols        []Column
+}
+
+// SetOpKind is INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+const (
+	Intersect SetOpKind = iota
+	Except
+)
+
+func (k SetOpKind) String() string {
+	if k == Except {
+		return "EXCEPT"
+	}
+	return "INTERSECT"
+}
+
 // Distinct removes duplicate rows (SQL DISTINCT: NULLs are equal).
 type Distinct struct {
 	Input Node

@@ -82,6 +82,9 @@ func outputParams(n Node, out map[int]bool) {
 		for _, in := range x.Inputs {
 			outputParams(in, out)
 		}
+	case *SetOp:
+		outputParams(x.Left, out)
+		outputParams(x.Right, out)
 	}
 }
 

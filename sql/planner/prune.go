@@ -110,6 +110,10 @@ func prune(n Node, need []bool) (Node, []int) {
 			x.Inputs[i] = pruneAll(x.Inputs[i])
 		}
 		return x, identity(len(x.Cols))
+	case *SetOp:
+		// Every column is part of the row compared.
+		x.Left, x.Right = pruneAll(x.Left), pruneAll(x.Right)
+		return x, identity(len(x.Cols))
 	}
 	return n, identity(len(n.Schema()))
 }
