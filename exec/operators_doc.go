@@ -35,6 +35,9 @@
 //     the right side (and then keeps the left order).
 //   - NewCrossJoin: Cartesian product with a small, materialized right side.
 //   - NewDistinct: first occurrence of each distinct row.
+//   - NewDistinctOn: first row of each run of equal key columns, for
+//     input sorted on those keys (SELECT DISTINCT ON); streams in
+//     constant memory.
 //   - NewWindow: row_number, rank, dense_rank, lag, lead over PARTITION BY
 //     / ORDER BY, for input sorted by those keys.
 //
