@@ -48,6 +48,8 @@ func mapChildren(n Node, f func(Node) Node) Node {
 		}
 	case *Distinct:
 		x.Input = f(x.Input)
+	case *DistinctOn:
+		x.Input = f(x.Input)
 	case *Window:
 		x.Input = f(x.Input)
 	}
