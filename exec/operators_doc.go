@@ -38,6 +38,9 @@
 //   - NewHashSetOp: INTERSECT [ALL] and EXCEPT [ALL] with Postgres'
 //     duplicate counts (min(m,n), max(m-n,0)); hashes the right side's
 //     distinct rows with a count each, then streams the left.
+//   - NewDistinctOn: first row of each run of equal key columns, for
+//     input sorted on those keys (SELECT DISTINCT ON); streams in
+//     constant memory.
 //   - NewWindow: row_number, rank, dense_rank, lag, lead over PARTITION BY
 //     / ORDER BY, for input sorted by those keys.
 //

@@ -211,6 +211,10 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			return exec.NewDistinct(child, b.env.Mem, b.env.MemoryLimit)
 		})
+	case *planner.DistinctOn:
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewDistinctOn(child, b.env.Mem, n.Keys)
+		})
 	case *planner.Window:
 		return b.window(n)
 	case *planner.Series:

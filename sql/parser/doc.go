@@ -42,6 +42,7 @@
 //   - Casts: every remaining `#cast` marker call (see below) with its
 //     sqltypes.Type.
 //   - NullsFirst: ORDER BY items written with NULLS FIRST/LAST.
+//   - DistinctOn: the expressions of each SELECT DISTINCT ON (...).
 //   - EXTRACT(field FROM x) is the call ExtractFunc('field', x) (the
 //     field as a string literal), since TiDB's grammar knows only MySQL's
 //     units; the planner binds it as Postgres' numeric extract.
@@ -104,6 +105,9 @@
 //     Parenthesize when mixing it with comparisons.
 //   - ORDER BY x NULLS FIRST|LAST: the item is a normal ByItem; the choice
 //     is in Statement.NullsFirst.
+//   - SELECT DISTINCT ON (a, b) x: the SelectStmt has Distinct false and
+//     only its own fields; a and b are in Statement.DistinctOn. It rides
+//     on a `#distinct_on`(a, b) first field that recovery removes.
 //   - LIMIT ALL, and OFFSET without LIMIT, give Limit.Count = NoLimit
 //     (the uint64 maximum), which means no limit. OFFSET n [ROWS] LIMIT m
 //     is accepted in either order.
@@ -241,7 +245,7 @@
 //
 //   - Postgres constructs TiDB's grammar cannot express are named with
 //     0A000 at their first word: FULL JOIN (but ASOF FULL JOIN is the ASOF
-//     kind), DISTINCT ON, FILTER (WHERE),
+//     kind), FILTER (WHERE),
 //     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
 //     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //

@@ -60,6 +60,9 @@ type Statement struct {
 	// NULLS LAST (false); items without NULLS are absent (Postgres
 	// default: NULLS LAST for ASC, NULLS FIRST for DESC).
 	NullsFirst map[*ast.ByItem]bool
+	// DistinctOn holds the expressions of SELECT DISTINCT ON (...) per
+	// SELECT (TiDB's Distinct flag stays false for them).
+	DistinctOn map[*ast.SelectStmt][]ast.ExprNode
 
 	src string
 	ri  *runeIndex // character positions in src

@@ -179,7 +179,6 @@ func TestPostgresFormErrors(t *testing.T) {
 		{"mysql div operator", "SELECT 7 div 2", sqlerr.SyntaxError, 14, `at or near "2"`},
 		{"mysql xor operator", "SELECT a xor b FROM t", sqlerr.SyntaxError, 14, `at or near "b"`},
 		{"full join", "SELECT * FROM t FULL OUTER JOIN u ON t.a = u.a", sqlerr.FeatureNotSupported, 17, "FULL JOIN"},
-		{"distinct on", "SELECT DISTINCT ON (a) a FROM t", sqlerr.FeatureNotSupported, 8, "DISTINCT ON"},
 		{"filter", "SELECT count(*) FILTER (WHERE a) FROM t", sqlerr.FeatureNotSupported, 17, "FILTER"},
 		{"returning", "DELETE FROM t RETURNING a", sqlerr.FeatureNotSupported, 15, "RETURNING"},
 		{"at time zone", "SELECT now() AT TIME ZONE 'UTC'", sqlerr.FeatureNotSupported, 14, "AT TIME ZONE"},

@@ -541,6 +541,9 @@ func requalify(n Node, alias string) {
 		case *Distinct:
 			n = x.Input
 			continue
+		case *DistinctOn:
+			n = x.Input
+			continue
 		case *Filter:
 			n = x.Input
 			continue

@@ -41,7 +41,9 @@
 //     input that is not provably ordered by its on column (or, for both
 //     inputs, by keys then t) with 0A000 naming the input and column and
 //     a hint giving both fixes (spec §4). The planner never sorts on its
-//     own: Sort comes only from ORDER BY.
+//     own: Sort comes only from ORDER BY, and from DISTINCT ON, whose
+//     DistinctOn node requires its keys sorted (ORDER BY's leading keys,
+//     else ascending) and keeps the first row of each run.
 //   - Rewrites keep results identical: WHERE conjuncts move below joins
 //     (never into an ASOF join's right input, never below the
 //     null-extended side of a LEFT join), comparisons with constants on a
@@ -49,7 +51,7 @@
 //     and projections are pruned so scans read only needed columns.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (hash equi-join inner/left with a residual, or cross), Values,
-//     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, Window.
+//     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
 //     Discard. They are plain data in the planner's own vocabulary (no

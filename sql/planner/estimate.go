@@ -87,6 +87,9 @@ func estimate(n Node) Estimate {
 		}
 		total := in.Total + in.Rows*cpuOperatorCost*float64(len(x.Aggs)+len(x.GroupBy))
 		return Estimate{Startup: total, Total: total + groups*cpuTupleCost, Rows: groups}
+	case *DistinctOn:
+		rows := math.Min(in.Rows, math.Pow(defaultGroups, float64(len(x.Keys))))
+		return Estimate{Startup: in.Startup, Total: in.Total + in.Rows*cpuOperatorCost, Rows: rows}
 	case *Distinct:
 		rows := math.Min(in.Rows, defaultGroups)
 		return Estimate{Startup: in.Total, Total: in.Total + in.Rows*cpuOperatorCost, Rows: rows}

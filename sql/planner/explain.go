@@ -279,6 +279,13 @@ func describe(n Node) string {
 		return s
 	case *Distinct:
 		return "Distinct"
+	case *DistinctOn:
+		cols := x.Schema()
+		names := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			names[i] = qualName(cols[k])
+		}
+		return "DistinctOn " + strings.Join(names, ", ")
 	case *Window:
 		in := x.Input.Schema()
 		s := "Window"

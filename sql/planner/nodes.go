@@ -19,6 +19,7 @@ var (
 	_ Node = (*UnionAll)(nil)
 	_ Node = (*Distinct)(nil)
 	_ Node = (*SetOp)(nil)
+	_ Node = (*DistinctOn)(nil)
 )
 
 func (s *Scan) Schema() []Column { return s.cols }
@@ -250,3 +251,10 @@ func (d *Distinct) Children() []Node                 { return []Node{d.Input} }
 func (d *Distinct) Ordering() ordering.Props         { return ordering.Props{} }
 func (d *Distinct) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
 func (d *Distinct) PreservesOrder() []bool           { return []bool{false} }
+
+// Dropping rows keeps the input's order (and its equivalences).
+func (d *DistinctOn) Schema() []Column                 { return d.Input.Schema() }
+func (d *DistinctOn) Children() []Node                 { return []Node{d.Input} }
+func (d *DistinctOn) Ordering() ordering.Props         { return d.Input.Ordering() }
+func (d *DistinctOn) RequiredOrdering() []ordering.Lex { return []ordering.Lex{d.Order} }
+func (d *DistinctOn) PreservesOrder() []bool           { return []bool{true} }

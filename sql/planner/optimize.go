@@ -50,6 +50,8 @@ func mapChildren(n Node, f func(Node) Node) Node {
 		x.Left, x.Right = f(x.Left), f(x.Right)
 	case *Distinct:
 		x.Input = f(x.Input)
+	case *DistinctOn:
+		x.Input = f(x.Input)
 	case *Window:
 		x.Input = f(x.Input)
 	}

@@ -300,3 +300,14 @@ func (k SetOpKind) String() string {
 type Distinct struct {
 	Input Node
 }
+
+// DistinctOn keeps the first row of each run of rows equal on Keys
+// (SELECT DISTINCT ON; NULLs are equal). Its input must be ordered by
+// Order, a sort on exactly the Keys columns, so equal keys are adjacent;
+// the binder puts a Sort by the ORDER BY keys (which start with them)
+// below it.
+type DistinctOn struct {
+	Input Node
+	Keys  []int
+	Order ordering.Lex
+}

@@ -78,6 +78,8 @@ func outputParams(n Node, out map[int]bool) {
 		outputParams(x.Input, out)
 	case *Distinct:
 		outputParams(x.Input, out)
+	case *DistinctOn:
+		outputParams(x.Input, out)
 	case *UnionAll:
 		for _, in := range x.Inputs {
 			outputParams(in, out)
