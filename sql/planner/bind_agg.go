@@ -228,3 +228,31 @@ func sortAggInput(node Node, a *aggState) Node {
 	}
 	return &Sort{Input: p, Keys: keys}
 }
+
+// isRegrAgg reports whether name is one of the two-argument statistics
+// aggregates over (Y, X): corr, covar_pop/samp and the regr_ family.
+func isRegrAgg(name string) bool {
+	return name == "corr" || strings.HasPrefix(name, "covar_") || strings.HasPrefix(name, "regr_")
+}
+
+// regrAggType types corr(Y, X) and its family: Postgres has only the
+// double precision versions, so both arguments are coerced to it (any
+// number converts implicitly); the result is double precision but for
+// regr_count's bigint.
+func (b *binder) regrAggType(call *AggCall, at []ast.ExprNode, n ast.ExprNode) (sqltypes.Type, error) {
+	for i, a := range call.Args {
+		t := a.Type()
+		if t.Kind != sqltypes.Unknown && !t.IsInteger() && t.Kind != sqltypes.Numeric && t.Kind != sqltypes.Float4 && t.Kind != sqltypes.Float8 {
+			return sqltypes.Float8Type, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s, %s) does not exist", call.Func, call.Args[0].Type(), call.Args[1].Type()).
+				WithPosition(b.pos(n)).WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		var err error
+		if call.Args[i], err = b.coerce(a, sqltypes.Float8Type, at[i], "argument"); err != nil {
+			return sqltypes.Float8Type, err
+		}
+	}
+	if call.Func == "regr_count" {
+		return sqltypes.Int8Type, nil
+	}
+	return sqltypes.Float8Type, nil
+}

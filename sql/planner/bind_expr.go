@@ -45,7 +45,9 @@ const codeWindowingError = "42P20"
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
 	// bind_agg.go
 	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
-	"variance": true, "var_samp": true, "var_pop": true}
+	"variance": true, "var_samp": true, "var_pop": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true}
 
 func (b *binder) pos(n ast.ExprNode) int { return b.st.Pos(n) }
 
@@ -296,6 +298,10 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 		call.T = sqltypes.Int8Type
 	case name == "string_agg" && len(call.Args) == 2:
 		if call.T, err = b.stringAggType(&call, args, n); err != nil {
+			return nil, err
+		}
+	case isRegrAgg(name) && len(call.Args) == 2:
+		if call.T, err = b.regrAggType(&call, args, n); err != nil {
 			return nil, err
 		}
 	case len(call.Args) != 1:
