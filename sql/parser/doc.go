@@ -122,6 +122,9 @@
 //     Args and Order (NULLS FIRST/LAST in Statement.NullsFirst as usual).
 //     Internally it rides on TiDB's group_concat, the one aggregate TiDB
 //     gives an ORDER BY, with a `#agg`('f') marker; SEPARATOR is refused.
+//   - f(args) FILTER (WHERE cond) arrives as an *ast.AggregateFuncExpr of f
+//     as above, with cond in Statement.Filters (it rides on group_concat
+//     with a `#filter`(cond) marker argument, or last ORDER BY key).
 //   - VALUES (...), (...) as a query (a statement, a FROM item, a UNION
 //     branch, a CTE body) arrives as a SelectStmt of Kind
 //     SelectStmtKindValues (rewritten to TiDB's VALUES ROW(...)).
@@ -245,7 +248,7 @@
 //
 //   - Postgres constructs TiDB's grammar cannot express are named with
 //     0A000 at their first word: FULL JOIN (but ASOF FULL JOIN is the ASOF
-//     kind), FILTER (WHERE),
+//     kind), FILTER (WHERE) on first()/last() or in a window function,
 //     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
 //     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //

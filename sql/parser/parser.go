@@ -63,6 +63,9 @@ type Statement struct {
 	// DistinctOn holds the expressions of SELECT DISTINCT ON (...) per
 	// SELECT (TiDB's Distinct flag stays false for them).
 	DistinctOn map[*ast.SelectStmt][]ast.ExprNode
+	// Filters holds the condition of each aggregate call written with
+	// FILTER (WHERE cond).
+	Filters map[*ast.AggregateFuncExpr]ast.ExprNode
 
 	src string
 	ri  *runeIndex // character positions in src

@@ -433,8 +433,6 @@ func rejectUnsupported(src string, toks []token) error {
 				}
 			}
 			return at(i, "FULL JOIN")
-		case t.val == "filter" && next(i+1, "(") && next(i+2, "where"):
-			return at(i, "FILTER (WHERE ...)")
 		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":

@@ -3,6 +3,7 @@ package parser
 import (
 	"strings"
 
+	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -18,6 +19,10 @@ const (
 	// `#distinct_on`(a, b), x, y. Recovery moves its arguments to
 	// Statement.DistinctOn and drops the field.
 	mkDistinctOn = "#distinct_on"
+	// mkFilter carries an aggregate's FILTER (WHERE cond) inside its
+	// group_concat form: `#filter`(cond), an argument or (after an ORDER
+	// BY) a last sort key. Recovery moves cond to Statement.Filters.
+	mkFilter = "#filter"
 )
 
 // queryStarts are the words that open a query inside parentheses.
@@ -67,6 +72,10 @@ func queryForms(src string, toks []token, e *edits) error {
 			}
 		case t.is("order") && i+1 < len(toks) && toks[i+1].is("by"):
 			if err := aggOrder(src, toks, e, i); err != nil {
+				return err
+			}
+		case t.is("filter") && i+2 < len(toks) && toks[i+1].isOp("(") && toks[i+2].is("where"):
+			if err := aggFilter(src, toks, e, i); err != nil {
 				return err
 			}
 		case t.is("distinct") && i > 1 && toks[i-1].isOp("(") && (toks[i-2].kind == tkIdent || toks[i-2].kind == tkQIdent) &&
@@ -179,6 +188,65 @@ func aggOrder(src string, toks []token, e *edits, i int) error {
 	return nil
 }
 
+// aggFilter rewrites f(args) FILTER (WHERE cond), FILTER at i, into
+// group_concat(args, `#filter`(cond), `#agg`('f')): cond stays where it
+// is, between the call's ")" (now a comma) and FILTER's ")". A call that
+// an ORDER BY or DISTINCT rewrite made a group_concat already keeps its
+// marker, and the filter follows it (after an ORDER BY, as a last key).
+func aggFilter(src string, toks []token, e *edits, i int) error {
+	m := i - 1
+	if m < 1 || !toks[m].isOp(")") {
+		return syntaxErrAt(src, toks, i)
+	}
+	o := partner(toks, m)
+	closing := matchParen(toks, i+1)
+	if o < 1 || closing < 0 || toks[o-1].kind != tkIdent && toks[o-1].kind != tkQIdent {
+		return syntaxErrAt(src, toks, i)
+	}
+	name := toks[o-1].val
+	switch {
+	case name == "first" || name == "last":
+		// They keep NULL values, so a filter cannot be a CASE inside.
+		return posError(src, toks[i].start, sqlerr.FeatureNotSupported, "FILTER on %s() is not supported", name).
+			WithHint("Filter in a subquery, or use a CASE only if NULLs should count.")
+	case closing+1 < len(toks) && toks[closing+1].is("over"):
+		return posError(src, toks[i].start, sqlerr.FeatureNotSupported, "FILTER in a window function is not supported").
+			WithHint("Write the aggregate over CASE WHEN cond THEN x END instead.")
+	}
+	if !e.hasRep[o-1] {
+		e.replace(o-1, "group_concat")
+		if o+2 == m && toks[o+1].isOp("*") {
+			e.replace(o+1, "1") // count(*): group_concat needs an argument
+		}
+		e.appendAfter(closing, ", `"+mkAggOrder+"`("+quoteString(name)+"))")
+	} else {
+		e.appendAfter(closing, ")")
+	}
+	e.replace(m, ",")
+	e.replace(i, "`"+mkFilter+"`")
+	e.drop(i + 2)
+	return nil
+}
+
+// takeFilter removes a `#filter`(cond) marker from x's arguments or last
+// ORDER BY key, returning cond.
+func takeFilter(x *ast.AggregateFuncExpr) ast.ExprNode {
+	for k, a := range x.Args {
+		if f, ok := markerCall(a, mkFilter); ok && len(f.Args) == 1 {
+			x.Args = append(x.Args[:k:k], x.Args[k+1:]...)
+			return f.Args[0]
+		}
+	}
+	if x.Order != nil && len(x.Order.Items) > 0 {
+		last := x.Order.Items[len(x.Order.Items)-1]
+		if f, ok := markerCall(last.Expr, mkFilter); ok && len(f.Args) == 1 {
+			x.Order.Items = x.Order.Items[:len(x.Order.Items)-1]
+			return f.Args[0]
+		}
+	}
+	return nil
+}
+
 // queryRecovery undoes the rewrites of queryForms after TiDB's parse.
 type queryRecovery struct {
 	st  *Statement
@@ -206,6 +274,12 @@ func (v *queryRecovery) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.AggregateFuncExpr:
 		if x.F != ast.AggFuncGroupConcat || len(x.Args) < 2 {
 			break
+		}
+		if cond := takeFilter(x); cond != nil {
+			if v.st.Filters == nil {
+				v.st.Filters = map[*ast.AggregateFuncExpr]ast.ExprNode{}
+			}
+			v.st.Filters[x] = cond
 		}
 		f, ok := markerCall(x.Args[len(x.Args)-2], mkAggOrder)
 		if !ok || len(f.Args) != 1 {

@@ -256,3 +256,47 @@ func (b *binder) regrAggType(call *AggCall, at []ast.ExprNode, n ast.ExprNode) (
 	}
 	return sqltypes.Float8Type, nil
 }
+
+// aggFilter applies an aggregate's FILTER (WHERE cond): every aggregate
+// that takes it skips NULL inputs, so the filtered call is the call over
+// CASE WHEN cond THEN arg END (count(*) counting CASE WHEN cond THEN 1
+// END). string_agg's delimiter is left alone; the regression family's two
+// arguments are both filtered. The parser refuses FILTER on first/last,
+// which keep NULLs.
+func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
+	x, ok := n.(*ast.AggregateFuncExpr)
+	if !ok || b.st.Filters[x] == nil {
+		return nil
+	}
+	cn := b.st.Filters[x]
+	if hasAggregate(cn) {
+		return sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in FILTER").WithPosition(b.pos(cn))
+	}
+	cond, err := b.bindExpr(cn, &exprCtx{sc: a.from, clause: "FILTER"})
+	if err != nil {
+		return err
+	}
+	if t := cond.Type().Kind; t == sqltypes.Unknown {
+		if cond, err = b.coerce(cond, sqltypes.BoolType, cn, "FILTER"); err != nil {
+			return err
+		}
+	} else if t != sqltypes.Bool {
+		return sqlerr.New(sqlerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", cond.Type()).WithPosition(b.pos(cn))
+	}
+	when := func(e expr.Expr) expr.Expr {
+		return &expr.Case{Whens: []expr.When{{Cond: cond, Result: e}}, T: e.Type()}
+	}
+	if call.Star {
+		call.Star = false
+		call.Args = []expr.Expr{when(&expr.Literal{Value: int64(1), T: sqltypes.Int4Type})}
+		return nil
+	}
+	last := len(call.Args)
+	if call.Func == "string_agg" {
+		last = 1
+	}
+	for i := 0; i < last; i++ {
+		call.Args[i] = when(call.Args[i])
+	}
+	return nil
+}

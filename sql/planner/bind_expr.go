@@ -319,6 +319,9 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 	if err := b.aggOrderBy(n, order, &call, a); err != nil {
 		return nil, err
 	}
+	if err := b.aggFilter(n, &call, a); err != nil {
+		return nil, err
+	}
 	key := aggKey(call)
 	for i, k := range a.callKey {
 		if k == key {
