@@ -92,6 +92,34 @@ func (s *Statement) Pos(n ast.ExprNode) int {
 	return s.PosOf(n.OriginTextPosition())
 }
 
+// RelationPos is the 1-based character position of the first reference
+// to relation name in the statement's FROM items (a name token right
+// after FROM, JOIN, a comma, or a schema's "."), or 0 when there is none.
+// TiDB records no position for table names, and Postgres points its
+// "relation does not exist" there.
+func (s *Statement) RelationPos(name string) int {
+	if s.src == "" || s.End <= s.Start {
+		return 0
+	}
+	toks, err := lex(s.src[s.Start:s.End])
+	if err != nil {
+		return 0
+	}
+	for i, t := range toks {
+		if i == 0 || (t.kind != tkIdent && t.kind != tkQIdent) || t.val != name {
+			continue
+		}
+		p := toks[i-1]
+		if p.isOp(".") && i >= 2 {
+			return s.charPos(s.Start + toks[i-2].start) // schema.name: at the schema
+		}
+		if p.is("from") || p.is("join") || p.is("update") || p.is("into") || p.is("table") || p.isOp(",") {
+			return s.charPos(s.Start + t.start)
+		}
+	}
+	return 0
+}
+
 // PosOf maps a byte offset in Rewritten to the 1-based character
 // position in the original input.
 func (s *Statement) PosOf(rewrittenOffset int) int {

@@ -216,6 +216,11 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 		}
 		rl, err := b.relation(src.Schema.O, name)
 		if err != nil {
+			if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.UndefinedTable && e.Position == 0 {
+				if p := b.tablePos(src); p > 0 {
+					return nil, e.WithPosition(p)
+				}
+			}
 			return nil, err
 		}
 		if rl.View != nil {
