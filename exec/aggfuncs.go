@@ -35,8 +35,11 @@ type AggSpec struct {
 	Func     string
 	Args     []expr.Expr
 	Distinct bool
-	Type     sqltypes.Type
-	Name     string
+	// Desc is the direction of an ordered-set aggregate's WITHIN GROUP
+	// (ORDER BY x DESC): percentile_cont, percentile_disc and mode.
+	Desc bool
+	Type sqltypes.Type
+	Name string
 }
 
 var unconstrainedNumeric = sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)
@@ -88,6 +91,14 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 	case "bool_and", "bool_or", "every":
 		if k == sqltypes.Bool {
 			return sqltypes.BoolType, nil
+		}
+	case "percentile_cont":
+		if k == sqltypes.Float8 {
+			return sqltypes.Float8Type, nil
+		}
+	case "percentile_disc", "mode":
+		if k != sqltypes.Unknown {
+			return arg, nil
 		}
 	case "regr_count":
 		if k == sqltypes.Float8 {
@@ -177,6 +188,8 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = &boolAcc{or: spec.Func == "bool_or"}
 	case "string_agg":
 		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
+	case "percentile_cont", "percentile_disc", "mode":
+		acc = newOrderedSet(spec, argType)
 	default:
 		if !regrFuncs[spec.Func] {
 			return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s does not exist", spec.Func)

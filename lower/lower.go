@@ -148,7 +148,7 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		cols := n.Schema()
 		specs := make([]exec.AggSpec, len(n.Aggs))
 		for i, a := range n.Aggs {
-			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Type: a.T,
+			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Desc: a.Desc, Type: a.T,
 				Name: cols[len(n.GroupBy)+i].Name}
 			if a.Star {
 				specs[i].Args = nil

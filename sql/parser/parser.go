@@ -66,6 +66,10 @@ type Statement struct {
 	// Filters holds the condition of each aggregate call written with
 	// FILTER (WHERE cond).
 	Filters map[*ast.AggregateFuncExpr]ast.ExprNode
+	// WithinGroup marks the ordered-set aggregate calls, written
+	// f(direct args) WITHIN GROUP (ORDER BY x): their Args are the direct
+	// arguments and their Order the one sort key.
+	WithinGroup map[*ast.AggregateFuncExpr]bool
 
 	src string
 	ri  *runeIndex // character positions in src

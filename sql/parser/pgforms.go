@@ -449,6 +449,8 @@ func rejectUnsupported(src string, toks []token) error {
 			}
 		case t.val == "grouping" && next(i+1, "sets"):
 			return at(i, "GROUPING SETS")
+		case (t.val == "rollup" || t.val == "cube") && next(i+1, "(") && i > 0 && (toks[i-1].is("by") || toks[i-1].isOp(",")):
+			return at(i, strings.ToUpper(t.val))
 		case t.val == "asof" && i > 0 && (next(i+1, "cross") || next(i+1, "natural")):
 			// Not the ASOF keyword by the spec's rule, but as an alias it
 			// would silently turn the intended ASOF join into a plain one.

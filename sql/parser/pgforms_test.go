@@ -180,6 +180,8 @@ func TestPostgresFormErrors(t *testing.T) {
 		{"mysql xor operator", "SELECT a xor b FROM t", sqlerr.SyntaxError, 14, `at or near "b"`},
 		{"full join", "SELECT * FROM t FULL OUTER JOIN u ON t.a = u.a", sqlerr.FeatureNotSupported, 17, "FULL JOIN"},
 		{"filter on last", "SELECT last(a) FILTER (WHERE a) FROM t", sqlerr.FeatureNotSupported, 16, "FILTER on last()"},
+		{"rollup", "SELECT a FROM t GROUP BY ROLLUP (a)", sqlerr.FeatureNotSupported, 26, "ROLLUP"},
+		{"cube", "SELECT a FROM t GROUP BY a, CUBE (a)", sqlerr.FeatureNotSupported, 29, "CUBE"},
 		{"filter in a window", "SELECT sum(a) FILTER (WHERE a) OVER () FROM t", sqlerr.FeatureNotSupported, 15, "FILTER in a window function"},
 		{"returning", "DELETE FROM t RETURNING a", sqlerr.FeatureNotSupported, 15, "RETURNING"},
 		{"at time zone", "SELECT now() AT TIME ZONE 'UTC'", sqlerr.FeatureNotSupported, 14, "AT TIME ZONE"},

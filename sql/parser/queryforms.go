@@ -23,6 +23,9 @@ const (
 	// group_concat form: `#filter`(cond), an argument or (after an ORDER
 	// BY) a last sort key. Recovery moves cond to Statement.Filters.
 	mkFilter = "#filter"
+	// mkWithin stands for an ordered-set aggregate's WITHIN GROUP:
+	// `#within`('percentile_cont') in place of `#agg`.
+	mkWithin = "#within"
 )
 
 // queryStarts are the words that open a query inside parentheses.
@@ -74,6 +77,10 @@ func queryForms(src string, toks []token, e *edits) error {
 			if err := aggOrder(src, toks, e, i); err != nil {
 				return err
 			}
+		case t.is("within") && i+3 < len(toks) && toks[i+1].is("group") && toks[i+2].isOp("(") && toks[i+3].is("order"):
+			if err := withinGroup(src, toks, e, i); err != nil {
+				return err
+			}
 		case t.is("filter") && i+2 < len(toks) && toks[i+1].isOp("(") && toks[i+2].is("where"):
 			if err := aggFilter(src, toks, e, i); err != nil {
 				return err
@@ -89,7 +96,7 @@ func queryForms(src string, toks []token, e *edits) error {
 		}
 	}
 	for i, t := range toks {
-		if (t.is("first") || t.is("last")) && i+1 < len(toks) && toks[i+1].isOp("(") && !e.hasRep[i] &&
+		if (t.is("first") || t.is("last") || t.is("mode")) && i+1 < len(toks) && toks[i+1].isOp("(") && !e.hasRep[i] &&
 			!(i > 0 && (toks[i-1].is("nulls") || toks[i-1].is("fetch") || toks[i-1].isOp("."))) {
 			e.replace(i, quoteIdent(t.val))
 		}
@@ -199,6 +206,9 @@ func aggFilter(src string, toks []token, e *edits, i int) error {
 		return syntaxErrAt(src, toks, i)
 	}
 	o := partner(toks, m)
+	if o > 2 && toks[o-1].is("group") && toks[o-2].is("within") && toks[o-3].isOp(")") {
+		o = partner(toks, o-3) // f(args) WITHIN GROUP (...) FILTER: the call is f
+	}
 	closing := matchParen(toks, i+1)
 	if o < 1 || closing < 0 || toks[o-1].kind != tkIdent && toks[o-1].kind != tkQIdent {
 		return syntaxErrAt(src, toks, i)
@@ -224,6 +234,31 @@ func aggFilter(src string, toks []token, e *edits, i int) error {
 	}
 	e.replace(m, ",")
 	e.replace(i, "`"+mkFilter+"`")
+	e.drop(i + 2)
+	return nil
+}
+
+// withinGroup rewrites f(args) WITHIN GROUP (ORDER BY key), WITHIN at i,
+// into group_concat(args, `#within`('f') ORDER BY key): the call's ")"
+// becomes the comma (or nothing, for mode()), WITHIN GROUP ( goes.
+func withinGroup(src string, toks []token, e *edits, i int) error {
+	m := i - 1
+	if m < 1 || !toks[m].isOp(")") {
+		return syntaxErrAt(src, toks, i)
+	}
+	o := partner(toks, m)
+	if o < 1 || toks[o-1].kind != tkIdent && toks[o-1].kind != tkQIdent || e.hasRep[o-1] {
+		return syntaxErrAt(src, toks, i)
+	}
+	name := toks[o-1].val
+	e.replace(o-1, "group_concat")
+	if o+1 == m {
+		e.drop(m)
+	} else {
+		e.replace(m, ",")
+	}
+	e.replace(i, "`"+mkWithin+"`("+quoteString(name)+")")
+	e.drop(i + 1)
 	e.drop(i + 2)
 	return nil
 }
@@ -282,6 +317,14 @@ func (v *queryRecovery) Enter(n ast.Node) (ast.Node, bool) {
 			v.st.Filters[x] = cond
 		}
 		f, ok := markerCall(x.Args[len(x.Args)-2], mkAggOrder)
+		if !ok {
+			if f, ok = markerCall(x.Args[len(x.Args)-2], mkWithin); ok {
+				if v.st.WithinGroup == nil {
+					v.st.WithinGroup = map[*ast.AggregateFuncExpr]bool{}
+				}
+				v.st.WithinGroup[x] = true
+			}
+		}
 		if !ok || len(f.Args) != 1 {
 			break
 		}

@@ -292,11 +292,129 @@ func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
 		return nil
 	}
 	last := len(call.Args)
-	if call.Func == "string_agg" {
-		last = 1
+	if call.Func == "string_agg" || orderedSetAggs[call.Func] {
+		last = 1 // not the delimiter, not the fraction
 	}
 	for i := 0; i < last; i++ {
 		call.Args[i] = when(call.Args[i])
 	}
 	return nil
+}
+
+// orderedSetAggs are the ordered-set aggregates, called f(direct args)
+// WITHIN GROUP (ORDER BY x).
+var orderedSetAggs = map[string]bool{"percentile_cont": true, "percentile_disc": true, "mode": true}
+
+// bindOrderedSet binds percentile_cont(f), percentile_disc(f) and mode()
+// WITHIN GROUP (ORDER BY x [DESC]). The AggCall's Args are x, then the
+// fraction f (double precision, one value for the statement: a per-group
+// fraction is 0A000). percentile_cont takes x as double precision (any
+// number converts); percentile_disc and mode any sortable type, which is
+// their result type. An array of fractions is 0A000: asofsql has no
+// array values.
+func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) (expr.Expr, error) {
+	inner := &exprCtx{sc: a.from, clause: "aggregate"}
+	var direct []expr.Expr
+	for _, arg := range x.Args {
+		e, err := b.bindExpr(arg, inner)
+		if err != nil {
+			return nil, err
+		}
+		direct = append(direct, e)
+	}
+	if x.Order == nil || len(x.Order.Items) != 1 || len(direct) != map[bool]int{true: 0, false: 1}[name == "mode"] || x.Distinct {
+		ts := []string{}
+		for _, d := range direct {
+			ts = append(ts, d.Type().String())
+		}
+		if x.Order != nil {
+			for range x.Order.Items {
+				ts = append(ts, "...")
+			}
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	item := x.Order.Items[0]
+	key, err := b.bindExpr(item.Expr, inner)
+	if err != nil {
+		return nil, err
+	}
+	key = resolveUnknown(key)
+	call := AggCall{Func: name, Desc: item.Desc}
+	kt := key.Type()
+	noFunc := func() error { return b.noOrderedSet(x, name, a) }
+	switch {
+	case name == "percentile_cont" && kt.Kind == sqltypes.Interval:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "percentile_cont over interval is not supported").WithPosition(b.pos(x)).
+			WithHint("Take percentile_cont over extract(epoch FROM x) and convert back.")
+	case name == "percentile_cont":
+		if !kt.IsInteger() && kt.Kind != sqltypes.Numeric && kt.Kind != sqltypes.Float4 && kt.Kind != sqltypes.Float8 {
+			return nil, noFunc()
+		}
+		if key, err = b.coerce(key, sqltypes.Float8Type, item.Expr, "argument"); err != nil {
+			return nil, err
+		}
+		call.T = sqltypes.Float8Type
+	default:
+		if kt.Kind == sqltypes.Unknown {
+			return nil, noFunc()
+		}
+		call.T = kt
+		if kt.Kind == sqltypes.Varchar {
+			call.T = sqltypes.TextType
+		}
+	}
+	call.Args = []expr.Expr{key}
+	if name != "mode" {
+		f := direct[0]
+		if t := f.Type(); !t.IsInteger() && t.Kind != sqltypes.Numeric && t.Kind != sqltypes.Float4 && t.Kind != sqltypes.Float8 && t.Kind != sqltypes.Unknown {
+			if strings.HasSuffix(t.String(), "[]") || t.Kind == sqltypes.Text {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s with an array of fractions is not supported", name).WithPosition(b.pos(x.Args[0]))
+			}
+			return nil, noFunc()
+		}
+		if !constant(f) {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s with a fraction that is not a constant is not supported", name).WithPosition(b.pos(x.Args[0]))
+		}
+		if f, err = b.coerce(f, sqltypes.Float8Type, x.Args[0], "argument"); err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, f)
+	}
+	if err := b.aggFilter(x, &call, a); err != nil {
+		return nil, err
+	}
+	key2 := aggKey(call)
+	for i, k := range a.callKey {
+		if k == key2 {
+			return &expr.Column{Index: len(a.groups) + i, Name: name, T: a.calls[i].T}, nil
+		}
+	}
+	a.calls = append(a.calls, call)
+	a.callKey = append(a.callKey, key2)
+	return &expr.Column{Index: len(a.groups) + len(a.calls) - 1, Name: name, T: call.T}, nil
+}
+
+// noOrderedSet is 42883 for f(direct args) WITHIN GROUP (ORDER BY keys)
+// when no ordered-set aggregate takes those types, named as Postgres
+// names it: the direct arguments' types, then the keys'.
+func (b *binder) noOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) error {
+	inner := &exprCtx{sc: a.from, clause: "aggregate"}
+	var ts []string
+	nodes := append([]ast.ExprNode(nil), x.Args...)
+	if x.Order != nil {
+		for _, it := range x.Order.Items {
+			nodes = append(nodes, it.Expr)
+		}
+	}
+	for _, n := range nodes {
+		e, err := b.bindExpr(n, inner)
+		if err != nil {
+			return err
+		}
+		ts = append(ts, e.Type().String())
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }

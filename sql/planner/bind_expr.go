@@ -47,7 +47,8 @@ var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": t
 	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
 	"variance": true, "var_samp": true, "var_pop": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
-	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true}
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true}
 
 func (b *binder) pos(n ast.ExprNode) int { return b.st.Pos(n) }
 
@@ -276,6 +277,20 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 	if name == "every" {
 		name = "bool_and"
 	}
+	within := false
+	if x, ok := n.(*ast.AggregateFuncExpr); ok {
+		within = b.st.WithinGroup[x]
+	}
+	switch {
+	case within && orderedSetAggs[name]:
+		return b.bindOrderedSet(n.(*ast.AggregateFuncExpr), name, a)
+	case within:
+		// Postgres looks for an ordered-set f(direct args, sort keys) and
+		// finds none.
+		return nil, b.noOrderedSet(n.(*ast.AggregateFuncExpr), name, a)
+	case orderedSetAggs[name]:
+		return nil, sqlerr.New(codeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(b.pos(n))
+	}
 	inner := &exprCtx{sc: a.from, clause: "aggregate"}
 	call := AggCall{Func: name, Distinct: distinct}
 	if name == "count" && len(args) == 1 && !distinct {
@@ -347,6 +362,9 @@ func aggKey(c AggCall) string {
 	}
 	if c.ordered {
 		sb.WriteString(" sorted") // its ORDER BY sorts the Aggregate's input
+	}
+	if c.Desc {
+		sb.WriteString(" within group desc")
 	}
 	return sb.String()
 }

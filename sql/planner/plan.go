@@ -209,7 +209,11 @@ type AggCall struct {
 	Args     []expr.Expr
 	Distinct bool
 	Star     bool
-	T        sqltypes.Type
+	// Desc: an ordered-set aggregate (percentile_cont, percentile_disc,
+	// mode) whose WITHIN GROUP sorts descending. Its Args are the sorted
+	// value, then the direct argument (the fraction).
+	Desc bool
+	T    sqltypes.Type
 	// ordered: the call had ORDER BY; the binder sorts the Aggregate's
 	// input by it (all such calls of one query share one ORDER BY).
 	ordered bool
