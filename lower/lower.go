@@ -348,11 +348,19 @@ func (b *builder) join(n *planner.Join) (exec.Operator, error) {
 	case len(n.LeftKeys) == 0:
 		left.Close()
 		right.Close()
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LEFT JOIN without an equality condition is not supported yet")
+		if n.Kind == planner.JoinFull {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s JOIN without an equality condition is not supported yet", n.Kind)
 	}
 	typ := exec.InnerJoin
-	if n.Kind == planner.JoinLeft {
+	switch n.Kind {
+	case planner.JoinLeft:
 		typ = exec.LeftJoin
+	case planner.JoinRight:
+		typ = exec.RightJoin
+	case planner.JoinFull:
+		typ = exec.FullJoin
 	}
 	var residual expr.Expr
 	if n.Residual != nil {

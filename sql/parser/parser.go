@@ -70,6 +70,9 @@ type Statement struct {
 	// f(direct args) WITHIN GROUP (ORDER BY x): their Args are the direct
 	// arguments and their Order the one sort key.
 	WithinGroup map[*ast.AggregateFuncExpr]bool
+	// FullJoins marks the joins written FULL [OUTER] JOIN (TiDB's AST
+	// holds them as LEFT joins).
+	FullJoins map[*ast.Join]bool
 
 	src string
 	ri  *runeIndex // character positions in src

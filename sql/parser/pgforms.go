@@ -426,13 +426,6 @@ func rejectUnsupported(src string, toks []token) error {
 	for i, t := range toks {
 		switch {
 		case t.kind != tkIdent:
-		case t.val == "full" && (next(i+1, "join") || next(i+1, "outer") && next(i+2, "join")):
-			if i > 0 {
-				if _, _, ok := isAsofKeyword(toks, i-1); ok {
-					continue // ASOF FULL JOIN is the ASOF kind
-				}
-			}
-			return at(i, "FULL JOIN")
 		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // Markers of the query-form rewrites (see queryForms).
@@ -26,6 +27,10 @@ const (
 	// mkWithin stands for an ordered-set aggregate's WITHIN GROUP:
 	// `#within`('percentile_cont') in place of `#agg`.
 	mkWithin = "#within"
+	// mkFullJoin marks a FULL JOIN written as TiDB's LEFT JOIN: its ON
+	// becomes `#full_join`(0) OR cond, and recovery takes the marker off
+	// into Statement.FullJoins.
+	mkFullJoin = "#full_join"
 )
 
 // queryStarts are the words that open a query inside parentheses.
@@ -75,6 +80,15 @@ func queryForms(src string, toks []token, e *edits) error {
 			}
 		case t.is("order") && i+1 < len(toks) && toks[i+1].is("by"):
 			if err := aggOrder(src, toks, e, i); err != nil {
+				return err
+			}
+		case t.is("full") && i+1 < len(toks) && (toks[i+1].is("join") || toks[i+1].is("outer") && i+2 < len(toks) && toks[i+2].is("join")):
+			if i > 0 {
+				if _, _, ok := isAsofKeyword(toks, i-1); ok {
+					continue // ASOF FULL JOIN is the ASOF kind
+				}
+			}
+			if err := fullJoin(src, toks, e, i); err != nil {
 				return err
 			}
 		case t.is("within") && i+3 < len(toks) && toks[i+1].is("group") && toks[i+2].isOp("(") && toks[i+3].is("order"):
@@ -238,6 +252,51 @@ func aggFilter(src string, toks []token, e *edits, i int) error {
 	return nil
 }
 
+// fullJoin rewrites FULL [OUTER] JOIN r ON cond, FULL at i, to LEFT JOIN r
+// ON `#full_join`(0) OR cond: the marker is the leftmost operand of the
+// leftmost OR, whatever cond holds, so recovery finds it there.
+func fullJoin(src string, toks []token, e *edits, i int) error {
+	j := i + 1
+	if toks[j].is("outer") {
+		j++
+	}
+	e.replace(i, "left")
+	for k := j + 1; k < len(toks); k++ {
+		switch t := toks[k]; {
+		case t.isOp("("):
+			if k = partner(toks, k); k < 0 {
+				return syntaxErrAt(src, toks, len(toks))
+			}
+		case t.is("on"):
+			e.appendAfter(k, " `"+mkFullJoin+"`(0) OR")
+			return nil
+		case t.is("using"):
+			return posError(src, toks[i].start, sqlerr.FeatureNotSupported, "FULL JOIN ... USING is not supported").
+				WithHint("Write the condition with ON and pick the key with COALESCE(l.k, r.k).")
+		case t.isOp(")") || t.isOp(";") || t.is("join") || t.is("where") || t.is("group") || t.is("order") || t.is("limit"):
+			return syntaxErrAt(src, toks, k)
+		}
+	}
+	return syntaxErrAt(src, toks, len(toks))
+}
+
+// takeFullJoin removes the FULL JOIN marker from on, the ON condition of
+// a join: it is the leftmost operand of its leftmost OR.
+func takeFullJoin(on ast.ExprNode) (ast.ExprNode, bool) {
+	b, ok := on.(*ast.BinaryOperationExpr)
+	if !ok || b.Op != opcode.LogicOr {
+		return on, false
+	}
+	if _, ok := markerCall(b.L, mkFullJoin); ok {
+		return b.R, true
+	}
+	l, found := takeFullJoin(b.L)
+	if found {
+		b.L = l
+	}
+	return on, found
+}
+
 // withinGroup rewrites f(args) WITHIN GROUP (ORDER BY key), WITHIN at i,
 // into group_concat(args, `#within`('f') ORDER BY key): the call's ")"
 // becomes the comma (or nothing, for mode()), WITHIN GROUP ( goes.
@@ -305,6 +364,16 @@ func (v *queryRecovery) Enter(n ast.Node) (ast.Node, bool) {
 			}
 			v.st.DistinctOn[x] = f.Args
 			x.Fields.Fields = x.Fields.Fields[1:]
+		}
+	case *ast.Join:
+		if x.On != nil {
+			if on, ok := takeFullJoin(x.On.Expr); ok {
+				x.On.Expr = on
+				if v.st.FullJoins == nil {
+					v.st.FullJoins = map[*ast.Join]bool{}
+				}
+				v.st.FullJoins[x] = true
+			}
 		}
 	case *ast.AggregateFuncExpr:
 		if x.F != ast.AggFuncGroupConcat || len(x.Args) < 2 {

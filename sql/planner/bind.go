@@ -350,9 +350,23 @@ func concatScopes(l, r *scope, lw int) *scope {
 // joinCols is a join's output: left columns, then right ones (nullable
 // when the join is LEFT).
 func joinCols(l, r []Column, rightNullable bool) []Column {
-	out := append([]Column(nil), l...)
+	if rightNullable {
+		return joinColsOf(l, r, JoinLeft)
+	}
+	return joinColsOf(l, r, JoinInner)
+}
+
+// joinColsOf is the output columns of an ordinary join of kind.
+func joinColsOf(l, r []Column, kind JoinKind) []Column {
+	var out []Column
+	for _, c := range l {
+		if kind.leftNullable() {
+			c.Nullable = true
+		}
+		out = append(out, c)
+	}
 	for _, c := range r {
-		if rightNullable {
+		if kind.rightNullable() {
 			c.Nullable = true
 		}
 		out = append(out, c)
@@ -393,10 +407,17 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 	case ast.LeftJoin:
 		kind = JoinLeft
 	case ast.RightJoin:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "RIGHT JOIN is not supported").WithHint("Swap the inputs and use LEFT JOIN.")
+		kind = JoinRight
+	}
+	if b.st.FullJoins[j] {
+		kind = JoinFull
+		if len(j.Using) > 0 {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN ... USING is not supported").
+				WithHint("Write the condition with ON and pick the key with COALESCE(l.k, r.k).")
+		}
 	}
 	lw := len(l.node.Schema())
-	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinCols(l.node.Schema(), r.node.Schema(), kind == JoinLeft)}
+	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinColsOf(l.node.Schema(), r.node.Schema(), kind)}
 	sc := concatScopes(l.sc, r.sc, lw)
 	out := &rel{node: join, sc: sc, desc: inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}}
 	switch {
@@ -423,8 +444,8 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 		}
 		join.Residual = expr.AndAll(rest...)
 	default:
-		if kind == JoinLeft {
-			return nil, sqlerr.New(sqlerr.SyntaxError, "LEFT JOIN requires an ON or USING condition")
+		if kind != JoinInner {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "%s JOIN requires an ON or USING condition", kind)
 		}
 		join.Kind = JoinCross
 	}
@@ -480,15 +501,21 @@ func (b *binder) bindUsing(using []*ast.ColumnName, l, r *rel, lw int, join *Joi
 		lcols = append(lcols, lc)
 		rcols = append(rcols, rc)
 	}
-	mergeUsing(out.sc, l.sc, lcols, rcols, lw)
+	mergeUsingSide(out.sc, l.sc, lcols, rcols, lw, join.Kind == JoinRight)
 	return nil
 }
 
 // mergeUsing rewrites a join scope so each (left, right) column pair is
 // one visible name: the right copy is hidden from unqualified lookup and
 // SELECT * lists the merged columns first, then the other left columns,
-// then the other right ones (spec §2.6, Postgres' USING).
+// then the other right ones (spec §2.6, Postgres' USING). For a RIGHT
+// join the merged column is the right copy (the left one may be NULL),
+// as in Postgres.
 func mergeUsing(sc, lsc *scope, lcols, rcols []scopeCol, lw int) {
+	mergeUsingSide(sc, lsc, lcols, rcols, lw, false)
+}
+
+func mergeUsingSide(sc, lsc *scope, lcols, rcols []scopeCol, lw int, right bool) {
 	lset, rset := map[int]bool{}, map[int]bool{}
 	for _, c := range lcols {
 		lset[c.idx] = true
@@ -497,14 +524,15 @@ func mergeUsing(sc, lsc *scope, lcols, rcols []scopeCol, lw int) {
 		rset[c.idx+lw] = true
 	}
 	for i := range sc.cols {
-		if i >= len(lsc.cols) && rset[sc.cols[i].idx] {
+		if !right && i >= len(lsc.cols) && rset[sc.cols[i].idx] || right && i < len(lsc.cols) && lset[sc.cols[i].idx] {
 			sc.cols[i].hidden = true
 		}
 	}
 	var star []int
-	for _, lc := range lcols {
+	for k, lc := range lcols {
 		for _, i := range sc.star {
-			if i < len(lsc.cols) && sc.cols[i].idx == lc.idx && !sc.cols[i].hidden {
+			if !right && i < len(lsc.cols) && sc.cols[i].idx == lc.idx && !sc.cols[i].hidden ||
+				right && i >= len(lsc.cols) && sc.cols[i].idx == rcols[k].idx+lw && !sc.cols[i].hidden {
 				star = append(star, i)
 				break
 			}

@@ -119,10 +119,13 @@ func pushInto(n Node, c expr.Expr) (Node, bool) {
 	case *Join:
 		lw := len(x.Left.Schema())
 		switch {
-		case colsWithin(c, 0, lw):
+		case !x.Kind.leftNullable() && colsWithin(c, 0, lw):
+			// (Below a RIGHT or FULL join the left rows are the padded
+			// side: filtering them first would turn a filtered-out row
+			// into a NULL-padded one.)
 			x.Left = addFilter(x.Left, c)
 			return x, true
-		case x.Kind != JoinLeft && colsWithin(c, lw, lw+len(x.Right.Schema())):
+		case !x.Kind.rightNullable() && x.Kind != JoinFull && colsWithin(c, lw, lw+len(x.Right.Schema())):
 			x.Right = addFilter(x.Right, shift(c, -lw))
 			return x, true
 		case x.Kind == JoinCross:

@@ -235,12 +235,23 @@ const (
 	JoinInner JoinKind = iota
 	JoinLeft
 	JoinCross
+	JoinRight
+	JoinFull
 )
+
+// leftNullable and rightNullable report whether the join pads a side
+// with NULLs (the other side's unmatched rows).
+func (k JoinKind) leftNullable() bool  { return k == JoinRight || k == JoinFull }
+func (k JoinKind) rightNullable() bool { return k == JoinLeft || k == JoinFull }
 
 func (k JoinKind) String() string {
 	switch k {
 	case JoinLeft:
 		return "LEFT"
+	case JoinRight:
+		return "RIGHT"
+	case JoinFull:
+		return "FULL"
 	case JoinCross:
 		return "CROSS"
 	}

@@ -267,7 +267,7 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 		j.Residual = remap(j.Residual, m)
 	}
 	j.Left, j.Right = left, right
-	j.cols = joinCols(left.Schema(), right.Schema(), j.Kind == JoinLeft)
+	j.cols = joinColsOf(left.Schema(), right.Schema(), j.Kind)
 	return j, m
 }
 
