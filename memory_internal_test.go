@@ -69,6 +69,30 @@ func TestMemoryLpad(t *testing.T) {
 	require.Equal(t, int64(10), n)
 }
 
+// TestMemoryRepeat: repeat to a billion characters under 256MB is 53200
+// before the value is built; past PostgreSQL's 1 GB field limit it is
+// 54000 "requested length too large", as there, whatever the limit.
+func TestMemoryRepeat(t *testing.T) {
+	db := openLimited(t, 256<<20)
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	_, err := s.Exec(ctx, `SELECT repeat('x', 1000000000)`)
+	requireOOM(t, err, "repeat needs 1000000000B more")
+	for _, q := range []string{`SELECT repeat('xx', 600000000)`, `SELECT repeat('x', 1073741820)`} {
+		_, err = s.Exec(ctx, q)
+		e, ok := sqlerr.As(err)
+		require.True(t, ok, "%v", err)
+		require.Equal(t, sqlerr.ProgramLimitExceeded, e.Code, q)
+		require.Equal(t, "requested length too large", e.Message)
+	}
+	c, err := s.Query(ctx, `SELECT length(repeat('ab', 100000)) FROM generate_series(1, 10)`)
+	require.NoError(t, err)
+	n, err := drainRows(c)
+	require.NoError(t, err)
+	require.Equal(t, int64(10), n)
+}
+
 // TestMemoryInList: a long IN list is charged for its syntax tree and
 // plan before it is parsed; past the limit it is 53200 (the issue's 60 MB
 // statement drove the server past 8 GB).
