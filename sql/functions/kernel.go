@@ -3,6 +3,7 @@ package functions
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -86,6 +87,9 @@ func strictRows[R any](in Input, t sqltypes.Type, arrs []arrow.Array, f func(i i
 		}
 		v, err := f(i)
 		if err != nil {
+			return nil, err
+		}
+		if err := growData(in, bld, valueBytes(any(v))); err != nil {
 			return nil, err
 		}
 		app(v)
@@ -203,6 +207,9 @@ func rowKernel(t sqltypes.Type, n int, strict bool, f func(v []any) (any, error)
 			case bool:
 				bld.(*array.BooleanBuilder).Append(v)
 			case string:
+				if err := growData(in, bld, len(v)); err != nil {
+					return nil, err
+				}
 				bld.(*array.StringBuilder).Append(v)
 			case int64:
 				switch ib := bld.(type) {
@@ -273,6 +280,39 @@ func prepareIf(k func(args []expr.Expr, t sqltypes.Type) Kernel, res sqltypes.Ki
 // n more bytes would take the query past its limit.
 type needer interface {
 	Need(what string, n int64) error
+}
+
+// dataBuilder is a string or bytea builder, whose value buffer Arrow
+// doubles as values are appended.
+type dataBuilder interface {
+	DataLen() int
+	DataCap() int
+}
+
+// growData asks the query's memory account before bld's value buffer
+// grows to take n more bytes: Arrow reallocates it to the next power of
+// two, and the old buffer lives until the copy is made, so a batch of
+// long strings (a || a, repeat, concat of large columns) fails with 53200
+// before the allocation that would take the query past its limit rather
+// than after the batch. A builder that is not a string builder, or that
+// has room, asks nothing.
+func growData(in Input, bld any, n int) error {
+	b, ok := bld.(dataBuilder)
+	if !ok || b.DataLen()+n <= b.DataCap() {
+		return nil
+	}
+	return need(in, "a string result", int64(bitutil.NextPowerOf2(b.DataLen()+n)))
+}
+
+// valueBytes is the length of a string or []byte value (0 for the others).
+func valueBytes(v any) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)
+	case []byte:
+		return len(v)
+	}
+	return 0
 }
 
 // need asks the query's memory account for n bytes before a kernel builds

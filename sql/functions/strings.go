@@ -61,7 +61,11 @@ func mapText(f func(string) string) Kernel {
 				bld.AppendNull()
 				continue
 			}
-			bld.Append(f(sa.Value(i)))
+			v := f(sa.Value(i))
+			if err := growData(in, bld, len(v)); err != nil {
+				return nil, err
+			}
+			bld.Append(v)
 		}
 		return bld.NewArray(), nil
 	}
@@ -264,6 +268,9 @@ func ConcatKernel(ts []sqltypes.Type, strict bool) Kernel {
 				} else {
 					buf = sqltypes.EncodeText(buf, a, i, ts[k], in.Options())
 				}
+			}
+			if err := growData(in, bld, len(buf)); err != nil {
+				return nil, err
 			}
 			bld.BinaryBuilder.Append(buf)
 		}
