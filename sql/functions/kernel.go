@@ -80,6 +80,8 @@ func strictRows[R any](in Input, t sqltypes.Type, arrs []arrow.Array, f func(i i
 	defer bld.Release()
 	bld.Reserve(n)
 	app := appender[R](bld)
+	lenOf := valueLen[R]()
+	data, _ := bld.(dataBuilder)
 	for i := 0; i < n; i++ {
 		if !vec.Valid(valid, i) {
 			bld.AppendNull()
@@ -89,8 +91,10 @@ func strictRows[R any](in Input, t sqltypes.Type, arrs []arrow.Array, f func(i i
 		if err != nil {
 			return nil, err
 		}
-		if err := growData(in, bld, valueBytes(any(v))); err != nil {
-			return nil, err
+		if lenOf != nil {
+			if err := growData(in, data, lenOf(v)); err != nil {
+				return nil, err
+			}
 		}
 		app(v)
 	}
@@ -207,7 +211,7 @@ func rowKernel(t sqltypes.Type, n int, strict bool, f func(v []any) (any, error)
 			case bool:
 				bld.(*array.BooleanBuilder).Append(v)
 			case string:
-				if err := growData(in, bld, len(v)); err != nil {
+				if err := growData(in, bld.(dataBuilder), len(v)); err != nil {
 					return nil, err
 				}
 				bld.(*array.StringBuilder).Append(v)
@@ -289,30 +293,33 @@ type dataBuilder interface {
 	DataCap() int
 }
 
-// growData asks the query's memory account before bld's value buffer
+// growData asks the query's memory account before b's value buffer
 // grows to take n more bytes: Arrow reallocates it to the next power of
 // two, and the old buffer lives until the copy is made, so a batch of
 // long strings (a || a, repeat, concat of large columns) fails with 53200
 // before the allocation that would take the query past its limit rather
-// than after the batch. A builder that is not a string builder, or that
-// has room, asks nothing.
-func growData(in Input, bld any, n int) error {
-	b, ok := bld.(dataBuilder)
-	if !ok || b.DataLen()+n <= b.DataCap() {
+// than after the batch. A nil b (not a string builder), or one with room,
+// asks nothing.
+func growData(in Input, b dataBuilder, n int) error {
+	if b == nil || b.DataLen()+n <= b.DataCap() {
 		return nil
 	}
 	return need(in, "a string result", int64(bitutil.NextPowerOf2(b.DataLen()+n)))
 }
 
-// valueBytes is the length of a string or []byte value (0 for the others).
-func valueBytes(v any) int {
-	switch v := v.(type) {
+// valueLen returns the byte length of a string or []byte R, nil for
+// other types (typed once, so that the row loop boxes nothing).
+func valueLen[R any]() func(R) int {
+	var f any
+	switch any(*new(R)).(type) {
 	case string:
-		return len(v)
+		f = func(s string) int { return len(s) }
 	case []byte:
-		return len(v)
+		f = func(b []byte) int { return len(b) }
+	default:
+		return nil
 	}
-	return 0
+	return f.(func(R) int)
 }
 
 // need asks the query's memory account for n bytes before a kernel builds
