@@ -168,7 +168,7 @@ func (c *conn) drive(ctx context.Context, p *portal, maxRows int64) (suspended b
 		c.w.out = om
 		defer func() {
 			c.w.release()
-			c.w.out = nil
+			c.w.out, c.w.exact = nil, false
 		}()
 	}
 	var sent int64

@@ -158,6 +158,7 @@ type writer struct {
 	// queued in buf; charged is what it holds of them.
 	out     OutputMemory
 	charged int64
+	exact   bool // charge rows one by one, not by the chunk
 }
 
 // outputChunk is the least the writer charges a result's account at a
@@ -171,7 +172,15 @@ func (w *writer) reserve(n int64) error {
 	if w.out == nil || need <= 0 {
 		return nil
 	}
-	need = max(need, outputChunk)
+	if !w.exact {
+		if err := w.out.ChargeOutput(max(need, outputChunk)); err == nil {
+			w.charged += max(need, outputChunk)
+			return nil
+		}
+		// A chunk does not fit (a limit of a few kB, or a query near
+		// its limit): charge exactly what each row needs from now on.
+		w.exact = true
+	}
 	if err := w.out.ChargeOutput(need); err != nil {
 		return err
 	}
