@@ -98,6 +98,9 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		if err != nil {
 			return nil, err
 		}
+		if a, ok := acc.(accounted); ok {
+			a.setAccount(c.budget.acct)
+		}
 		c.argEvs = append(c.argEvs, ev)
 		c.extraEvs = append(c.extraEvs, extra)
 		c.accs = append(c.accs, acc)

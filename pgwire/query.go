@@ -164,6 +164,13 @@ func (c *conn) drive(ctx context.Context, p *portal, maxRows int64) (suspended b
 	}
 	cols := p.ps.cols
 	opts := c.sess.ValueOptions()
+	if om, ok := p.res.(OutputMemory); ok {
+		c.w.out = om
+		defer func() {
+			c.w.release()
+			c.w.out, c.w.exact = nil, false
+		}()
+	}
 	var sent int64
 	for {
 		if maxRows > 0 && sent == maxRows {
@@ -235,6 +242,11 @@ func checkBatch(rec arrow.RecordBatch, cols []Column) error {
 // each value in its column's format without an intermediate copy.
 func (c *conn) writeRow(rec arrow.RecordBatch, i int, cols []Column, formats []int16, opts *sqltypes.Options) error {
 	w := &c.w
+	if w.out != nil {
+		if err := w.reserve(rowBytes(rec, i, formats)); err != nil {
+			return err
+		}
+	}
 	start := len(w.buf)
 	at := w.beginMsg('D')
 	w.buf = binary.BigEndian.AppendUint16(w.buf, uint16(len(cols)))
@@ -259,7 +271,35 @@ func (c *conn) writeRow(rec arrow.RecordBatch, i int, cols []Column, formats []i
 		binary.BigEndian.PutUint32(w.buf[lenAt:], uint32(len(w.buf)-lenAt-4))
 	}
 	w.endMsg(at)
+	if err := w.reserve(0); err != nil { // the estimate fell short
+		w.buf = w.buf[:start]
+		return err
+	}
 	return nil
+}
+
+// rowBytes estimates the bytes of row i's DataRow: exact for text and
+// binary strings (bytea's text form is hex, two characters a byte), a
+// generous constant for the fixed-width rest.
+func rowBytes(rec arrow.RecordBatch, i int, formats []int16) int64 {
+	n := int64(7)
+	for j, a := range rec.Columns() {
+		n += 4
+		if a.IsNull(i) {
+			continue
+		}
+		l, ok := a.(interface{ ValueLen(int) int })
+		if !ok {
+			n += 40
+			continue
+		}
+		v := int64(l.ValueLen(i))
+		if _, bin := a.(*array.Binary); bin && formats[j] == 0 {
+			v = 2*v + 2
+		}
+		n += v
+	}
+	return n
 }
 
 func (c *conn) parse(m *pgproto3.Parse) error {

@@ -55,6 +55,20 @@ func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
 
 func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	name := x.FnName.L
+	// TRIM([BOTH | LEADING | TRAILING] chars FROM s), which TiDB reads as
+	// trim(s, chars, direction), is btrim, ltrim or rtrim(s, chars), as in
+	// Postgres (psql's \d+ of a view sends TRIM(TRAILING ';' FROM ...)).
+	if name == "trim" && len(x.Args) == 3 && x.Args[1] != nil {
+		if d, ok := x.Args[2].(*ast.TrimDirectionExpr); ok {
+			fn := map[ast.TrimDirectionType]string{ast.TrimBoth: "btrim", ast.TrimLeading: "ltrim", ast.TrimTrailing: "rtrim"}[d.Direction]
+			if fn == "" {
+				fn = "btrim"
+			}
+			call := &ast.FuncCallExpr{FnName: ast.NewCIStr(fn), Args: x.Args[:2]}
+			call.SetOriginTextPosition(x.OriginTextPosition())
+			return b.bindFunc(call, c)
+		}
+	}
 	args := make([]expr.Expr, len(x.Args))
 	for i, a := range x.Args {
 		var err error
