@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -238,6 +239,9 @@ type Stmt struct {
 	// first is the plan the analysis made, and its snapshot, until the
 	// first Execute runs it or Close releases it.
 	first *firstPlan
+	// cache is the plan of the last execution while it stays good
+	// (plancache.go); forks of the session may execute st at once.
+	cache atomic.Pointer[cachedPlan]
 }
 
 type firstPlan struct {
@@ -432,7 +436,12 @@ func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 // build plans st against snap. In a failed block only COMMIT and ROLLBACK
 // run: anything else is 25P02, whatever its plan or planning error.
 func (s *Session) build(ctx context.Context, snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
-	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
+	return s.buildOn(ctx, s.planCatalog(snap), st, declared)
+}
+
+// buildOn is build against the relations cat.
+func (s *Session) buildOn(ctx context.Context, cat relations, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+	p, err := planner.BuildContext(ctx, cat, st, s.planOptions(declared))
 	if s.failed {
 		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
 			return nil, sqlerr.New(sqlerr.InFailedSQLTransaction,
@@ -469,9 +478,15 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 }
 
 // planOn plans the statement in session s against snap (EXECUTE plans
-// its target in the EXECUTE's session, on the EXECUTE's snapshot).
+// its target in the EXECUTE's session, on the EXECUTE's snapshot), or
+// reuses the plan of its last execution while that is still good.
 func (st *Stmt) planOn(ctx context.Context, s *Session, snap *snapshot) (planner.Plan, error) {
-	p, err := s.build(ctx, snap, st.st, st.declared)
+	if p, ok := st.cached(s, snap); ok {
+		return p, nil
+	}
+	cat := s.planCatalog(snap)
+	cat.deps = &planDeps{}
+	p, err := s.buildOn(ctx, cat, st.st, st.declared)
 	if err != nil {
 		return nil, err
 	}
@@ -481,8 +496,10 @@ func (st *Stmt) planOn(ctx context.Context, s *Session, snap *snapshot) (planner
 		p, params = prep.Stmt, prep.Params
 	}
 	if st.described && !sameShape(st, params, p.Shape()) {
+		st.cache.Store(nil)
 		return nil, s.fail(sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type"))
 	}
+	st.keepPlan(s, p, cat.deps)
 	return p, nil
 }
 
