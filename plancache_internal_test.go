@@ -118,6 +118,14 @@ func TestPlanCacheReuses(t *testing.T) {
 	f.exec(`EXECUTE p(21)`)
 	require.Same(t, keptP, plan(pst))
 	require.Equal(t, []string{"7"}, f.query(`SELECT count(*) FROM t`))
+
+	// DISCARD PLANS drops them; the next execution plans again.
+	f.exec(`DISCARD PLANS`)
+	require.Nil(t, plan(ins))
+	_, err = ins.Execute(f.ctx, 30, "c")
+	require.NoError(t, err)
+	require.NotNil(t, plan(ins))
+	require.NotSame(t, kept, plan(ins))
 }
 
 // TestPlanCacheSeesDDL checks that DDL between two executions of a

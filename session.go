@@ -216,7 +216,8 @@ func (s *Session) TxStatus() byte {
 
 // Stmt is a parsed and analysed statement: its parameter types and result
 // columns are known before it runs. It is re-planned at each Execute (so
-// it sees the catalog as it is then), except that a statement of a Batch
+// it sees the catalog as it is then) unless the plan of its last
+// execution is still good (plancache.go), and a statement of a Batch
 // runs its first Execute on the plan its analysis made; a plan whose
 // parameters or columns changed is 0A000 "cached plan must not change
 // result type", as Postgres.
@@ -888,9 +889,10 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 			if err := s.discardTemp(ctx, snap); err != nil {
 				return nil, err
 			}
+		case "PLANS":
+			s.stmts.dropPlans()
 		}
-		// DISCARD PLANS and SEQUENCES have nothing to drop: plans are made
-		// afresh at each EXECUTE, and there are no sequences.
+		// DISCARD SEQUENCES has nothing to drop: there are no sequences.
 		return done()
 	case *planner.SetTransaction:
 		if err := s.setTransaction(p); err != nil {
