@@ -332,7 +332,7 @@ func argsOf(params arrow.RecordBatch) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, sqltypes.GoValue(col, 0, t))
+		args = append(args, lower.ValueOf(col, t))
 	}
 	return args, nil
 }
