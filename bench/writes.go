@@ -39,6 +39,9 @@ type writeWorkload struct {
 	async   bool // SET synchronous_commit = off
 	txRows  int  // rows per explicit transaction; 0: autocommit
 	copy    bool // one COPY of copyRows rows
+	// noop runs a prepared SELECT 1 instead of the INSERT: the round
+	// trip with no work, the ceiling of single-row statements.
+	noop bool
 }
 
 func writeWorkloads(copyRows int) []writeWorkload {
@@ -49,6 +52,8 @@ func writeWorkloads(copyRows int) []writeWorkload {
 		{name: "single-row INSERT, autocommit, 16 clients, synchronous_commit=off", clients: 16, async: true},
 		{name: "single-row INSERTs in 100-row transactions, 1 client", clients: 1, txRows: 100},
 		{name: fmt.Sprintf("COPY of %d rows (binary, pgx CopyFrom)", copyRows), clients: 1, copy: true},
+		{name: "ceiling: prepared SELECT 1 round trips, 1 client", clients: 1, noop: true},
+		{name: "ceiling: prepared SELECT 1 round trips, 16 clients", clients: 16, noop: true},
 	}
 }
 
@@ -58,6 +63,9 @@ type writeServer struct {
 	url     string
 	orderBy string // the table's ORDER BY clause (asofsql), "" for PostgreSQL
 	stop    func() error
+	// logStats are the server's log records (commits) and flushes so
+	// far; nil where the benchmark cannot see them (PostgreSQL).
+	logStats func() (records, flushes int64)
 }
 
 func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only string, stdout, stderr io.Writer) error {
@@ -96,13 +104,24 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	for run := 0; run < runs; run++ {
 		for wi, w := range wls {
 			for si, s := range servers {
+				var rec0, fl0 int64
+				if s.logStats != nil {
+					rec0, fl0 = s.logStats()
+				}
 				rows, took, err := runWriteWorkload(ctx, s, w, dur, copyRows)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", s.name, w.name, err)
 				}
 				rate := float64(rows) / took.Seconds()
 				res[wi][si].rates = append(res[wi][si].rates, rate)
-				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate)
+				flushes := ""
+				if s.logStats != nil {
+					rec, fl := s.logStats()
+					if rec > rec0 {
+						flushes = fmt.Sprintf(" (%d commits, %d log flushes: %.3f per commit)", rec-rec0, fl-fl0, float64(fl-fl0)/float64(rec-rec0))
+					}
+				}
+				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s%s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate, flushes)
 			}
 		}
 	}
@@ -225,6 +244,9 @@ func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur 
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM ticks").Scan(&count); err != nil {
 		return 0, 0, err
 	}
+	if w.noop {
+		return total, took, nil
+	}
 	if count != total {
 		return 0, 0, fmt.Errorf("%d rows acknowledged, %d in the table", total, count)
 	}
@@ -234,7 +256,13 @@ func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur 
 func insertLoop(ctx context.Context, c *pgx.Conn, w writeWorkload, first int64, deadline time.Time, row func(int64) []any) (int64, error) {
 	const q = "INSERT INTO ticks VALUES ($1, $2, $3)"
 	var n int64
-	for time.Now().Before(deadline) {
+	for w.noop && time.Now().Before(deadline) {
+		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+			return n, err
+		}
+		n++
+	}
+	for !w.noop && time.Now().Before(deadline) {
 		if w.txRows == 0 {
 			if _, err := c.Exec(ctx, q, row(first+n)...); err != nil {
 				return n, err
@@ -284,6 +312,10 @@ func startAsofsql() (*writeServer, error) {
 		name:    "asofsql",
 		url:     "postgres://bench@" + l.Addr().String() + "/asofsql?sslmode=disable",
 		orderBy: " ORDER BY (ts)",
+		logStats: func() (int64, int64) {
+			st := db.Stats()
+			return st.LogRecords, st.LogFlushes
+		},
 		stop: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
