@@ -115,7 +115,7 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 				rate := float64(rows) / took.Seconds()
 				res[wi][si].rates = append(res[wi][si].rates, rate)
 				flushes := ""
-				if s.logStats != nil {
+				if s.logStats != nil && !w.noop {
 					rec, fl := s.logStats()
 					if rec > rec0 {
 						flushes = fmt.Sprintf(" (%d commits, %d log flushes: %.3f per commit)", rec-rec0, fl-fl0, float64(fl-fl0)/float64(rec-rec0))
@@ -257,7 +257,15 @@ func insertLoop(ctx context.Context, c *pgx.Conn, w writeWorkload, first int64, 
 	const q = "INSERT INTO ticks VALUES ($1, $2, $3)"
 	var n int64
 	for w.noop && time.Now().Before(deadline) {
-		if _, err := c.Exec(ctx, "SELECT 1"); err != nil {
+		// Query, not Exec: pgx's Exec of a statement without arguments
+		// uses the simple protocol, Query prepares it once and then sends
+		// Bind, Describe, Execute, Sync as for the INSERT.
+		rows, err := c.Query(ctx, "SELECT 1")
+		if err != nil {
+			return n, err
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return n, err
 		}
 		n++
