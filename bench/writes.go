@@ -68,8 +68,12 @@ type writeServer struct {
 	logStats func() (records, flushes int64)
 }
 
-func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only string, stdout, stderr io.Writer) error {
-	asof, err := startAsofsql()
+func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only, serverBin string, stdout, stderr io.Writer) error {
+	start := startAsofsql
+	if serverBin != "" {
+		start = func() (*writeServer, error) { return startAsofsqlProcess(ctx, serverBin) }
+	}
+	asof, err := start()
 	if err != nil {
 		return err
 	}
@@ -88,7 +92,11 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	} else if !os.IsNotExist(err) {
 		return err
 	}
-	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows)
+	where := "in the benchmark's process"
+	if serverBin != "" {
+		where = "in its own process (" + serverBin + " serve)"
+	}
+	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d; asofsql runs %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows, where)
 	fmt.Fprintf(stdout, "%s; load average at start: %s\n\n", pgNote, loadAvg())
 	type cell struct{ rates []float64 }
 	var wls []writeWorkload
@@ -336,6 +344,52 @@ func startAsofsql() (*writeServer, error) {
 			return err
 		},
 	}, nil
+}
+
+// startAsofsqlProcess runs `bin serve` on a fresh data directory and a
+// loopback port in its own process, as PostgreSQL runs, so that the
+// server's CPU is not shared with the clients' goroutines.
+func startAsofsqlProcess(ctx context.Context, bin string) (*writeServer, error) {
+	dir, err := os.MkdirTemp("", "bench-asofsql-")
+	if err != nil {
+		return nil, err
+	}
+	// A free port: taken and released, then handed to the server.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--data", dir, "--listen", addr)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	url := "postgres://bench@" + addr + "/asofsql?sslmode=disable"
+	stop := func() error {
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		os.RemoveAll(dir)
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 0 {
+			err = nil
+		}
+		return err
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := pgx.Connect(ctx, url)
+		if err == nil {
+			c.Close(ctx)
+			break
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("asofsql serve did not accept connections: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return &writeServer{name: "asofsql", url: url, orderBy: " ORDER BY (ts)", stop: stop}, nil
 }
 
 // startPostgres runs initdb and a private postgres on a loopback port;
