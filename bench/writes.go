@@ -30,7 +30,10 @@ import (
 // benchmark starts itself (initdb in a temporary directory, loopback only,
 // default settings) when its binaries are installed. Workloads run
 // interleaved, asofsql then PostgreSQL, -runs times; the median rows/s is
-// reported. Every workload checks its row count on both servers.
+// reported. Every workload checks its row count on both servers. Two
+// ceiling workloads time a prepared SELECT 1 (the round trip without the
+// write). asofsql serves from this process, or with -asofsql-server from
+// a serve process of its own, as PostgreSQL does.
 
 // writeWorkload is one row of the result table.
 type writeWorkload struct {
