@@ -637,10 +637,21 @@ type Stats struct {
 	SegmentsDeletedUnread int64
 	// Checkpoints counts completed checkpoints.
 	Checkpoints int64
+	// LogRecords counts the commits written to the log (one record each)
+	// and LogFlushes the write-and-fdatasync rounds that made them
+	// durable: group commit makes the second far smaller than the first
+	// when commits run concurrently. Both are 0 without a data directory.
+	LogRecords, LogFlushes int64
 }
 
 // Stats returns the catalog's counters.
 func (c *Catalog) Stats() Stats {
-	return Stats{SegmentReads: c.segReads.Load(), SegmentsDeletedUnread: c.segsDropped.Load(),
+	st := Stats{SegmentReads: c.segReads.Load(), SegmentsDeletedUnread: c.segsDropped.Load(),
 		Checkpoints: c.checkpoints.Load()}
+	if w := c.wal; w != nil {
+		w.mu.Lock()
+		st.LogRecords, st.LogFlushes = int64(w.records), int64(w.flushes)
+		w.mu.Unlock()
+	}
+	return st
 }

@@ -22,6 +22,9 @@ type prepared struct {
 	stmt   Statement
 	params []sqltypes.Type
 	cols   []Column
+	// paramSchema is the schema of the Bind parameters' batch, made at
+	// the first Bind and the same for every later one.
+	paramSchema *arrow.Schema
 }
 
 func newPrepared(name string, st Statement) *prepared {
@@ -408,7 +411,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err != nil {
 		return err
 	}
-	params, err := c.decodeParams(ps.params, m.ParameterFormatCodes, m.Parameters)
+	params, err := c.decodeParams(ps, m.ParameterFormatCodes, m.Parameters)
 	if err != nil {
 		return err
 	}
@@ -448,13 +451,20 @@ func resolveFormats(codes []int16, n int) ([]int16, error) {
 // decodeParams decodes Bind parameters into a one-row batch, as the
 // types' input (text) or receive (binary) functions would. Parameters of
 // unknown type are TEXT, as Postgres resolves an unknown parameter.
-func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte) (arrow.RecordBatch, error) {
+func (c *conn) decodeParams(ps *prepared, fcodes []int16, vals [][]byte) (arrow.RecordBatch, error) {
+	types := ps.params
 	if len(types) == 0 {
 		return nil, nil
 	}
 	mem := c.srv.cfg.Allocator
 	opts := c.sess.ValueOptions()
-	fields := make([]arrow.Field, len(types))
+	if ps.paramSchema == nil {
+		fields := make([]arrow.Field, len(types))
+		for i, t := range types {
+			fields[i] = paramType(t).Field("$"+strconv.Itoa(i+1), true)
+		}
+		ps.paramSchema = arrow.NewSchema(fields, nil)
+	}
 	cols := make([]arrow.Array, 0, len(types))
 	defer func() {
 		for _, a := range cols {
@@ -462,10 +472,7 @@ func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte
 		}
 	}()
 	for i, t := range types {
-		if t.Kind == sqltypes.Unknown {
-			t = sqltypes.TextType
-		}
-		fields[i] = t.Field("$"+strconv.Itoa(i+1), true)
+		t = paramType(t)
 		var f int16
 		switch len(fcodes) {
 		case 0:
@@ -496,7 +503,16 @@ func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte
 		cols = append(cols, b.NewArray())
 		b.Release()
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, 1), nil
+	return array.NewRecordBatch(ps.paramSchema, cols, 1), nil
+}
+
+// paramType is the type a Bind parameter is decoded as: TEXT for one of
+// unknown type, as Postgres resolves an unknown parameter.
+func paramType(t sqltypes.Type) sqltypes.Type {
+	if t.Kind == sqltypes.Unknown {
+		return sqltypes.TextType
+	}
+	return t
 }
 
 func (c *conn) describe(m *pgproto3.Describe) error {
