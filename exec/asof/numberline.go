@@ -268,12 +268,25 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 		if lo.Unbounded {
 			w.lo = 0
 		} else {
-			w.lo = floatToKey(lf + lo.Float)
+			e := lf + lo.Float
+			if e != e {
+				// An infinite t with an infinite bound of the other
+				// sign: the edge is NaN, and such a row has no eligible
+				// rows (spec §3), whatever sign the NaN has.
+				w.empty = true
+				return w
+			}
+			w.lo = floatToKey(e)
 		}
 		if hi.Unbounded {
 			w.hi = math.MaxUint64
 		} else {
-			w.hi = floatToKey(lf + hi.Float)
+			e := lf + hi.Float
+			if e != e {
+				w.empty = true
+				return w
+			}
+			w.hi = floatToKey(e)
 		}
 	} else {
 		if !lo.Unbounded {
@@ -315,6 +328,10 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 			w.empty = true
 		}
 		w.hi--
+	}
+	if w.lo > w.hi {
+		// Crossed edges (Right.Empty's range): nothing is eligible.
+		w.empty = true
 	}
 	w.b = min(l, w.hi)
 	return w

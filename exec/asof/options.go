@@ -123,8 +123,12 @@ type Right struct {
 	LeftKeys, Keys []int
 	// Lo and Hi bound Δ inclusively.
 	Lo, Hi Bound
-	Tie    Tie
-	Kind   Kind
+	// Empty says the range matches nothing although it was not written
+	// reversed (a NUMERIC range that rounding to the column's scale
+	// crossed): no left row has an eligible row; Lo and Hi are ignored.
+	Empty bool
+	Tie   Tie
+	Kind  Kind
 	// Payload lists the right columns to output, in order (the on column
 	// may be among them: its value is then the matched right t).
 	Payload []int
@@ -198,6 +202,11 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if r.Kind == Semi || r.Kind == Anti {
 			// Only the left columns come out.
 			r.Payload = nil
+		}
+		if r.Empty {
+			// Both edges one step inside Δ = 0: every window is empty
+			// (windowFor and decOps.window see its lo above its hi).
+			r.Lo, r.Hi = Bound{Exclusive: true}, Bound{Exclusive: true}
 		}
 		rs := r.Input.Schema()
 		if err := checkCol(left, r.LeftOn, opts.LeftName, "on"); err != nil {
@@ -301,7 +310,7 @@ func checkCol(s *arrow.Schema, i int, input, role string) error {
 }
 
 func checkRange(r Right, k timeKind) error {
-	if r.Lo.Unbounded || r.Hi.Unbounded {
+	if r.Lo.Unbounded || r.Hi.Unbounded || r.Empty {
 		return nil
 	}
 	if k.float {
@@ -340,7 +349,7 @@ func checkOrdRange(r Right, dt arrow.DataType, c ordClass) error {
 		return nil
 	}
 	lo, hi := decBound(r.Lo), decBound(r.Hi)
-	if c := cmpDecimal(lo, hi); c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive) {
+	if c := cmpDecimal(lo, hi); !r.Empty && (c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %s is greater than upper bound %s",
 			lo.BigInt(), hi.BigInt())
 	}

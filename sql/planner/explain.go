@@ -320,7 +320,11 @@ func describeRight(r *AsofRight, lcols []Column) string {
 	if lt.Name != rt.Name {
 		on = "on " + qualName(lt) + " ~ " + qualName(rt)
 	}
-	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, lt.Type) + " PREFER " + r.Tie.String()
+	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, lt.Type)
+	if AsofRangeEmpty(r.Lo, r.Hi) {
+		s += " (empty)"
+	}
+	s += " PREFER " + r.Tie.String()
 	if len(r.Keys) > 0 {
 		var ks []string
 		for i := range r.Keys {
@@ -364,6 +368,8 @@ func formatBound(b Bound, t sqltypes.Type) string {
 	switch {
 	case b.Param != nil:
 		return b.Param.String()
+	case b.Expr != nil:
+		return exprSQL(b.Expr)
 	case b.Unbounded:
 		return "inf"
 	case isFloat(t):

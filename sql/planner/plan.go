@@ -6,6 +6,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqltypes"
+	"math/big"
 )
 
 // Column is one output column of a plan node.
@@ -83,9 +84,17 @@ type Bound struct {
 	// Exclusive leaves the bound's value itself out: a strict inequality
 	// on a floating-point on column, where no finite step is exact.
 	Exclusive bool
-	// Param is set when the bound is a statement parameter ($n); lowering
-	// converts the bound value to the unit above (Int/Float are unused).
+	// Param is set when the bound is a statement parameter ($n), Expr
+	// when it is a constant expression over several literals (-10 + 1):
+	// lowering evaluates either once per execution and converts the value
+	// with AsofBoundValue (Int/Float are unused). Pos is the bound's
+	// position in the query text, for the errors of that conversion.
 	Param *expr.Param
+	Expr  expr.Expr
+	Pos   int
+	// exact is a NUMERIC bound as written, before rounding to the
+	// column's scale (CheckAsofRange compares it).
+	exact *big.Rat
 }
 
 // AsofKind is the join kind of one ASOF right input.
