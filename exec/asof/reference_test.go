@@ -124,21 +124,28 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 	if _, ok := rt.(*array.Float32); ok {
 		isFloat = true
 	}
+	// The right rows of each key, in input order (only to keep large
+	// cases quick: every row of the key is still considered).
+	byKey := map[string][]int{}
+	for ri := 0; ri < int(right.NumRows()); ri++ {
+		if rkey, ok := keyOf(rk, ri); ok {
+			byKey[rkey] = append(byKey[rkey], ri)
+		}
+	}
 	out := make([]int, left.NumRows())
 	for li := range out {
 		out[li] = -1
 		l := tvalOf(lt, li)
 		key, ok := keyOf(lk, li)
-		if l.null || !ok {
+		if l.null || !ok || r.Empty {
 			continue
 		}
 		best := -1
 		var bestDist *big.Float
 		bestSign := 0
-		for ri := 0; ri < int(right.NumRows()); ri++ {
+		for _, ri := range byKey[key] {
 			rv := tvalOf(rt, ri)
-			rkey, ok := keyOf(rk, ri)
-			if rv.null || !ok || rkey != key {
+			if rv.null {
 				continue
 			}
 			var sign int
@@ -191,6 +198,8 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 					sign = -1
 				case rv.f > l.f:
 					sign = 1
+				default:
+					d = 0 // equal infinities are no distance apart
 				}
 				dist = big.NewFloat(math.Abs(d))
 			} else {
