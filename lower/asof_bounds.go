@@ -4,6 +4,7 @@ import (
 	"github.com/asofsql/asofsql/exec/asof"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/planner"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // asofRange converts the range of one ASOF right input to the operator's
@@ -14,6 +15,9 @@ import (
 // column's scale emptied: it matches nothing.
 func (b *builder) asofRange(n *planner.AsofJoin, r *planner.AsofRight) (lo, hi asof.Bound, empty bool, err error) {
 	lc := n.Left.Schema()[r.LeftOn]
+	if r.OnType.Kind != sqltypes.Unknown {
+		lc.Type = r.OnType // the type t is compared in: the bounds' unit
+	}
 	plo, phi := r.Lo, r.Hi
 	deferred := false
 	for i, pb := range []*planner.Bound{&plo, &phi} {

@@ -80,7 +80,10 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		}
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{Unbounded: true}
 		if a.Form == parser.FormInequality {
-			if err := b.inequalityBounds(ar, op, lt, a); err != nil {
+			// The strict forms step in the type t is compared in.
+			ct := lt
+			ct.typ, _ = asofOnType(lt.typ, rt.typ)
+			if err := b.inequalityBounds(ar, op, ct, a); err != nil {
 				return nil, err
 			}
 		}
@@ -90,7 +93,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		return nil, err
 	}
 	if a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr {
-		if err := b.asofBounds(a, ar, lt); err != nil {
+		ct := lt
+		ct.typ = ar.OnType
+		if err := b.asofBounds(a, ar, ct); err != nil {
 			return nil, err
 		}
 	} else if a.Form == parser.FormUsing {
@@ -338,23 +343,12 @@ func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, r
 				WithHint("The on column must be an integer, floating-point, numeric, date, timestamp, text, bytea or boolean column.")
 		}
 	}
-	ok := false
-	switch {
-	case lt.typ.IsInteger() && rt.typ.IsInteger():
-		ok = true
-	case lt.typ.IsString() && rt.typ.IsString():
-		ok = true
-	case isFloat(lt.typ) && isFloat(rt.typ):
-		ok = true
-	case lt.typ.Kind == sqltypes.Numeric && rt.typ.Kind == sqltypes.Numeric:
-		ok = numericScale(lt.typ) == numericScale(rt.typ)
-	default:
-		ok = lt.typ.Kind == rt.typ.Kind
-	}
+	ct, ok := asofOnType(lt.typ, rt.typ)
 	if !ok {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN on columns cannot be compared: %s is %s but %s is %s", lt.display(), lt.typ, rt.display(), rt.typ).WithPosition(a.Pos).
-			WithHint("Cast one side in a subquery so both have the same type.")
+			WithHint("Cast one side in an ordered subquery so both have the same type, e.g. (SELECT CAST(%s AS %s) AS %s, ... FROM ... ORDER BY 1).", rt.name, lt.typ, rt.name)
 	}
+	ar.OnType = ct
 	if noDistance(lt.typ) && (a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr) {
 		pos := a.LoPos
 		if pos == 0 {

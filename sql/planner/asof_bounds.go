@@ -23,6 +23,31 @@ import (
 // executor's own arithmetic and converts with AsofBoundValue: the planner
 // does not import the executor, and one evaluator means one answer.
 
+// asofOnType is the type the on columns lt and rt are compared in, as
+// PostgreSQL compares them (spec §3): integers of any width as the left
+// type; an integer or NUMERIC against a float as double precision; an
+// integer against a NUMERIC, or two NUMERICs, as the NUMERIC of the larger
+// scale; text with varchar; otherwise only the same type.
+func asofOnType(lt, rt sqltypes.Type) (sqltypes.Type, bool) {
+	ln, rn := lt.Kind == sqltypes.Numeric, rt.Kind == sqltypes.Numeric
+	switch {
+	case lt.IsInteger() && rt.IsInteger(), lt.IsString() && rt.IsString(), isFloat(lt) && isFloat(rt):
+		return lt, true
+	case isFloat(lt) && (rt.IsInteger() || rn), isFloat(rt) && (lt.IsInteger() || ln):
+		return sqltypes.Float8Type, true
+	case ln && rn:
+		if numericScale(rt) > numericScale(lt) {
+			return rt, true
+		}
+		return lt, true
+	case ln && rt.IsInteger():
+		return lt, true
+	case rn && lt.IsInteger():
+		return rt, true
+	}
+	return lt, lt.Kind == rt.Kind
+}
+
 // asofBounds type-checks and folds the range bounds against t (spec §3).
 func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) error {
 	var err error

@@ -320,7 +320,11 @@ func describeRight(r *AsofRight, lcols []Column) string {
 	if lt.Name != rt.Name {
 		on = "on " + qualName(lt) + " ~ " + qualName(rt)
 	}
-	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, lt.Type)
+	ot := r.OnType
+	if ot.Kind == sqltypes.Unknown {
+		ot = lt.Type
+	}
+	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, ot)
 	if AsofRangeEmpty(r.Lo, r.Hi) {
 		s += " (empty)"
 	}

@@ -171,8 +171,12 @@ type AsofRight struct {
 	// LeftKeys and Keys are pairwise-equal by-key columns.
 	LeftKeys, Keys []int
 	Lo, Hi         Bound
-	Tie            Prefer
-	Kind           AsofKind
+	// OnType is the type the two on columns are compared in (spec §3: by
+	// value across integer, float and NUMERIC), the unit of Lo and Hi; the
+	// operator converts a side whose column has another type.
+	OnType sqltypes.Type
+	Tie    Prefer
+	Kind   AsofKind
 	// Payload are the right columns output after the left columns, in
 	// order (every right column: projection pruning may narrow it).
 	Payload []int
