@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"time"
+
 	"github.com/asofsql/asofsql/exec/asof"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -46,6 +48,15 @@ func (b *builder) asofRange(n *planner.AsofJoin, r *planner.AsofRight) (lo, hi a
 	conv := func(pb planner.Bound) asof.Bound {
 		if pb.Unbounded {
 			return asof.Unbounded
+		}
+		if pb.Cal != nil {
+			// Months and days are added in the session's time zone
+			// for TIMESTAMPTZ, in UTC (no zone) otherwise.
+			var loc *time.Location
+			if lc.Type.Kind == sqltypes.TimestampTZ && b.env.Eval.Options != nil {
+				loc = b.env.Eval.Options.Location
+			}
+			return asof.Bound{Int: pb.Int, Cal: &asof.Calendar{Months: pb.Cal.Months, Days: pb.Cal.Days, Micros: pb.Cal.Microseconds, Loc: loc}}
 		}
 		return asof.Bound{Int: pb.Int, Float: pb.Float, Dec: pb.Dec, HasDec: pb.HasDec, Exclusive: pb.Exclusive}
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -145,8 +146,52 @@ func edgeCase(mem memory.Allocator, seed uint64, rows, keys int) ([]arrow.Record
 		}
 		return table(mem, fields, data...)
 	}
+	cal := k == edgeTimestamp
+	if cal {
+		// Timestamps around month ends with calendar (month) bounds.
+		mk = func(n int, name string) arrow.RecordBatch {
+			fields := []arrow.Field{f("t", k.dataType()), f("k", i64), f(name, i64)}
+			base := time.Date(2024, 1, 27, 0, 0, 0, 0, time.UTC).UnixMicro()
+			vs := make([]int64, n)
+			for i := range vs {
+				vs[i] = base + int64(rng.IntN(100))*86_400_000_000 + int64(rng.IntN(3)-1)*1_000_000
+			}
+			slices.Sort(vs)
+			var data [][]any
+			for i, v := range vs {
+				data = append(data, []any{v, int64(rng.IntN(keys)), int64(i)})
+			}
+			return table(mem, fields, data...)
+		}
+	}
 	tables := []arrow.RecordBatch{mk(rng.IntN(rows+1), "lv"), mk(rng.IntN(rows+1), "rv")}
 	lo, hi := edgeBounds(rng, k)
+	if cal {
+		calOf := func(months int32) Bound {
+			c := &Calendar{Months: months, Days: int32(rng.IntN(3) - 1), Micros: int64(rng.IntN(3)-1) * 1_000_000}
+			return Bound{Cal: c, Int: int64(months)}
+		}
+		lo, hi = calOf(int32(-rng.IntN(3))), calOf(int32(rng.IntN(3)))
+		switch rng.IntN(4) {
+		case 0:
+			lo = Unbounded
+		case 1:
+			hi = Unbounded
+		case 2:
+			lo = IntBound(-int64(rng.IntN(40)) * 86_400_000_000)
+		}
+		// The sign hints as the planner sets them (calendarBound).
+		for i, b := range []*Bound{&lo, &hi} {
+			if b.Cal == nil {
+				continue
+			}
+			c := b.Cal
+			b.Int = -1
+			if i == 0 && c.Months >= 0 && c.Days >= 0 && c.Micros >= 0 || i == 1 && (c.Months > 0 || c.Days > 0 || c.Micros > 0) {
+				b.Int = 1
+			}
+		}
+	}
 	sp := Right{Name: "r", LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: lo, Hi: hi,
 		Tie: Tie(rng.IntN(2)), Kind: Kind(rng.IntN(6)), Payload: []int{0, 2}}
 	if rng.IntN(3) == 0 {

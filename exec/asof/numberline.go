@@ -251,6 +251,14 @@ func addOffset(x uint64, d int64) (v uint64, under, over bool) {
 	return x - m, false, false
 }
 
+// addBound is addOffset for a bound that may be a Calendar interval.
+func addBound(x uint64, b Bound) (uint64, bool, bool) {
+	if b.Cal != nil {
+		return b.Cal.add(x)
+	}
+	return addOffset(x, b.Int)
+}
+
 // window is the eligible range of right t for one left row, plus the
 // backward edge b: rows with t <= b have Δ <= 0 (or are below the range when
 // hi < 0) and only the last of them per key can win.
@@ -290,7 +298,7 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 		}
 	} else {
 		if !lo.Unbounded {
-			v, under, over := addOffset(l, lo.Int)
+			v, under, over := addBound(l, lo)
 			switch {
 			case over:
 				w.empty = true
@@ -303,7 +311,7 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 		if hi.Unbounded {
 			w.hi = math.MaxUint64
 		} else {
-			v, under, over := addOffset(l, hi.Int)
+			v, under, over := addBound(l, hi)
 			switch {
 			case under:
 				w.empty = true

@@ -88,6 +88,10 @@ type Bound struct {
 	Float     float64
 	Dec       decimal128.Num
 	HasDec    bool
+	// Cal, when set, is an INTERVAL with months on a date or timestamp
+	// on column: the edge is computed with calendar arithmetic (Int is
+	// then only a sign hint, see Calendar).
+	Cal *Calendar
 	// Exclusive leaves the bound's own value out (a strict inequality):
 	// the window edge moves one step on the column's number line, the
 	// next integer or the next float, so no rounding can let it in.
@@ -247,6 +251,9 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 			if !lk.comparable(rk) {
 				return nil, notComparable()
 			}
+			if err := calendarBounds(&r, rk); err != nil {
+				return nil, err
+			}
 			if err := checkRange(r, rk); err != nil {
 				return nil, err
 			}
@@ -310,7 +317,7 @@ func checkCol(s *arrow.Schema, i int, input, role string) error {
 }
 
 func checkRange(r Right, k timeKind) error {
-	if r.Lo.Unbounded || r.Hi.Unbounded || r.Empty {
+	if r.Lo.Unbounded || r.Hi.Unbounded || r.Empty || r.Lo.Cal != nil || r.Hi.Cal != nil {
 		return nil
 	}
 	if k.float {
@@ -324,6 +331,24 @@ func checkRange(r Right, k timeKind) error {
 	}
 	if r.Lo.Int > r.Hi.Int || (r.Lo.Int == r.Hi.Int && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %d is greater than upper bound %d", r.Lo.Int, r.Hi.Int)
+	}
+	return nil
+}
+
+// calendarBounds gives each Calendar bound the on column's kind (on a
+// copy: the caller's Right is not changed); only dates and timestamps
+// take one.
+func calendarBounds(r *Right, k timeKind) error {
+	for _, b := range []*Bound{&r.Lo, &r.Hi} {
+		if b.Cal == nil || b.Unbounded {
+			continue
+		}
+		if k.class != classDate32 && k.class != classDate64 && k.class != classTimestamp {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF range bound with months needs a date or timestamp on column (%s)", r.Name)
+		}
+		c := *b.Cal
+		c.kind = k
+		b.Cal = &c
 	}
 	return nil
 }

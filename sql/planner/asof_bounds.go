@@ -266,8 +266,8 @@ func boundOfLiteral(lit *expr.Literal, pos int, t sqltypes.Type, col string, low
 			if iv.Months == 0 && iv.Nanoseconds == 0 {
 				return Bound{Int: int64(iv.Days)}, nil
 			}
-			if iv.Months != 0 {
-				return Bound{}, monthsNotSupported(pos, lit, col)
+			if iv.Months != 0 && iv.Nanoseconds == 0 {
+				return calendarBound(iv, lower), nil
 			}
 			return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for date on column %s is not a whole number of days", showLiteral(lit), col).
 				WithHint("Write the bound in days, e.g. INTERVAL '7 days' or 7.")
@@ -276,7 +276,7 @@ func boundOfLiteral(lit *expr.Literal, pos int, t sqltypes.Type, col string, low
 	case t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ:
 		if iv, ok := intervalValue(lit); ok {
 			if iv.Months != 0 {
-				return Bound{}, monthsNotSupported(pos, lit, col)
+				return calendarBound(iv, lower), nil
 			}
 			us := new(big.Int).Mul(big.NewInt(int64(iv.Days)), big.NewInt(86_400_000_000))
 			us.Add(us, big.NewInt(iv.Nanoseconds/1000))
@@ -295,9 +295,32 @@ func boundOfLiteral(lit *expr.Literal, pos int, t sqltypes.Type, col string, low
 	return wrong()
 }
 
-func monthsNotSupported(pos int, lit *expr.Literal, col string) error {
-	return sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN bound %s on column %s has months or years, which is not supported", showLiteral(lit), col).
-		WithPosition(pos).WithHint("Write the bound in days or smaller units, e.g. INTERVAL '30 days'.")
+// calendarBound is an INTERVAL bound with months. Int is the sign hint
+// the operator reads: a lower bound is positive only when every part is
+// (its edge then always lies after left.t), an upper bound when any part
+// is (its edge may).
+func calendarBound(iv arrow.MonthDayNanoInterval, lower bool) Bound {
+	cal := &sqltypes.IntervalValue{Months: iv.Months, Days: iv.Days, Microseconds: iv.Nanoseconds / 1000}
+	hint := int64(-1)
+	if lower && cal.Months >= 0 && cal.Days >= 0 && cal.Microseconds >= 0 ||
+		!lower && (cal.Months > 0 || cal.Days > 0 || cal.Microseconds > 0) {
+		hint = 1
+	}
+	return Bound{Cal: cal, Int: hint}
+}
+
+// intervalMicros orders a date or timestamp bound as PostgreSQL orders
+// intervals (a month is 30 days): in microseconds, exactly.
+func intervalMicros(b Bound, t sqltypes.Type) *big.Int {
+	day := big.NewInt(86_400_000_000)
+	if b.Cal != nil {
+		v := new(big.Int).Mul(big.NewInt(int64(b.Cal.Months)*30+int64(b.Cal.Days)), day)
+		return v.Add(v, big.NewInt(b.Cal.Microseconds))
+	}
+	if t.Kind == sqltypes.Date {
+		return new(big.Int).Mul(big.NewInt(b.Int), day)
+	}
+	return big.NewInt(b.Int)
 }
 
 // CheckAsofRange rejects a range whose lower bound is greater than its
@@ -311,6 +334,8 @@ func CheckAsofRange(lo, hi Bound, t sqltypes.Type, pos int) error {
 	switch {
 	case isFloat(t):
 		gt = lo.Float > hi.Float
+	case lo.Cal != nil || hi.Cal != nil:
+		gt = intervalMicros(lo, t).Cmp(intervalMicros(hi, t)) > 0
 	case lo.exact != nil && hi.exact != nil:
 		gt = lo.exact.Cmp(hi.exact) > 0
 	case lo.HasDec && hi.HasDec:

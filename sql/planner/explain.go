@@ -374,6 +374,8 @@ func formatBound(b Bound, t sqltypes.Type) string {
 		return b.Param.String()
 	case b.Expr != nil:
 		return exprSQL(b.Expr)
+	case b.Cal != nil:
+		return b.Cal.String()
 	case b.Unbounded:
 		return "inf"
 	case isFloat(t):

@@ -92,6 +92,10 @@ type Bound struct {
 	Param *expr.Param
 	Expr  expr.Expr
 	Pos   int
+	// Cal is an INTERVAL bound with months on a DATE or TIMESTAMP(TZ) on
+	// column: the edge is left.t + Cal with calendar arithmetic (spec §3);
+	// Int is then a sign hint (see asof.Calendar).
+	Cal *sqltypes.IntervalValue
 	// exact is a NUMERIC bound as written, before rounding to the
 	// column's scale (CheckAsofRange compares it).
 	exact *big.Rat
