@@ -262,11 +262,7 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			return nil, err
 		}
 		built = append(built, in)
-		lo, err := b.bound(r.Lo)
-		var hi asof.Bound
-		if err == nil {
-			hi, err = b.bound(r.Hi)
-		}
+		lo, hi, empty, err := b.asofRange(n, r)
 		if err != nil {
 			closeAll(built)
 			return nil, err
@@ -290,33 +286,11 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 		}
 		rights[i] = asof.Right{
 			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,
-			Lo: lo, Hi: hi, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
+			Lo: lo, Hi: hi, Empty: empty, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
 		}
 	}
 	// asof.New owns its inputs from here on, also when it fails.
 	return asof.New(left, rights, asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName})
-}
-
-// bound converts a planner bound; a parameter bound is read in the unit the
-// planner documents (integers and floats only).
-func (b *builder) bound(pb planner.Bound) (asof.Bound, error) {
-	switch {
-	case pb.Unbounded:
-		return asof.Unbounded, nil
-	case pb.Param != nil:
-		lit := b.param(pb.Param)
-		switch v := lit.Value.(type) {
-		case int64:
-			return asof.IntBound(v), nil
-		case float64:
-			return asof.FloatBound(v), nil
-		case nil:
-			return asof.Bound{}, sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range bound $%d is NULL", pb.Param.N)
-		}
-		return asof.Bound{}, sqlerr.New(sqlerr.FeatureNotSupported,
-			"ASOF range bound $%d of type %s cannot be a parameter yet; write the bound as a constant", pb.Param.N, lit.T)
-	}
-	return asof.Bound{Int: pb.Int, Float: pb.Float, Dec: pb.Dec, HasDec: pb.HasDec, Exclusive: pb.Exclusive}, nil
 }
 
 func (b *builder) join(n *planner.Join) (exec.Operator, error) {

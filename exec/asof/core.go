@@ -270,10 +270,16 @@ func (r *core[V]) allocSlot(cols []arrow.Array, rows int) int32 {
 	return s
 }
 
-// loadBatch moves the cursor to the next non-empty right batch.
+// loadBatch moves the cursor to the next non-empty right batch. Every
+// read-ahead loop reads through here, so checking the context before each
+// read stops them within one batch even when the input never checks it
+// (a reader ignoring ctx, or rows that all lie before the window).
 func (r *core[V]) loadBatch(ctx context.Context) error {
 	r.leaveBatch()
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		b, err := r.sp.Input.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			r.eof = true

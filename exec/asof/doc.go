@@ -38,10 +38,18 @@
 // On columns: int8–int64, uint8–uint64, date32/64, time32/64, timestamps
 // of every unit (with or without zone), float32/64 (eligibility and
 // distance in float64, NaN is NULL, -0 = 0) and decimal128 (any value;
-// distances exact in 128 bits). Left and right must share a class and unit
-// (integer widths may differ; decimals share the scale). Lo and Hi are in
-// the column's physical unit: days, the timestamp's unit, unscaled decimal
-// units (Dec when beyond int64); Float for float columns. Offsets never
+// distances exact in 128 bits). Left and right share a class and unit
+// (integer widths may differ), or compare by value as PostgreSQL does:
+// an integer or decimal against a float as float64, an integer against a
+// decimal, or decimals of two scales, as a decimal of the larger scale
+// (convert.go appends the converted on column to that side's batches;
+// the output keeps the original columns). Lo and Hi are in
+// the column's physical unit (the common type's when the sides differ):
+// days, the timestamp's unit, unscaled decimal units (Dec when beyond
+// int64); Float for float columns, where an edge that is NaN (an infinite
+// t with an infinite bound of the other sign) leaves the row no eligible
+// rows. Right.Empty is a range that matches nothing (a NUMERIC range that
+// rounding to the scale crossed). Offsets never
 // overflow: windows are computed on a uint64 number line (numberline.go),
 // or for decimals on a 128-bit one (decimal.go), with explicit
 // under/overflow.

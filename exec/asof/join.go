@@ -19,11 +19,14 @@ import (
 // columns followed by each right input's payload columns, one output batch
 // per left batch.
 type Join struct {
-	left   operator.Operator
-	opts   Options
-	specs  []spec
-	rights []rightInput
-	schema *arrow.Schema
+	left operator.Operator
+	// leftWidth is the number of the left input's own columns (the
+	// output's first columns); converted on columns follow them.
+	leftWidth int
+	opts      Options
+	specs     []spec
+	rights    []rightInput
+	schema    *arrow.Schema
 
 	// Distinct left on columns, decoded once per left batch and checked for
 	// order; onOf maps each right input to its entry.
@@ -123,6 +126,13 @@ var _ operator.Operator = (*Join)(nil)
 // New validates the join and builds its output schema. It takes ownership of
 // left and of every right input: Close closes them, also when New fails.
 func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	// The left columns output are the input's own, not the converted on
+	// columns convertOns may append.
+	leftWidth := left.Schema().NumFields()
+	left, rights = convertOns(left, rights, opts.Allocator)
 	specs, err := validate(left.Schema(), rights, &opts)
 	if err != nil {
 		left.Close()
@@ -133,9 +143,9 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		return nil, err
 	}
-	j := &Join{left: left, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
+	j := &Join{left: left, leftWidth: leftWidth, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
 	ls := left.Schema()
-	fields := append([]arrow.Field(nil), ls.Fields()...)
+	fields := append([]arrow.Field(nil), ls.Fields()[:leftWidth]...)
 	if specs[0].Kind.outer() {
 		// Unmatched right rows come out with every left column NULL.
 		for i := range fields {
@@ -354,7 +364,7 @@ func (j *Join) assemble(ctx context.Context, lb arrow.RecordBatch, results []res
 			c.Release()
 		}
 	}
-	for _, c := range lb.Columns() {
+	for _, c := range lb.Columns()[:j.leftWidth] {
 		c.Retain()
 		cols = append(cols, c)
 	}
@@ -504,7 +514,7 @@ func (j *Join) Allocator() memory.Allocator { return j.opts.Allocator }
 // rows that batch decided were the winner of no left row; at the end of
 // the left input, the rest of the right input's unmatched rows.
 func (j *Join) nextOuter(ctx context.Context) (arrow.RecordBatch, error) {
-	u, nLeft := j.outer, int(j.left.Schema().NumFields())
+	u, nLeft := j.outer, j.leftWidth
 	for {
 		b, ok, err := u.next(ctx, j.schema, nLeft)
 		if err != nil || ok {
@@ -554,7 +564,7 @@ func (j *Join) outerBatch(ctx context.Context, lb arrow.RecordBatch) (arrow.Reco
 			break
 		}
 	}
-	if err := u.collect(ctx, j.schema, int(j.left.Schema().NumFields())); err != nil {
+	if err := u.collect(ctx, j.schema, j.leftWidth); err != nil {
 		releaseArrays(res.cols)
 		return nil, err
 	}

@@ -88,6 +88,10 @@ type Bound struct {
 	Float     float64
 	Dec       decimal128.Num
 	HasDec    bool
+	// Cal, when set, is an INTERVAL with months on a date or timestamp
+	// on column: the edge is computed with calendar arithmetic (Int is
+	// then only a sign hint, see Calendar).
+	Cal *Calendar
 	// Exclusive leaves the bound's own value out (a strict inequality):
 	// the window edge moves one step on the column's number line, the
 	// next integer or the next float, so no rounding can let it in.
@@ -123,8 +127,12 @@ type Right struct {
 	LeftKeys, Keys []int
 	// Lo and Hi bound Δ inclusively.
 	Lo, Hi Bound
-	Tie    Tie
-	Kind   Kind
+	// Empty says the range matches nothing although it was not written
+	// reversed (a NUMERIC range that rounding to the column's scale
+	// crossed): no left row has an eligible row; Lo and Hi are ignored.
+	Empty bool
+	Tie   Tie
+	Kind  Kind
 	// Payload lists the right columns to output, in order (the on column
 	// may be among them: its value is then the matched right t).
 	Payload []int
@@ -199,6 +207,11 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 			// Only the left columns come out.
 			r.Payload = nil
 		}
+		if r.Empty {
+			// Both edges one step inside Δ = 0: every window is empty
+			// (windowFor and decOps.window see its lo above its hi).
+			r.Lo, r.Hi = Bound{Exclusive: true}, Bound{Exclusive: true}
+		}
 		rs := r.Input.Schema()
 		if err := checkCol(left, r.LeftOn, opts.LeftName, "on"); err != nil {
 			return nil, err
@@ -237,6 +250,9 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 			}
 			if !lk.comparable(rk) {
 				return nil, notComparable()
+			}
+			if err := calendarBounds(&r, rk); err != nil {
+				return nil, err
 			}
 			if err := checkRange(r, rk); err != nil {
 				return nil, err
@@ -301,7 +317,7 @@ func checkCol(s *arrow.Schema, i int, input, role string) error {
 }
 
 func checkRange(r Right, k timeKind) error {
-	if r.Lo.Unbounded || r.Hi.Unbounded {
+	if r.Lo.Unbounded || r.Hi.Unbounded || r.Empty || r.Lo.Cal != nil || r.Hi.Cal != nil {
 		return nil
 	}
 	if k.float {
@@ -315,6 +331,24 @@ func checkRange(r Right, k timeKind) error {
 	}
 	if r.Lo.Int > r.Hi.Int || (r.Lo.Int == r.Hi.Int && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %d is greater than upper bound %d", r.Lo.Int, r.Hi.Int)
+	}
+	return nil
+}
+
+// calendarBounds gives each Calendar bound the on column's kind (on a
+// copy: the caller's Right is not changed); only dates and timestamps
+// take one.
+func calendarBounds(r *Right, k timeKind) error {
+	for _, b := range []*Bound{&r.Lo, &r.Hi} {
+		if b.Cal == nil || b.Unbounded {
+			continue
+		}
+		if k.class != classDate32 && k.class != classDate64 && k.class != classTimestamp {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF range bound with months needs a date or timestamp on column (%s)", r.Name)
+		}
+		c := *b.Cal
+		c.kind = k
+		b.Cal = &c
 	}
 	return nil
 }
@@ -340,7 +374,7 @@ func checkOrdRange(r Right, dt arrow.DataType, c ordClass) error {
 		return nil
 	}
 	lo, hi := decBound(r.Lo), decBound(r.Hi)
-	if c := cmpDecimal(lo, hi); c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive) {
+	if c := cmpDecimal(lo, hi); !r.Empty && (c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %s is greater than upper bound %s",
 			lo.BigInt(), hi.BigInt())
 	}

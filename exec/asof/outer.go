@@ -162,16 +162,8 @@ func (lineTyped) cmp(a, b uint64) int {
 }
 func (lineTyped) own(v uint64) uint64 { return v }
 
-// lineOuterWindow is windowFor in the comparison kernel's terms; a float
-// edge that is NaN (an infinite t with an infinite bound of the other sign)
-// decides nothing.
+// lineOuterWindow is windowFor in the comparison kernel's terms.
 func lineOuterWindow(l uint64, lo, hi Bound, float bool) ordWindow[uint64] {
-	if float {
-		lf := keyToFloat(l)
-		if !lo.Unbounded && math.IsNaN(lf+lo.Float) || !hi.Unbounded && math.IsNaN(lf+hi.Float) {
-			return ordWindow[uint64]{empty: true}
-		}
-	}
 	w := windowFor(l, lo, hi, float)
 	return ordWindow[uint64]{lo: w.lo, b: w.b, loOpen: lo.Unbounded, empty: w.empty}
 }

@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -82,7 +80,10 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		}
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{Unbounded: true}
 		if a.Form == parser.FormInequality {
-			if err := b.inequalityBounds(ar, op, lt, a); err != nil {
+			// The strict forms step in the type t is compared in.
+			ct := lt
+			ct.typ, _ = asofOnType(lt.typ, rt.typ)
+			if err := b.inequalityBounds(ar, op, ct, a); err != nil {
 				return nil, err
 			}
 		}
@@ -92,7 +93,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		return nil, err
 	}
 	if a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr {
-		if err := b.asofBounds(a, ar, lt); err != nil {
+		ct := lt
+		ct.typ = ar.OnType
+		if err := b.asofBounds(a, ar, ct); err != nil {
 			return nil, err
 		}
 	} else if a.Form == parser.FormUsing {
@@ -340,23 +343,12 @@ func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, r
 				WithHint("The on column must be an integer, floating-point, numeric, date, timestamp, text, bytea or boolean column.")
 		}
 	}
-	ok := false
-	switch {
-	case lt.typ.IsInteger() && rt.typ.IsInteger():
-		ok = true
-	case lt.typ.IsString() && rt.typ.IsString():
-		ok = true
-	case isFloat(lt.typ) && isFloat(rt.typ):
-		ok = true
-	case lt.typ.Kind == sqltypes.Numeric && rt.typ.Kind == sqltypes.Numeric:
-		ok = numericScale(lt.typ) == numericScale(rt.typ)
-	default:
-		ok = lt.typ.Kind == rt.typ.Kind
-	}
+	ct, ok := asofOnType(lt.typ, rt.typ)
 	if !ok {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN on columns cannot be compared: %s is %s but %s is %s", lt.display(), lt.typ, rt.display(), rt.typ).WithPosition(a.Pos).
-			WithHint("Cast one side in a subquery so both have the same type.")
+			WithHint("Cast one side in an ordered subquery so both have the same type, e.g. (SELECT CAST(%s AS %s) AS %s, ... FROM ... ORDER BY 1).", rt.name, lt.typ, rt.name)
 	}
+	ar.OnType = ct
 	if noDistance(lt.typ) && (a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr) {
 		pos := a.LoPos
 		if pos == 0 {
@@ -379,127 +371,6 @@ func keysComparable(a, b sqltypes.Type) bool {
 		return numericScale(a) == numericScale(b)
 	}
 	return a.Kind == b.Kind && a.Kind != sqltypes.Interval
-}
-
-// asofBounds type-checks and folds the range bounds against t (spec §3).
-func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) error {
-	var err error
-	if ar.Lo, err = b.asofBound(a.Lo, a.LoPos, lt, true); err != nil {
-		return err
-	}
-	if ar.Hi, err = b.asofBound(a.Hi, a.HiPos, lt, false); err != nil {
-		return err
-	}
-	if ar.Lo.Param != nil || ar.Hi.Param != nil {
-		return nil
-	}
-	gt := ar.Lo.Int > ar.Hi.Int
-	switch {
-	case isFloat(lt.typ):
-		gt = ar.Lo.Float > ar.Hi.Float
-	case ar.Lo.HasDec && ar.Hi.HasDec:
-		gt = ar.Lo.Dec.Greater(ar.Hi.Dec)
-	}
-	if gt {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF JOIN lower bound %s is greater than upper bound %s", formatBound(ar.Lo, lt.typ), formatBound(ar.Hi, lt.typ)).
-			WithPosition(a.LoPos)
-	}
-	return nil
-}
-
-// asofBound evaluates one bound: nil is zero (range-on-expression form's
-// bare l.t); constants fold to the on column's unit. lower says it is the
-// lower bound (a NUMERIC lower bound rounds up to the column's scale, an
-// upper one down: Δ is a multiple of the scale's unit, so that is exact).
-func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol, lower bool) (Bound, error) {
-	t := lt.typ
-	if n == nil {
-		return Bound{}, nil
-	}
-	if t.Kind == sqltypes.Numeric {
-		// Read a numeric constant from its own digits: as a literal it
-		// would be an unconstrained NUMERIC (at most 22 integer digits).
-		if s, ok := numericBoundText(n); ok {
-			return numericBound(s, pos, lt, lower)
-		}
-	}
-	e, err := b.bindExpr(n, &exprCtx{sc: &scope{}, clause: "ASOF JOIN bounds"})
-	if err != nil {
-		return Bound{}, withPos(err, pos)
-	}
-	if p, ok := e.(*expr.Param); ok {
-		return Bound{Param: b.param(p.N, boundParamType(t))}, nil
-	}
-	lit, ok := e.(*expr.Literal)
-	if !ok || lit.Value == nil {
-		return Bound{}, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN bound must be a constant").WithPosition(pos)
-	}
-	wrong := func(hint string) (Bound, error) {
-		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s of type %s does not match on column %s of type %s", showLiteral(lit), lit.T, lt.display(), t).WithHint("%s", hint)
-	}
-	if lit.T.Kind == sqltypes.Unknown {
-		// An untyped literal is read as the bound type of the column.
-		if lit, err = decodeLiteral(boundParamType(t), lit.Value.(string), b.opts.Types); err != nil {
-			return Bound{}, withPos(err, pos)
-		}
-	}
-	switch {
-	case t.IsInteger():
-		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
-			return Bound{Int: v, Float: float64(v)}, nil
-		}
-		return wrong("Integer on columns take integer bounds, e.g. BETWEEN -10 AND 0.")
-	case isFloat(t):
-		switch v := lit.Value.(type) {
-		case int64:
-			return Bound{Float: float64(v)}, nil
-		case float64:
-			if v != v {
-				return Bound{}, sqlerr.New(sqlerr.InvalidParameterValue, "ASOF JOIN bound must not be NaN").WithPosition(pos)
-			}
-			return Bound{Float: v}, nil
-		case decimal128.Num:
-			return Bound{Float: sqltypes.Decimal{Coef: v, Scale: int32(numericScale(lit.T))}.Float64()}, nil
-		}
-		return wrong("Floating-point on columns take numeric bounds, e.g. BETWEEN -0.5 AND 0.5.")
-	case t.Kind == sqltypes.Numeric:
-		if categoryOf(lit.T) != catNumeric || isFloat(lit.T) {
-			return wrong("Numeric on columns take exact numeric bounds, e.g. BETWEEN -0.25 AND 0.")
-		}
-		s, _ := literalText(lit)
-		return numericBound(s, pos, lt, lower)
-	case t.Kind == sqltypes.Date:
-		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
-			return Bound{Int: v}, nil
-		}
-		if iv, ok := intervalValue(lit); ok {
-			if iv.Months == 0 && iv.Nanoseconds == 0 {
-				return Bound{Int: int64(iv.Days)}, nil
-			}
-			return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for date on column %s is not a whole number of days", showLiteral(lit), lt.display()).
-				WithHint("Write the bound in days, e.g. INTERVAL '7 days' or 7.")
-		}
-		return wrong("Date on columns take integer days or INTERVAL constants in whole days, e.g. INTERVAL '-7 days'.")
-	case t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ:
-		if iv, ok := intervalValue(lit); ok {
-			if iv.Months != 0 {
-				return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for timestamp on column %s has months, which have no fixed length", showLiteral(lit), lt.display()).
-					WithHint("Write the bound in days or smaller units, e.g. INTERVAL '30 days'.")
-			}
-			us := new(big.Int).Mul(big.NewInt(int64(iv.Days)), big.NewInt(86_400_000_000))
-			us.Add(us, big.NewInt(iv.Nanoseconds/1000))
-			if !us.IsInt64() {
-				return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range", showLiteral(lit)).WithPosition(pos)
-			}
-			return Bound{Int: us.Int64()}, nil
-		}
-		hint := "Timestamp on columns take INTERVAL bounds, e.g. INTERVAL '-5 seconds'."
-		if v, ok := lit.Value.(int64); ok {
-			hint = fmt.Sprintf("Timestamp on columns take INTERVAL bounds: write INTERVAL '%d seconds' for %d seconds.", v, v)
-		}
-		return wrong(hint)
-	}
-	return wrong("")
 }
 
 // numericBoundText returns the digits of a numeric constant beyond int64
@@ -528,36 +399,6 @@ func numericBoundText(n ast.ExprNode) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// numericBound reads the decimal text s in unscaled units of the NUMERIC
-// on column lt, exactly in 128 bits: a lower bound rounds up to the
-// column's scale, an upper bound down (the distance between two values is
-// a whole number of units, so eligibility does not change).
-func numericBound(s string, pos int, lt scopeCol, lower bool) (Bound, error) {
-	v, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s is not a number", s)
-	}
-	v.Mul(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(numericScale(lt.typ))), nil)))
-	q, m := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
-	// QuoRem truncates toward zero.
-	if m.Sign() != 0 && lower == (v.Sign() > 0) {
-		if lower {
-			q.Add(q, big.NewInt(1))
-		} else {
-			q.Sub(q, big.NewInt(1))
-		}
-	}
-	if q.BitLen() > 127 {
-		return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range for on column %s of type %s", s, lt.display(), lt.typ).
-			WithPosition(pos).WithHint("Values of the column are never that far apart; use the inequality form (ON ... AND l.t >= r.t) for a side without bound.")
-	}
-	bd := Bound{Dec: decimal128.FromBigInt(q), HasDec: true}
-	if q.IsInt64() {
-		bd.Int, bd.Float = q.Int64(), float64(q.Int64())
-	}
-	return bd, nil
 }
 
 // boundParamType is the type a bound of on column type t is read as.

@@ -30,11 +30,14 @@
 //   - Every ASOF form of spec §1 becomes one AsofJoin node; a chain keyed
 //     off the same left input becomes one node with N rights (§2.7).
 //     Right-only ON conditions become a Filter on that right input (§2.5);
-//     others are 0A000 naming the condition. Bounds are folded to the on
-//     column's physical unit (days, microseconds, unscaled decimal units,
-//     float) and checked per §3: 22023 lo > hi at the lower bound, 42601
-//     a bound that is not a constant, 42804 a bound of the wrong type with
-//     a hint showing the right spelling.
+//     others are 0A000 naming the condition. Literal bounds are folded to
+//     the on column's physical unit (days, microseconds, unscaled decimal
+//     units, float) and checked per §3: 22023 lo > hi at the lower bound,
+//     42601 a bound that is not a constant, 42804 a bound of the wrong type
+//     with a hint showing the right spelling. A parameter or a constant
+//     expression (-10 + 1) is type-checked and kept in Bound.Param or
+//     Bound.Expr; lowering evaluates it per execution and converts and
+//     checks it with AsofBoundValue and CheckAsofRange.
 //   - Each Node reports Ordering (what its output is ordered by, with
 //     equivalent and constant columns, see sql/ordering), RequiredOrdering
 //     (per child) and PreservesOrder (per child). Validate rejects an ASOF

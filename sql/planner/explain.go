@@ -320,7 +320,15 @@ func describeRight(r *AsofRight, lcols []Column) string {
 	if lt.Name != rt.Name {
 		on = "on " + qualName(lt) + " ~ " + qualName(rt)
 	}
-	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, lt.Type) + " PREFER " + r.Tie.String()
+	ot := r.OnType
+	if ot.Kind == sqltypes.Unknown {
+		ot = lt.Type
+	}
+	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, ot)
+	if AsofRangeEmpty(r.Lo, r.Hi) {
+		s += " (empty)"
+	}
+	s += " PREFER " + r.Tie.String()
 	if len(r.Keys) > 0 {
 		var ks []string
 		for i := range r.Keys {
@@ -364,6 +372,10 @@ func formatBound(b Bound, t sqltypes.Type) string {
 	switch {
 	case b.Param != nil:
 		return b.Param.String()
+	case b.Expr != nil:
+		return exprSQL(b.Expr)
+	case b.Cal != nil:
+		return b.Cal.String()
 	case b.Unbounded:
 		return "inf"
 	case isFloat(t):

@@ -6,6 +6,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqltypes"
+	"math/big"
 )
 
 // Column is one output column of a plan node.
@@ -83,9 +84,21 @@ type Bound struct {
 	// Exclusive leaves the bound's value itself out: a strict inequality
 	// on a floating-point on column, where no finite step is exact.
 	Exclusive bool
-	// Param is set when the bound is a statement parameter ($n); lowering
-	// converts the bound value to the unit above (Int/Float are unused).
+	// Param is set when the bound is a statement parameter ($n), Expr
+	// when it is a constant expression over several literals (-10 + 1):
+	// lowering evaluates either once per execution and converts the value
+	// with AsofBoundValue (Int/Float are unused). Pos is the bound's
+	// position in the query text, for the errors of that conversion.
 	Param *expr.Param
+	Expr  expr.Expr
+	Pos   int
+	// Cal is an INTERVAL bound with months on a DATE or TIMESTAMP(TZ) on
+	// column: the edge is left.t + Cal with calendar arithmetic (spec §3);
+	// Int is then a sign hint (see asof.Calendar).
+	Cal *sqltypes.IntervalValue
+	// exact is a NUMERIC bound as written, before rounding to the
+	// column's scale (CheckAsofRange compares it).
+	exact *big.Rat
 }
 
 // AsofKind is the join kind of one ASOF right input.
@@ -162,8 +175,12 @@ type AsofRight struct {
 	// LeftKeys and Keys are pairwise-equal by-key columns.
 	LeftKeys, Keys []int
 	Lo, Hi         Bound
-	Tie            Prefer
-	Kind           AsofKind
+	// OnType is the type the two on columns are compared in (spec §3: by
+	// value across integer, float and NUMERIC), the unit of Lo and Hi; the
+	// operator converts a side whose column has another type.
+	OnType sqltypes.Type
+	Tie    Prefer
+	Kind   AsofKind
 	// Payload are the right columns output after the left columns, in
 	// order (every right column: projection pruning may narrow it).
 	Payload []int
