@@ -271,4 +271,3 @@ func hasColumn(e expr.Expr) bool {
 func unconstrained(k sqltypes.Kind) sqltypes.Type {
 	return sqltypes.Type{Kind: k, Precision: sqltypes.NoLimit, Scale: sqltypes.NoLimit, Length: sqltypes.NoLimit}
 }
-
