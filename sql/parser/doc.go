@@ -122,6 +122,13 @@
 //     Args and Order (NULLS FIRST/LAST in Statement.NullsFirst as usual).
 //     Internally it rides on TiDB's group_concat, the one aggregate TiDB
 //     gives an ORDER BY, with a `#agg`('f') marker; SEPARATOR is refused.
+//   - Window frames: an offset other than a bare number, `expr PRECEDING`
+//     (INTERVAL '5 minutes', -1, $1, ...), arrives as TiDB's FrameBound
+//     with Expr = expr and Unit = FrameOffsetUnit (it rides on TiDB's
+//     INTERVAL expr unit form). EXCLUDE CURRENT ROW | GROUP | TIES, which
+//     TiDB lacks, is in Statement.FrameExclude per *ast.FrameClause
+//     (EXCLUDE NO OTHERS is the default and recorded nowhere); it rides on
+//     a `#frame_exclude`(n) first PARTITION BY item that recovery removes.
 //   - VALUES (...), (...) as a query (a statement, a FROM item, a UNION
 //     branch, a CTE body) arrives as a SelectStmt of Kind
 //     SelectStmtKindValues (rewritten to TiDB's VALUES ROW(...)).
