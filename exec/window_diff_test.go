@@ -364,4 +364,3 @@ func naiveWindow(rows []diffRow, i int, f exec.WindowFrame, fn string, onW bool,
 	}
 	return "?" + fn
 }
-
