@@ -114,6 +114,12 @@ func windowDiff(t *testing.T, seed uint64) {
 		}
 	}
 
+	ranking := []exec.WindowFunc{{Func: "row_number"}, {Func: "rank"}, {Func: "dense_rank"}, {Func: "percent_rank"},
+		{Func: "cume_dist"}, {Func: "ntile", N: 1}, {Func: "ntile", N: 4}, {Func: "ntile", N: 100}}
+	for i := range ranking {
+		ranking[i].Name = fmt.Sprintf("r%d", i)
+	}
+	funcs = append(funcs, ranking...)
 	checked := false
 	exectest.Run(t, exectest.Case{
 		Inputs: func(mem memory.Allocator) []arrow.RecordBatch { return []arrow.RecordBatch{diffBatch(mem, rows)} },
@@ -127,6 +133,12 @@ func windowDiff(t *testing.T, seed uint64) {
 				return // Run requires every layout to give the same output
 			}
 			checked = true
+			base := 4 + len(frames)*len(fns)
+			for k, f := range ranking {
+				for i := range rows {
+					require.Equal(t, naiveRank(rows, i, f), cell(got.Column(base+k), i), "%s(%d), row %d", f.Func, f.N, i)
+				}
+			}
 			for fi, f := range frames {
 				for k, g := range fns {
 					col := got.Column(4 + fi*len(fns) + k)
@@ -138,6 +150,58 @@ func windowDiff(t *testing.T, seed uint64) {
 			}
 		},
 	})
+}
+
+// naiveRank computes a ranking function from its definition.
+func naiveRank(rows []diffRow, i int, f exec.WindowFunc) string {
+	grp := peerGroups(rows)
+	var pos, size, before, peersUpTo int // before: rows of earlier peer groups
+	for j := range rows {
+		if rows[j].p != rows[i].p {
+			continue
+		}
+		size++
+		if j < i {
+			pos++
+		}
+		if grp[j] < grp[i] {
+			before++
+		}
+		if grp[j] <= grp[i] {
+			peersUpTo++
+		}
+	}
+	switch f.Func {
+	case "row_number":
+		return fmt.Sprint(pos + 1)
+	case "rank":
+		return fmt.Sprint(before + 1)
+	case "dense_rank":
+		return fmt.Sprint(grp[i] + 1)
+	case "percent_rank":
+		if size == 1 {
+			return "0"
+		}
+		return fmt.Sprint(float64(before) / float64(size-1))
+	case "cume_dist":
+		return fmt.Sprint(float64(peersUpTo) / float64(size))
+	}
+	// ntile: deal the rows out so bucket sizes differ by at most one,
+	// larger buckets first.
+	n := int(f.N)
+	bucket, start := 0, 0
+	for b := 0; b < n; b++ {
+		sz := size / n
+		if b < size%n {
+			sz++
+		}
+		if pos < start+sz {
+			bucket = b + 1
+			break
+		}
+		start += sz
+	}
+	return fmt.Sprint(bucket)
 }
 
 // rangeValue gives a RANGE offset bound its value expression.
