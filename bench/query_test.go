@@ -94,6 +94,16 @@ func queryReference(t *testing.T, s Shape, rows []tableRow) Summary {
 			g := groups[key]
 			out = append(out, []any{key, g.n, g.sum, float64(g.sum) / float64(g.n), g.lo, g.hi})
 		}
+	case "W1":
+		// rows are in k order, k = 0..n-1: the frame is the 301 rows up to
+		// each.
+		for i, r := range rows {
+			var sum int64
+			for j := max(0, i-300); j <= i; j++ {
+				sum += rows[j].b
+			}
+			out = append(out, []any{r.k, sum})
+		}
 	default:
 		t.Fatalf("no reference for %s", s.Name)
 	}

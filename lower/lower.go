@@ -349,57 +349,6 @@ func (b *builder) join(n *planner.Join) (exec.Operator, error) {
 	return op, err
 }
 
-func (b *builder) window(n *planner.Window) (exec.Operator, error) {
-	funcs := make([]exec.WindowFunc, len(n.Funcs))
-	cols := n.Schema()
-	in := len(cols) - len(n.Funcs)
-	for i, f := range n.Funcs {
-		wf := exec.WindowFunc{Func: f.Func, Name: cols[in+i].Name}
-		args := b.bindAll(f.Args)
-		if len(args) > 0 {
-			wf.Arg = args[0]
-		}
-		if f.Func == "lag" || f.Func == "lead" {
-			wf.Offset = 1
-			if len(args) > 1 {
-				off, err := b.int64Of(args[1], 1, f.Func+" offset")
-				if err != nil {
-					return nil, err
-				}
-				wf.Offset, wf.Zero = off, off == 0
-			}
-			if len(args) > 2 {
-				wf.Default = args[2]
-			}
-		}
-		funcs[i] = wf
-	}
-	// The window operator needs its input sorted by partition, then order:
-	// the plan says lowering sorts (stably), so the input order among
-	// peers is kept.
-	var keys []exec.SortKey
-	for _, c := range n.Partition {
-		keys = append(keys, exec.SortKey{Col: c, Nulls: exec.NullsLast})
-	}
-	keys = append(keys, sortKeys(n.Order)...)
-	return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
-		sorted := child
-		if len(keys) > 0 {
-			s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
-			if err != nil {
-				return nil, err
-			}
-			sorted = s
-		}
-		op, err := exec.NewWindow(sorted, b.env.Mem, n.Partition, sortKeys(n.Order), funcs, b.env.Eval,
-			exec.WindowOptions{MemoryLimit: b.env.MemoryLimit})
-		if err != nil && sorted != child {
-			sorted.Close() // closes child too; the caller's second Close is a no-op
-		}
-		return op, err
-	})
-}
-
 // clustered reports whether rows with equal group keys are adjacent in an
 // input with ordering p: every group key is a plain input column, and those
 // columns (constants aside) are the leading keys of p's order, in any order

@@ -125,6 +125,13 @@
 //   - f(args) FILTER (WHERE cond) arrives as an *ast.AggregateFuncExpr of f
 //     as above, with cond in Statement.Filters (it rides on group_concat
 //     with a `#filter`(cond) marker argument, or last ORDER BY key).
+//   - Window frames: an offset other than a bare number, `expr PRECEDING`
+//     (INTERVAL '5 minutes', -1, $1, ...), arrives as TiDB's FrameBound
+//     with Expr = expr and Unit = FrameOffsetUnit (it rides on TiDB's
+//     INTERVAL expr unit form). EXCLUDE CURRENT ROW | GROUP | TIES, which
+//     TiDB lacks, is in Statement.FrameExclude per *ast.FrameClause
+//     (EXCLUDE NO OTHERS is the default and recorded nowhere); it rides on
+//     a `#frame_exclude`(n) first PARTITION BY item that recovery removes.
 //   - VALUES (...), (...) as a query (a statement, a FROM item, a UNION
 //     branch, a CTE body) arrives as a SelectStmt of Kind
 //     SelectStmtKindValues (rewritten to TiDB's VALUES ROW(...)).

@@ -73,6 +73,10 @@ type Statement struct {
 	// FullJoins marks the joins written FULL [OUTER] JOIN (TiDB's AST
 	// holds them as LEFT joins).
 	FullJoins map[*ast.Join]bool
+	// FrameExclude holds the EXCLUDE option of frame clauses that have
+	// one other than NO OTHERS (ExcludeCurrentRow, ExcludeGroup,
+	// ExcludeTies).
+	FrameExclude map[*ast.FrameClause]int
 
 	src string
 	ri  *runeIndex // character positions in src
@@ -359,6 +363,9 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 	if err := queryForms(src, toks, e); err != nil {
 		return nil, err
 	}
+	if err := windowForms(src, toks, e); err != nil { // windowforms.go
+		return nil, err
+	}
 	if !toks[0].is("create") && !toks[0].is("drop") {
 		quoteTiDBReserved(toks, e)
 	}
@@ -410,6 +417,7 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 	st.Casts, st.NullsFirst = pr.casts, pr.nulls
 	qr := &queryRecovery{st: st}
 	node.Accept(qr)
+	node.Accept(&windowRecovery{st: st})
 
 	// ASOF recovery runs after the Postgres forms are restored, so the
 	// expressions it hands out (Extra, bounds) are the final nodes.

@@ -305,7 +305,11 @@ func describe(n Node) string {
 			if f.Star {
 				a = "*"
 			}
-			fs = append(fs, f.Func+"("+a+")")
+			c := f.Func + "(" + a + ")"
+			if f.Frame != DefaultFrame() {
+				c += " " + f.Frame.String()
+			}
+			fs = append(fs, c)
 		}
 		return s + " funcs " + strings.Join(fs, ", ")
 	}
