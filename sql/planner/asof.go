@@ -42,6 +42,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	var lt, rt scopeCol // the on column of each side
 	var lkeys, rkeys []scopeCol
+	var nullSafe []bool
+	extra := a.Extra
+	var offSwapped bool
 	var err error
 	switch a.Form {
 	case parser.FormRange, parser.FormUsing:
@@ -53,15 +56,11 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			if err != nil {
 				return nil, err
 			}
-			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+			lkeys, rkeys, nullSafe = append(lkeys, lk), append(rkeys, rk), append(nullSafe, false)
 		}
 	case parser.FormInequality, parser.FormRangeOnExpr:
-		for _, k := range a.Keys {
-			lk, rk, err := b.asofSides(a, cs, lw, k.A, k.B, "equality")
-			if err != nil {
-				return nil, err
-			}
-			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+		if lkeys, rkeys, nullSafe, extra, err = b.asofOnConds(a, l, r, cs, lw); err != nil {
+			return nil, err
 		}
 		what := "inequality"
 		if a.Form == parser.FormRangeOnExpr {
@@ -81,11 +80,12 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			op = flip(op)
 		}
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{Unbounded: true}
-		if a.Form == parser.FormInequality {
+		if a.Form == parser.FormInequality && a.Off == nil {
 			if err := b.inequalityBounds(ar, op, lt, a); err != nil {
 				return nil, err
 			}
 		}
+		offSwapped = swapped
 	}
 	ar.LeftOn, ar.On = lt.idx, rt.idx
 	if err := b.asofOnTypes(a, l, r, ar, lt, rt); err != nil {
@@ -95,12 +95,29 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		if err := b.asofBounds(a, ar, lt); err != nil {
 			return nil, err
 		}
+	} else if a.Form == parser.FormInequality && a.Off != nil {
+		// left.t op right.t + c: the bound is -c; written right first,
+		// right.t op left.t + c is left.t flip(op) right.t - c.
+		v := a.Off
+		if !offSwapped {
+			v = negateNode(v)
+		}
+		op := a.Op
+		if offSwapped {
+			op = flip(op)
+		}
+		if err := b.offsetBounds(ar, op, a, v, lt); err != nil {
+			return nil, err
+		}
 	} else if a.Form == parser.FormUsing {
 		// USING (k..., t): the last column is l.t >= r.t.
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{}
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]
+		if nullSafe[i] {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN key %s IS NOT DISTINCT FROM %s is not supported", lk.display(), rk.display()).WithPosition(a.Pos)
+		}
 		if !keysComparable(lk.typ, rk.typ) {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos)
 		}
@@ -111,7 +128,7 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	// Right-only extra conditions filter the right input (spec §2.5).
 	right := r.node
 	var filters []expr.Expr
-	for _, x := range a.Extra {
+	for _, x := range extra {
 		e, err := b.bindExpr(x, &exprCtx{sc: cs, clause: "JOIN conditions"})
 		if err != nil {
 			return nil, err
@@ -158,6 +175,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		lc := append(append([]scopeCol(nil), lkeys...), lt)
 		rc := append(append([]scopeCol(nil), rkeys...), rt)
 		mergeUsing(sc, l.sc, lc, rc, lw)
+	} else if a.Match && len(a.Using) > 0 {
+		// MATCH_CONDITION ... USING (k...): each key once, as any USING.
+		mergeUsing(sc, l.sc, lkeys, rkeys, lw)
 	}
 	desc := inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}
 	ar.desc = r.desc
