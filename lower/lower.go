@@ -289,7 +289,7 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			kind = asof.FullOuter
 		}
 		rights[i] = asof.Right{
-			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,
+			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys, NullSafe: r.NullSafe,
 			Lo: lo, Hi: hi, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
 		}
 	}

@@ -74,7 +74,8 @@
 // By-keys: any number of integer, float, bool, (large) string, (large)
 // binary, fixed-size binary, decimal128, date and timestamp columns. Keys
 // are interned into dense ids in an open-addressing table whose hits are
-// always confirmed by comparing the full encoded key. Right inputs that
+// always confirmed by comparing the full encoded key. A key marked
+// NullSafe (IS NOT DISTINCT FROM) encodes NULL as a value of its own. Right inputs that
 // match on the same left key columns share one table: each left batch's
 // keys are encoded and looked up once, and every such input keeps its
 // per-key state in arrays indexed by id.

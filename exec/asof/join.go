@@ -177,7 +177,7 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		// share ids. Key-major inputs track key groups of their own.
 		g := -1
 		for gi, kg := range j.groups {
-			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) {
+			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) && slices.Equal(kg.enc.nullSafe, sp.keyEnc.nullSafe) {
 				g = gi
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -73,10 +74,20 @@ func keyColOf(dt arrow.DataType) (keyCol, bool) {
 type keyEncoding struct {
 	cols []keyCol
 	u64  bool // a single key of at most eight bytes
+	// nullSafe marks the keys compared with IS NOT DISTINCT FROM: a NULL
+	// there is a value of its own (a tag byte before every value), not
+	// a row that matches nothing. nil when there are none.
+	nullSafe []bool
 }
 
-func newKeyEncoding(left, right *arrow.Schema, lk, rk []int, leftName, rightName string) (keyEncoding, error) {
+func newKeyEncoding(left, right *arrow.Schema, lk, rk []int, nullSafe []bool, leftName, rightName string) (keyEncoding, error) {
 	enc := keyEncoding{cols: make([]keyCol, len(lk))}
+	if slices.Contains(nullSafe, true) {
+		if len(nullSafe) != len(lk) {
+			return enc, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d keys but %d null-safe flags", rightName, len(lk), len(nullSafe))
+		}
+		enc.nullSafe = nullSafe
+	}
 	for i := range lk {
 		if err := checkCol(left, lk[i], leftName, "key"); err != nil {
 			return enc, err
@@ -101,7 +112,7 @@ func newKeyEncoding(left, right *arrow.Schema, lk, rk []int, leftName, rightName
 		enc.cols[i] = lc
 	}
 	enc.u64 = len(enc.cols) == 0 || (len(enc.cols) == 1 && enc.cols[0].class != keyDecimal &&
-		enc.cols[0].class != keyString && enc.cols[0].class != keyBinary)
+		enc.cols[0].class != keyString && enc.cols[0].class != keyBinary && enc.nullSafe == nil)
 	return enc, nil
 }
 
@@ -141,8 +152,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	kb.null = kb.null[:n]
 	clear(kb.null)
 	kb.anyNull = false
-	for _, c := range cols {
-		if c.NullN() == 0 {
+	for ci, c := range cols {
+		if c.NullN() == 0 || e.nullSafe != nil && e.nullSafe[ci] {
 			continue
 		}
 		kb.anyNull = true
@@ -190,7 +201,7 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		kb.offs = make([]int32, n+1)
 	}
 	kb.offs = kb.offs[:n+1]
-	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) {
+	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil {
 		// One variable-width key: its bytes are the key, whatever the
 		// array's offset width, so string and large_string agree.
 		if a, ok := cols[0].(offsets32); ok && n > 0 {
@@ -218,6 +229,14 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 			continue
 		}
 		for ci, c := range cols {
+			if e.nullSafe != nil && e.nullSafe[ci] {
+				// NULL is tag 0 alone, a value tag 1 then the value.
+				if c.IsNull(i) {
+					kb.buf = append(kb.buf, 0)
+					continue
+				}
+				kb.buf = append(kb.buf, 1)
+			}
 			switch e.cols[ci].class {
 			case keyString, keyBinary:
 				v := varValue(c, i)

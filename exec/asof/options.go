@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -121,6 +122,10 @@ type Right struct {
 	LeftOn, On int
 	// LeftKeys and Keys are the by-key columns, pairwise equal.
 	LeftKeys, Keys []int
+	// NullSafe, when set, has one entry per key: true compares that key
+	// with IS NOT DISTINCT FROM (NULL matches NULL) instead of '='. Not
+	// with KeyMajor.
+	NullSafe []bool
 	// Lo and Hi bound Δ inclusively.
 	Lo, Hi Bound
 	Tie    Tie
@@ -245,7 +250,10 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if len(r.LeftKeys) != len(r.Keys) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d left keys but %d right keys", r.Name, len(r.LeftKeys), len(r.Keys))
 		}
-		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, opts.LeftName, r.Name)
+		if r.KeyMajor && slices.Contains(r.NullSafe, true) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys cannot be key-major", r.Name)
+		}
+		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {
 			return nil, err
 		}

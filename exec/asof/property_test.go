@@ -269,6 +269,16 @@ func randomCaseOf(seed uint64, kind ordGenKind) *genCase {
 		}
 	}
 	g.layout = exectest.Layout{Name: "random", Size: []int{0, 1, 2, 3, 7, 1024}[rng.IntN(6)], Empty: rng.IntN(2) == 0, Seed: seed}
+	// NULL-safe keys (IS NOT DISTINCT FROM) on a third of the keyed cases,
+	// each key flipped on its own; key-major inputs never have them.
+	for i := range g.specs {
+		if g.keys > 0 && !g.keyMajor && rng.IntN(3) == 0 {
+			g.specs[i].NullSafe = make([]bool, g.keys)
+			for k := range g.specs[i].NullSafe {
+				g.specs[i].NullSafe[k] = rng.IntN(2) == 0
+			}
+		}
+	}
 	return g
 }
 
@@ -323,7 +333,7 @@ func checkCase(t testing.TB, g *genCase) {
 func describe(specs []Right) string {
 	s := ""
 	for _, sp := range specs {
-		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind)
+		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s nullsafe=%v] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind, sp.NullSafe)
 	}
 	return s
 }

@@ -84,11 +84,16 @@ func tvalOf(a arrow.Array, i int) tval {
 }
 
 // keyOf renders the by-key tuple of row i as a comparable string; ok is
-// false when any key is NULL (SQL '=': NULL equals nothing).
-func keyOf(cols []arrow.Array, i int) (string, bool) {
+// false when any key is NULL (SQL '=': NULL equals nothing), except a key
+// marked null-safe (IS NOT DISTINCT FROM), where NULL is one more value.
+func keyOf(cols []arrow.Array, nullSafe []bool, i int) (string, bool) {
 	var sb strings.Builder
-	for _, c := range cols {
+	for ci, c := range cols {
 		if c.IsNull(i) {
+			if ci < len(nullSafe) && nullSafe[ci] {
+				sb.WriteString("\x01NULL\x00")
+				continue
+			}
 			return "", false
 		}
 		v := c.GetOneForMarshal(i)
@@ -128,7 +133,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 	for li := range out {
 		out[li] = -1
 		l := tvalOf(lt, li)
-		key, ok := keyOf(lk, li)
+		key, ok := keyOf(lk, r.NullSafe, li)
 		if l.null || !ok {
 			continue
 		}
@@ -137,7 +142,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		bestSign := 0
 		for ri := 0; ri < int(right.NumRows()); ri++ {
 			rv := tvalOf(rt, ri)
-			rkey, ok := keyOf(rk, ri)
+			rkey, ok := keyOf(rk, r.NullSafe, ri)
 			if rv.null || !ok || rkey != key {
 				continue
 			}

@@ -115,14 +115,17 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]
-		if nullSafe[i] {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN key %s IS NOT DISTINCT FROM %s is not supported", lk.display(), rk.display()).WithPosition(a.Pos)
-		}
 		if !keysComparable(lk.typ, rk.typ) {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos)
 		}
 		ar.LeftKeys = append(ar.LeftKeys, lk.idx)
 		ar.Keys = append(ar.Keys, rk.idx)
+		if nullSafe[i] {
+			if ar.NullSafe == nil {
+				ar.NullSafe = make([]bool, len(lkeys))
+			}
+			ar.NullSafe[i] = true
+		}
 	}
 
 	// Right-only extra conditions filter the right input (spec §2.5).

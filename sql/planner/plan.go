@@ -159,8 +159,10 @@ type AsofRight struct {
 	Input Node
 	// LeftOn and On index t in the left and right schemas.
 	LeftOn, On int
-	// LeftKeys and Keys are pairwise-equal by-key columns.
+	// LeftKeys and Keys are pairwise-equal by-key columns; NullSafe (nil
+	// or one entry per key) marks keys written IS NOT DISTINCT FROM.
 	LeftKeys, Keys []int
+	NullSafe       []bool
 	Lo, Hi         Bound
 	Tie            Prefer
 	Kind           AsofKind
