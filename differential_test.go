@@ -49,6 +49,7 @@ type dspec struct {
 	later        bool   // PREFER LATER
 	filter       bool   // right-only condition: r.id % 3 <> 0
 	rkey         bool   // right-only condition spelled like a key: r.k = r.k
+	lcond        bool   // left-only condition: l.id % 2 = 0
 	compat       string // "" range form, else the inequality of the compatibility form
 	matchCond    bool   // compat written MATCH_CONDITION (...)
 	using        bool   // MATCH_CONDITION's keys written USING (k)
@@ -132,6 +133,9 @@ func (s dspec) sql(alias string, d dtypes) string {
 	if s.rkey {
 		conds = append(conds, alias+".k = "+alias+".k")
 	}
+	if s.lcond {
+		conds = append(conds, "l.id % 2 = 0")
+	}
 	q := fmt.Sprintf("%s r AS %s", kind, alias)
 	if s.matchCond {
 		q += fmt.Sprintf(" MATCH_CONDITION (%s.t %s l.t)", alias, flipOp(s.compat))
@@ -155,7 +159,7 @@ func flipOp(op string) string {
 // match is the reference: the index in right (input order) of the
 // winner for l, or -1.
 func (s dspec) match(l drow, right []drow) int {
-	if l.t == nil || (s.keyed && !s.nullSafe && l.k == nil) {
+	if l.t == nil || (s.keyed && !s.nullSafe && l.k == nil) || s.lcond && l.id%2 != 0 {
 		return -1
 	}
 	best, bestDist, bestSign := -1, int64(0), 0
@@ -200,10 +204,7 @@ func randSpec(rng *rand.Rand, chained bool, d dtypes) dspec {
 	}
 	s := dspec{kind: kinds[rng.IntN(len(kinds))], keyed: rng.IntN(3) > 0, later: rng.IntN(3) == 0,
 		filter: rng.IntN(4) == 0, rkey: rng.IntN(6) == 0}
-	if s.outer() {
-		// RIGHT and FULL take no extra ON conditions (0A000).
-		s.filter, s.rkey = false, false
-	}
+	s.lcond = rng.IntN(5) == 0
 	if d.t == "TEXT" || !chained && rng.IntN(3) == 0 {
 		ops := []string{">=", ">", "<=", "<"}
 		s.compat = ops[rng.IntN(len(ops))]

@@ -133,6 +133,14 @@ type Right struct {
 	// Payload lists the right columns to output, in order (the on column
 	// may be among them: its value is then the matched right t).
 	Payload []int
+	// LeftCond, when set, is the extra ON conditions on the left input
+	// alone: a left row failing it has no eligible rows here (spec §2.5).
+	// Not with KeyMajor.
+	LeftCond Cond
+	// Cond, when set, is the extra ON conditions on this input alone, for
+	// RIGHT and FULL (the other kinds filter the input instead): a right
+	// row failing it is eligible for no left row and comes out unmatched.
+	Cond Cond
 	// KeyMajor says the left input and this right input are both ordered
 	// by (keys..., t) — keys ascending with NULLs last, strings bytewise,
 	// t ascending within each key — instead of by t alone.
@@ -168,6 +176,9 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
+	// condCol is the column of the RIGHT/FULL tee holding Cond's result
+	// (0: no Cond).
+	condCol int
 	// ord is set when t is compared by the comparison kernel (comparison.go)
 	// instead of mapped to the number line.
 	ord ordClass
@@ -250,8 +261,11 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if len(r.LeftKeys) != len(r.Keys) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d left keys but %d right keys", r.Name, len(r.LeftKeys), len(r.Keys))
 		}
-		if r.KeyMajor && slices.Contains(r.NullSafe, true) {
-			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys cannot be key-major", r.Name)
+		if r.Cond != nil && !r.Kind.outer() {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF %s join with %s takes no right condition: filter its input", r.Kind, r.Name)
+		}
+		if r.KeyMajor && (slices.Contains(r.NullSafe, true) || r.LeftCond != nil) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys or a left condition cannot be key-major", r.Name)
 		}
 		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {

@@ -89,9 +89,19 @@ type numbering struct {
 	mem    memory.Allocator
 	next   int64
 	track  *unmatched
+	// cond, when set, is the right-only condition: its result is appended
+	// after the ordinal (schema withCond), where the kernel and the
+	// tracker read it (spec.condCol).
+	cond     Cond
+	withCond *arrow.Schema
 }
 
-func (n *numbering) Schema() *arrow.Schema { return n.schema }
+func (n *numbering) Schema() *arrow.Schema {
+	if n.withCond != nil {
+		return n.withCond
+	}
+	return n.schema
+}
 
 func (n *numbering) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	b, err := n.Operator.Next(ctx)
@@ -110,6 +120,18 @@ func (n *numbering) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	out := array.NewRecordBatch(n.schema, cols, int64(rows))
 	ord.Release()
 	b.Release()
+	if n.cond != nil {
+		m, err := n.cond.Eval(ctx, out)
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		cols := append(append([]arrow.Array(nil), out.Columns()...), m)
+		with := array.NewRecordBatch(n.withCond, cols, int64(rows))
+		m.Release()
+		out.Release()
+		out = with
+	}
 	first := n.next
 	n.next += int64(rows)
 	if err := n.track.add(out, first); err != nil {
@@ -127,6 +149,11 @@ func newUnmatched(sp *spec, mem memory.Allocator) *unmatched {
 	md := rs.Metadata()
 	u := &unmatched{mem: mem, sp: sp, keyEnc: &sp.keyEnc, survivor: map[string]int64{}, payload: sp.Payload}
 	u.in = &numbering{Operator: sp.Input, schema: arrow.NewSchema(fields, &md), mem: mem, track: u}
+	if sp.Cond != nil {
+		u.in.cond = sp.Cond
+		u.in.withCond = arrow.NewSchema(append(fields, arrow.Field{Name: "#cond", Type: arrow.FixedWidthTypes.Boolean, Nullable: true}), &md)
+		sp.condCol = rs.NumFields() + 1
+	}
 	sp.Input = u.in
 	sp.Payload = append(append([]int(nil), sp.Payload...), rs.NumFields())
 	switch sp.ord {
@@ -184,6 +211,11 @@ func (u *unmatched) add(b arrow.RecordBatch, first int64) error {
 		keyCols[i] = b.Column(c)
 	}
 	u.keyEnc.encode(keyCols, n, &u.kb)
+	if u.sp.condCol > 0 {
+		if err := maskWith(b.Column(u.sp.condCol), &u.kb, nil); err != nil {
+			return err
+		}
+	}
 	t := b.Column(u.sp.On)
 	bi := int32(len(u.batches) + u.droppedBatches())
 	b.Retain()

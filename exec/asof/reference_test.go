@@ -134,7 +134,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		out[li] = -1
 		l := tvalOf(lt, li)
 		key, ok := keyOf(lk, r.NullSafe, li)
-		if l.null || !ok {
+		if l.null || !ok || !condHolds(r.LeftCond, left, li) {
 			continue
 		}
 		best := -1
@@ -143,7 +143,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		for ri := 0; ri < int(right.NumRows()); ri++ {
 			rv := tvalOf(rt, ri)
 			rkey, ok := keyOf(rk, r.NullSafe, ri)
-			if rv.null || !ok || rkey != key {
+			if rv.null || !ok || rkey != key || !condHolds(r.Cond, right, ri) {
 				continue
 			}
 			var sign int

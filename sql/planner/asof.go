@@ -128,37 +128,23 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		}
 	}
 
-	// Right-only extra conditions filter the right input (spec §2.5).
+	// Extra conditions decide eligibility (spec §2.5): right-only ones
+	// filter the right input (RIGHT and FULL evaluate them in the join,
+	// which outputs the failing rows unmatched), left-only ones make a
+	// failing left row match nothing.
 	right := r.node
-	var filters []expr.Expr
-	for _, x := range extra {
-		e, err := b.bindExpr(x, &exprCtx{sc: cs, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, err
-		}
-		if ar.Kind.outer() {
-			// A filter under the right input would drop the rows failing
-			// it, which RIGHT and FULL must output as unmatched.
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF %s JOIN with conditions besides the on column and keys is not supported", ar.Kind).
-				WithPosition(b.pos(x)).WithHint("Filter the right input in a subquery ordered by its t, or use ASOF INNER or LEFT JOIN.")
-		}
-		for _, c := range expr.Columns(e) {
-			if c < lw {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s references the left input; only conditions on the right input %q (or constants) are allowed besides the on column and keys", e, ar.Name).
-					WithPosition(b.pos(x)).WithHint("Move the condition to WHERE to filter the result instead.")
-			}
-		}
-		e, err = b.bindExpr(x, &exprCtx{sc: r.sc, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, err
-		}
-		if e, err = b.coerce(e, sqltypes.BoolType, x, "argument of JOIN/ON"); err != nil {
-			return nil, err
-		}
-		filters = append(filters, e)
+	filters, leftConds, err := b.asofExtras(extra, ar, l, r, cs, lw)
+	if err != nil {
+		return nil, err
 	}
-	if len(filters) > 0 {
+	switch {
+	case len(filters) > 0 && ar.Kind.outer():
+		ar.Cond = expr.AndAll(filters...)
+	case len(filters) > 0:
 		right = &Filter{Input: right, Cond: expr.AndAll(filters...)}
+	}
+	if len(leftConds) > 0 {
+		ar.LeftCond = expr.AndAll(leftConds...)
 	}
 	ar.Input = right
 	rcols := r.node.Schema()
@@ -219,6 +205,9 @@ func (j *AsofJoin) canExtend(r *AsofRight) bool {
 		if k >= w {
 			return false
 		}
+	}
+	if r.LeftCond != nil && !colsWithin(r.LeftCond, 0, w) {
+		return false
 	}
 	return true
 }

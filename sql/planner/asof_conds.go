@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -142,4 +143,50 @@ func negateNode(e ast.ExprNode) ast.ExprNode {
 	u := &ast.UnaryOperationExpr{Op: opcode.Minus, V: e}
 	u.SetOriginTextPosition(e.OriginTextPosition())
 	return u
+}
+
+// asofExtras binds the extra ON conditions and sorts them by the inputs
+// they read: filters on the right input alone or on none (bound against
+// the right input), and conditions on the left input alone (bound
+// against the left input). A condition on both inputs, or one that is not
+// deterministic, is 0A000.
+func (b *binder) asofExtras(extra []ast.ExprNode, ar *AsofRight, l, r *rel, cs *scope, lw int) (filters, leftConds []expr.Expr, err error) {
+	for _, x := range extra {
+		e, err := b.bindExpr(x, &exprCtx{sc: cs, clause: "JOIN conditions"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if volatile(e) {
+			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s is not deterministic, which is not supported", e).
+				WithPosition(b.pos(x)).WithHint("Eligibility must not depend on when a row is read: compute the value in a subquery.")
+		}
+		var onLeft, onRight bool
+		for _, c := range expr.Columns(e) {
+			if c < lw {
+				onLeft = true
+			} else {
+				onRight = true
+			}
+		}
+		sc := r.sc
+		switch {
+		case onLeft && onRight:
+			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s on both inputs is not supported", e).
+				WithPosition(b.pos(x)).WithHint("Conditions on the left input %q alone or on the right input %q alone are supported; move this one to WHERE to filter the result instead.", l.desc.label(), ar.Name)
+		case onLeft:
+			sc = l.sc
+		}
+		if e, err = b.bindExpr(x, &exprCtx{sc: sc, clause: "JOIN conditions"}); err != nil {
+			return nil, nil, err
+		}
+		if e, err = b.coerce(e, sqltypes.BoolType, x, "argument of JOIN/ON"); err != nil {
+			return nil, nil, err
+		}
+		if onLeft {
+			leftConds = append(leftConds, e)
+		} else {
+			filters = append(filters, e)
+		}
+	}
+	return filters, leftConds, nil
 }

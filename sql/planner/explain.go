@@ -336,6 +336,12 @@ func describeRight(r *AsofRight, lcols []Column) string {
 		}
 		s += " keys (" + strings.Join(ks, ", ") + ")"
 	}
+	if r.LeftCond != nil {
+		s += " left-condition " + exprSQL(r.LeftCond)
+	}
+	if r.Cond != nil {
+		s += " condition " + exprSQL(r.Cond)
+	}
 	if r.KeysFirst {
 		s += " keys-first"
 	}
