@@ -180,14 +180,14 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		// share ids. Key-major inputs track key groups of their own.
 		g := -1
 		for gi, kg := range j.groups {
-			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) && slices.Equal(kg.enc.nullSafe, sp.keyEnc.nullSafe) &&
+			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) && slices.Equal(kg.enc.nullSafe, sp.leftEnc.nullSafe) && slices.Equal(kg.enc.cols, sp.leftEnc.cols) &&
 				kg.cond == nil && sp.LeftCond == nil {
 				g = gi
 			}
 		}
 		if g < 0 {
 			g = len(j.groups)
-			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].keyEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
+			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].leftEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
 		}
 		j.keysOf = append(j.keysOf, g)
 		j.rights = append(j.rights, newRightInput(sp, &j.opts, j.pool, ls, j.groups[g].dict))

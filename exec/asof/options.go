@@ -176,6 +176,9 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
+	// leftEnc encodes the left input's keys for this input (keyEnc but
+	// for the conversions of keys of different types).
+	leftEnc keyEncoding
 	// condCol is the column of the RIGHT/FULL tee holding Cond's result
 	// (0: no Cond).
 	condCol int
@@ -267,7 +270,7 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if r.KeyMajor && (slices.Contains(r.NullSafe, true) || r.LeftCond != nil) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys or a left condition cannot be key-major", r.Name)
 		}
-		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
+		enc, lenc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -276,7 +279,10 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 				return nil, err
 			}
 		}
-		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, ord: lo}
+		if r.KeyMajor && !slices.Equal(enc.cols, lenc.cols) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: keys of different types cannot be key-major", r.Name)
+		}
+		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, leftEnc: lenc, ord: lo}
 	}
 	return specs, nil
 }

@@ -115,8 +115,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]
-		if !keysComparable(lk.typ, rk.typ) {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos)
+		if !keysComparable(lk.typ, rk.typ) && !keysByValue(lk.typ, rk.typ) {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos).
+				WithHint("Cast one side in a subquery so both have the same type, e.g. (SELECT ..., %s::%s AS %s FROM ...).", rk.name, lk.typ, rk.name)
 		}
 		ar.LeftKeys = append(ar.LeftKeys, lk.idx)
 		ar.Keys = append(ar.Keys, rk.idx)

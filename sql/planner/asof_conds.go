@@ -190,3 +190,18 @@ func (b *binder) asofExtras(extra []ast.ExprNode, ar *AsofRight, l, r *rel, cs *
 	}
 	return filters, leftConds, nil
 }
+
+// keysByValue reports key types of different classes that PostgreSQL
+// compares by value, which the operator converts per side: an integer
+// against a float or a NUMERIC of scale at most 18, a NUMERIC against a
+// float.
+func keysByValue(a, b sqltypes.Type) bool {
+	num := func(t sqltypes.Type) bool { return t.Kind == sqltypes.Numeric && numericScale(t) <= 18 }
+	switch {
+	case a.IsInteger() && (isFloat(b) || num(b)), b.IsInteger() && (isFloat(a) || num(a)):
+		return true
+	case a.Kind == sqltypes.Numeric && isFloat(b), b.Kind == sqltypes.Numeric && isFloat(a):
+		return true
+	}
+	return false
+}
