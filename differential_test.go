@@ -67,6 +67,7 @@ func (s dspec) outer() bool { return s.kind == "RIGHT" || s.kind == "FULL" }
 // bounds in the spelling spec §3 requires.
 type dtypes struct {
 	t, k string
+	rk   string // the right table's key type: k's, or another numeric type compared by value
 }
 
 // TEXT t is rendered zero-padded (bytewise order is numeric order) and
@@ -275,9 +276,13 @@ func TestDifferentialAsof(t *testing.T) {
 		db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
 		require.NoError(t, err)
 		d := dtypes{t: tTypes[round%len(tTypes)], k: []string{"BIGINT", "TEXT"}[rng.IntN(2)]}
+		d.rk = d.k
+		if d.k == "BIGINT" {
+			d.rk = []string{"BIGINT", "DOUBLE PRECISION", "NUMERIC(12,2)"}[rng.IntN(3)]
+		}
 		_, err = db.Exec(context.Background(), fmt.Sprintf(`
 			CREATE TABLE l (t %[1]s, k %[2]s, id BIGINT) ORDER BY (t);
-			CREATE TABLE r (t %[1]s, k %[2]s, id BIGINT) ORDER BY (t)`, d.t, d.k))
+			CREATE TABLE r (t %[1]s, k %[3]s, id BIGINT) ORDER BY (t)`, d.t, d.k, d.rk))
 		require.NoError(t, err)
 		var seq int64
 		tmax := 5 + rng.IntN(40)
