@@ -332,3 +332,34 @@ func TestMemoryOvershoot(t *testing.T) {
 		require.LessOrEqual(t, peak.peak-base, int64(limit+1<<20), tc.sql[:min(len(tc.sql), 60)])
 	}
 }
+
+// TestMemoryAsofRightHeld: an ASOF RIGHT join holds every right row no
+// later left row has decided yet (here each is its key's latest, until the
+// left input ends); those rows count against memory_limit (53200), and
+// the same join fits under a larger limit.
+func TestMemoryAsofRightHeld(t *testing.T) {
+	db := openLimited(t, 256<<20)
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	_, err := s.Exec(ctx, `CREATE TABLE r (t BIGINT, k BIGINT, v BIGINT) ORDER BY (t);
+		CREATE TABLE l (t BIGINT, k BIGINT) ORDER BY (t);
+		INSERT INTO r SELECT g, g, g FROM generate_series(1, 60000) g;
+		INSERT INTO l VALUES (100000, 0)`)
+	require.NoError(t, err)
+	q := `SELECT r.t FROM l ASOF RIGHT JOIN r ON l.k = r.k AND l.t >= r.t AND r.v % 7 <> 0`
+	_, err = s.Exec(ctx, `SET memory_limit = '1MB'`)
+	require.NoError(t, err)
+	c, err := s.Query(ctx, q)
+	if err == nil {
+		_, err = drainRows(c)
+	}
+	requireOOM(t, err, "memory_limit of 1MB")
+	_, err = s.Exec(ctx, `SET memory_limit = '256MB'`)
+	require.NoError(t, err)
+	c, err = s.Query(ctx, q)
+	require.NoError(t, err)
+	n, err := drainRows(c)
+	require.NoError(t, err)
+	require.Equal(t, int64(60000), n, "every right row is unmatched")
+}

@@ -285,12 +285,31 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 			kind = asof.FullOuter
 		}
 		rights[i] = asof.Right{
-			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,
+			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys, NullSafe: r.NullSafe,
 			Lo: lo, Hi: hi, Empty: empty, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
+		}
+		if r.LeftCond != nil {
+			if rights[i].LeftCond, err = b.asofCond(r.LeftCond, left.Schema()); err != nil {
+				closeAll(built)
+				return nil, err
+			}
+		}
+		if r.Cond != nil {
+			if rights[i].Cond, err = b.asofCond(r.Cond, in.Schema()); err != nil {
+				closeAll(built)
+				return nil, err
+			}
 		}
 	}
 	// asof.New owns its inputs from here on, also when it fails.
 	return asof.New(left, rights, asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName})
+}
+
+// asofCond compiles an extra ON condition of one ASOF input.
+func (b *builder) asofCond(e expr.Expr, schema *arrow.Schema) (asof.Cond, error) {
+	env := b.env.Eval
+	env.Mem = b.env.Mem
+	return eval.Compile(b.bind(e), schema, env)
 }
 
 func (b *builder) join(n *planner.Join) (exec.Operator, error) {

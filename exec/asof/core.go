@@ -339,6 +339,10 @@ func (r *core[V]) enterBatch(b arrow.RecordBatch, n int) {
 		keyCols[i] = b.Column(c)
 	}
 	r.sp.keyEnc.encode(keyCols, n, &r.kb)
+	if r.sp.condCol > 0 {
+		// The tracker checked the column when the tee read the batch.
+		_ = maskWith(b.Column(r.sp.condCol), &r.kb, nil)
+	}
 	if cap(r.curIDs) < n {
 		i32Scratch.put(r.curIDs)
 		r.curIDs = i32Scratch.get(n)

@@ -22,6 +22,13 @@
 // emitted as soon as no later left row can select it (outer.go); such a
 // join has one right input, ordered by t.
 //
+// Extra conditions on one input alone (spec §2.5, conds.go) are Conds
+// evaluated per batch: a left row failing Right.LeftCond has no eligible
+// rows in that input, a right row failing Right.Cond (RIGHT and FULL; the
+// other kinds get a filtered input) is eligible for nobody and comes out
+// unmatched. Both work by giving the failing row a NULL key. Conditions
+// on both inputs are not supported.
+//
 //	left (t, k)    right (t, k, bid)     Lo = -10, Hi = 0 (backward, tolerance 10)
 //	 10  a           3  a  1.0           10 a -> t 9,  bid 2.5 (two rows at 9: the last)
 //	 25  a           9  a  2.0           25 a -> NULL          (9 is 16 back)
@@ -82,7 +89,12 @@
 // By-keys: any number of integer, float, bool, (large) string, (large)
 // binary, fixed-size binary, decimal128, date and timestamp columns. Keys
 // are interned into dense ids in an open-addressing table whose hits are
-// always confirmed by comparing the full encoded key. Right inputs that
+// always confirmed by comparing the full encoded key. A key marked
+// NullSafe (IS NOT DISTINCT FROM) encodes NULL as a value of its own.
+// Keys of different numeric classes compare as PostgreSQL compares them:
+// each side's encoding converts (an integer to float64 against a float, to
+// the decimal's scale against a decimal; a decimal to float64 against a
+// float). Right inputs that
 // match on the same left key columns share one table: each left batch's
 // keys are encoded and looked up once, and every such input keeps its
 // per-key state in arrays indexed by id.

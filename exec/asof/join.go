@@ -98,6 +98,9 @@ type keyGroup struct {
 	dict *keyDict
 	enc  *keyEncoding
 	cols []int
+	// cond is the group's one input's left condition (an input with one
+	// has a group of its own: its rows' ids depend on it).
+	cond Cond
 }
 
 // pipelineDepth is how many left batches the right-input goroutines may
@@ -187,13 +190,14 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		// share ids. Key-major inputs track key groups of their own.
 		g := -1
 		for gi, kg := range j.groups {
-			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) {
+			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) && slices.Equal(kg.enc.nullSafe, sp.leftEnc.nullSafe) && slices.Equal(kg.enc.cols, sp.leftEnc.cols) &&
+				kg.cond == nil && sp.LeftCond == nil {
 				g = gi
 			}
 		}
 		if g < 0 {
 			g = len(j.groups)
-			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].keyEnc, cols: sp.LeftKeys})
+			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].leftEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
 		}
 		j.keysOf = append(j.keysOf, g)
 		j.rights = append(j.rights, newRightInput(sp, &j.opts, j.pool, ls, j.groups[g].dict))
@@ -306,7 +310,7 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		defer lb.Release()
 		dec := j.serial
-		if err := j.decodeLeft(lb, dec); err != nil {
+		if err := j.decodeLeft(ctx, lb, dec); err != nil {
 			return nil, err
 		}
 		results := make([]result, len(j.rights))
@@ -332,7 +336,7 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		} else {
 			dec = j.newLeftBatch()
 		}
-		if err := j.decodeLeft(lb, dec); err != nil {
+		if err := j.decodeLeft(ctx, lb, dec); err != nil {
 			j.spare = append(j.spare, dec)
 			lb.Release()
 			return nil, err
@@ -386,7 +390,7 @@ func (j *Join) assemble(ctx context.Context, lb arrow.RecordBatch, results []res
 
 // decodeLeft maps the left on columns, checking they never decrease, and
 // encodes and looks up the left keys once per key dictionary.
-func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
+func (j *Join) decodeLeft(ctx context.Context, lb arrow.RecordBatch, dec *leftBatch) error {
 	decoded := dec.decoded
 	// arrow-go computes null counts lazily and caches them: settle them
 	// here, before the batch is shared with the right-input goroutines.
@@ -426,6 +430,11 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 			cols[i] = lb.Column(c)
 		}
 		dec.keys[g].load(kg.enc, kg.dict, cols, n)
+		if kg.cond != nil {
+			if err := maskRows(ctx, kg.cond, lb, &dec.keys[g].kb, dec.keys[g].ids); err != nil {
+				return err
+			}
+		}
 	}
 	j.leftRows += lb.NumRows()
 	return nil
@@ -539,7 +548,7 @@ func (j *Join) nextOuter(ctx context.Context) (arrow.RecordBatch, error) {
 
 func (j *Join) outerBatch(ctx context.Context, lb arrow.RecordBatch) (arrow.RecordBatch, error) {
 	u, dec := j.outer, j.serial
-	if err := j.decodeLeft(lb, dec); err != nil {
+	if err := j.decodeLeft(ctx, lb, dec); err != nil {
 		return nil, err
 	}
 	var res result

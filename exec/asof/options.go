@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -125,6 +126,10 @@ type Right struct {
 	LeftOn, On int
 	// LeftKeys and Keys are the by-key columns, pairwise equal.
 	LeftKeys, Keys []int
+	// NullSafe, when set, has one entry per key: true compares that key
+	// with IS NOT DISTINCT FROM (NULL matches NULL) instead of '='. Not
+	// with KeyMajor.
+	NullSafe []bool
 	// Lo and Hi bound Δ inclusively.
 	Lo, Hi Bound
 	// Empty says the range matches nothing although it was not written
@@ -136,6 +141,14 @@ type Right struct {
 	// Payload lists the right columns to output, in order (the on column
 	// may be among them: its value is then the matched right t).
 	Payload []int
+	// LeftCond, when set, is the extra ON conditions on the left input
+	// alone: a left row failing it has no eligible rows here (spec §2.5).
+	// Not with KeyMajor.
+	LeftCond Cond
+	// Cond, when set, is the extra ON conditions on this input alone, for
+	// RIGHT and FULL (the other kinds filter the input instead): a right
+	// row failing it is eligible for no left row and comes out unmatched.
+	Cond Cond
 	// KeyMajor says the left input and this right input are both ordered
 	// by (keys..., t) — keys ascending with NULLs last, strings bytewise,
 	// t ascending within each key — instead of by t alone.
@@ -171,6 +184,12 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
+	// leftEnc encodes the left input's keys for this input (keyEnc but
+	// for the conversions of keys of different types).
+	leftEnc keyEncoding
+	// condCol is the column of the RIGHT/FULL tee holding Cond's result
+	// (0: no Cond).
+	condCol int
 	// ord is set when t is compared by the comparison kernel (comparison.go)
 	// instead of mapped to the number line.
 	ord ordClass
@@ -261,7 +280,13 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if len(r.LeftKeys) != len(r.Keys) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d left keys but %d right keys", r.Name, len(r.LeftKeys), len(r.Keys))
 		}
-		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, opts.LeftName, r.Name)
+		if r.Cond != nil && !r.Kind.outer() {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF %s join with %s takes no right condition: filter its input", r.Kind, r.Name)
+		}
+		if r.KeyMajor && (slices.Contains(r.NullSafe, true) || r.LeftCond != nil) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys or a left condition cannot be key-major", r.Name)
+		}
+		enc, lenc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +295,10 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 				return nil, err
 			}
 		}
-		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, ord: lo}
+		if r.KeyMajor && !slices.Equal(enc.cols, lenc.cols) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: keys of different types cannot be key-major", r.Name)
+		}
+		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, leftEnc: lenc, ord: lo}
 	}
 	return specs, nil
 }

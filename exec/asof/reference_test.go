@@ -85,11 +85,16 @@ func tvalOf(a arrow.Array, i int) tval {
 }
 
 // keyOf renders the by-key tuple of row i as a comparable string; ok is
-// false when any key is NULL (SQL '=': NULL equals nothing).
-func keyOf(cols []arrow.Array, i int) (string, bool) {
+// false when any key is NULL (SQL '=': NULL equals nothing), except a key
+// marked null-safe (IS NOT DISTINCT FROM), where NULL is one more value.
+func keyOf(cols []arrow.Array, nullSafe []bool, i int) (string, bool) {
 	var sb strings.Builder
-	for _, c := range cols {
+	for ci, c := range cols {
 		if c.IsNull(i) {
+			if ci < len(nullSafe) && nullSafe[ci] {
+				sb.WriteString("\x01NULL\x00")
+				continue
+			}
 			return "", false
 		}
 		v := c.GetOneForMarshal(i)
@@ -129,7 +134,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 	// cases quick: every row of the key is still considered).
 	byKey := map[string][]int{}
 	for ri := 0; ri < int(right.NumRows()); ri++ {
-		if rkey, ok := keyOf(rk, ri); ok {
+		if rkey, ok := keyOf(rk, r.NullSafe, ri); ok {
 			byKey[rkey] = append(byKey[rkey], ri)
 		}
 	}
@@ -137,8 +142,8 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 	for li := range out {
 		out[li] = -1
 		l := tvalOf(lt, li)
-		key, ok := keyOf(lk, li)
-		if l.null || !ok || r.Empty {
+		key, ok := keyOf(lk, r.NullSafe, li)
+		if l.null || !ok || r.Empty || !condHolds(r.LeftCond, left, li) {
 			continue
 		}
 		best := -1
@@ -146,7 +151,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		bestSign := 0
 		for _, ri := range byKey[key] {
 			rv := tvalOf(rt, ri)
-			if rv.null {
+			if rv.null || !condHolds(r.Cond, right, ri) {
 				continue
 			}
 			var sign int

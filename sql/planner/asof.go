@@ -40,6 +40,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	var lt, rt scopeCol // the on column of each side
 	var lkeys, rkeys []scopeCol
+	var nullSafe []bool
+	extra := a.Extra
+	var offSwapped bool
 	var err error
 	switch a.Form {
 	case parser.FormRange, parser.FormUsing:
@@ -51,15 +54,11 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			if err != nil {
 				return nil, err
 			}
-			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+			lkeys, rkeys, nullSafe = append(lkeys, lk), append(rkeys, rk), append(nullSafe, false)
 		}
 	case parser.FormInequality, parser.FormRangeOnExpr:
-		for _, k := range a.Keys {
-			lk, rk, err := b.asofSides(a, cs, lw, k.A, k.B, "equality")
-			if err != nil {
-				return nil, err
-			}
-			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+		if lkeys, rkeys, nullSafe, extra, err = b.asofOnConds(a, l, r, cs, lw); err != nil {
+			return nil, err
 		}
 		what := "inequality"
 		if a.Form == parser.FormRangeOnExpr {
@@ -79,7 +78,7 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			op = flip(op)
 		}
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{Unbounded: true}
-		if a.Form == parser.FormInequality {
+		if a.Form == parser.FormInequality && a.Off == nil {
 			// The strict forms step in the type t is compared in.
 			ct := lt
 			ct.typ, _ = asofOnType(lt.typ, rt.typ)
@@ -87,6 +86,7 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 				return nil, err
 			}
 		}
+		offSwapped = swapped
 	}
 	ar.LeftOn, ar.On = lt.idx, rt.idx
 	if err := b.asofOnTypes(a, l, r, ar, lt, rt); err != nil {
@@ -98,50 +98,59 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		if err := b.asofBounds(a, ar, ct); err != nil {
 			return nil, err
 		}
+	} else if a.Form == parser.FormInequality && a.Off != nil {
+		// left.t op right.t + c: the bound is -c; written right first,
+		// right.t op left.t + c is left.t flip(op) right.t - c.
+		v := a.Off
+		if !offSwapped {
+			v = negateNode(v)
+		}
+		op := a.Op
+		if offSwapped {
+			op = flip(op)
+		}
+		ct := lt
+		ct.typ = ar.OnType
+		if err := b.offsetBounds(ar, op, a, v, ct); err != nil {
+			return nil, err
+		}
 	} else if a.Form == parser.FormUsing {
 		// USING (k..., t): the last column is l.t >= r.t.
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{}
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]
-		if !keysComparable(lk.typ, rk.typ) {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos)
+		if !keysComparable(lk.typ, rk.typ) && !keysByValue(lk.typ, rk.typ) {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos).
+				WithHint("Cast one side in a subquery so both have the same type, e.g. (SELECT ..., %s::%s AS %s FROM ...).", rk.name, lk.typ, rk.name)
 		}
 		ar.LeftKeys = append(ar.LeftKeys, lk.idx)
 		ar.Keys = append(ar.Keys, rk.idx)
+		if nullSafe[i] {
+			if ar.NullSafe == nil {
+				ar.NullSafe = make([]bool, len(lkeys))
+			}
+			ar.NullSafe[i] = true
+		}
 	}
 
-	// Right-only extra conditions filter the right input (spec §2.5).
+	// Extra conditions decide eligibility (spec §2.5): right-only ones
+	// filter the right input (RIGHT and FULL evaluate them in the join,
+	// which outputs the failing rows unmatched), left-only ones make a
+	// failing left row match nothing.
 	right := r.node
-	var filters []expr.Expr
-	for _, x := range a.Extra {
-		e, err := b.bindExpr(x, &exprCtx{sc: cs, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, err
-		}
-		if ar.Kind.outer() {
-			// A filter under the right input would drop the rows failing
-			// it, which RIGHT and FULL must output as unmatched.
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF %s JOIN with conditions besides the on column and keys is not supported", ar.Kind).
-				WithPosition(b.pos(x)).WithHint("Filter the right input in a subquery ordered by its t, or use ASOF INNER or LEFT JOIN.")
-		}
-		for _, c := range expr.Columns(e) {
-			if c < lw {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s references the left input; only conditions on the right input %q (or constants) are allowed besides the on column and keys", e, ar.Name).
-					WithPosition(b.pos(x)).WithHint("Move the condition to WHERE to filter the result instead.")
-			}
-		}
-		e, err = b.bindExpr(x, &exprCtx{sc: r.sc, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, err
-		}
-		if e, err = b.coerce(e, sqltypes.BoolType, x, "argument of JOIN/ON"); err != nil {
-			return nil, err
-		}
-		filters = append(filters, e)
+	filters, leftConds, err := b.asofExtras(extra, ar, l, r, cs, lw)
+	if err != nil {
+		return nil, err
 	}
-	if len(filters) > 0 {
+	switch {
+	case len(filters) > 0 && ar.Kind.outer():
+		ar.Cond = expr.AndAll(filters...)
+	case len(filters) > 0:
 		right = &Filter{Input: right, Cond: expr.AndAll(filters...)}
+	}
+	if len(leftConds) > 0 {
+		ar.LeftCond = expr.AndAll(leftConds...)
 	}
 	ar.Input = right
 	rcols := r.node.Schema()
@@ -161,6 +170,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		lc := append(append([]scopeCol(nil), lkeys...), lt)
 		rc := append(append([]scopeCol(nil), rkeys...), rt)
 		mergeUsing(sc, l.sc, lc, rc, lw)
+	} else if a.Match && len(a.Using) > 0 {
+		// MATCH_CONDITION ... USING (k...): each key once, as any USING.
+		mergeUsing(sc, l.sc, lkeys, rkeys, lw)
 	}
 	desc := inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}
 	ar.desc = r.desc
@@ -199,6 +211,9 @@ func (j *AsofJoin) canExtend(r *AsofRight) bool {
 		if k >= w {
 			return false
 		}
+	}
+	if r.LeftCond != nil && !colsWithin(r.LeftCond, 0, w) {
+		return false
 	}
 	return true
 }

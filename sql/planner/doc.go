@@ -48,8 +48,8 @@
 //     DistinctOn node requires its keys sorted (ORDER BY's leading keys,
 //     else ascending) and keeps the first row of each run.
 //   - Rewrites keep results identical: WHERE conjuncts move below joins
-//     (never into an ASOF join's right input, never below the
-//     null-extended side of a LEFT join), comparisons with constants on a
+//     (never into an ASOF join's right input, never below an ASOF RIGHT
+//     or FULL join, never below the null-extended side of a LEFT join), comparisons with constants on a
 //     table's first ordering column become Scan.Range (segment pruning),
 //     and projections are pruned so scans read only needed columns.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join

@@ -337,13 +337,22 @@ func describeRight(r *AsofRight, lcols []Column) string {
 		var ks []string
 		for i := range r.Keys {
 			l, rr := lcols[r.LeftKeys[i]], rcols[r.Keys[i]]
-			if l.Name == rr.Name {
+			switch {
+			case i < len(r.NullSafe) && r.NullSafe[i]:
+				ks = append(ks, qualName(l)+" IS NOT DISTINCT FROM "+qualName(rr))
+			case l.Name == rr.Name:
 				ks = append(ks, l.Name)
-			} else {
+			default:
 				ks = append(ks, qualName(l)+" = "+qualName(rr))
 			}
 		}
 		s += " keys (" + strings.Join(ks, ", ") + ")"
+	}
+	if r.LeftCond != nil {
+		s += " left-condition " + exprSQL(r.LeftCond)
+	}
+	if r.Cond != nil {
+		s += " condition " + exprSQL(r.Cond)
 	}
 	if r.KeysFirst {
 		s += " keys-first"

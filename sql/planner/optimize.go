@@ -111,8 +111,10 @@ func pushInto(n Node, c expr.Expr) (Node, bool) {
 		// Left-only conditions select left rows; each left row's winner
 		// does not depend on the other left rows, so filtering first is
 		// the same. Right columns are never filtered before the join: that
-		// would change which row wins (spec §2.5).
-		if colsWithin(c, 0, len(x.Left.Schema())) {
+		// would change which row wins (spec §2.5). Not under RIGHT or
+		// FULL: a left row filtered first would leave its winner unmatched,
+		// output with NULL left columns the filter no longer sees.
+		if !x.outer() && colsWithin(c, 0, len(x.Left.Schema())) {
 			x.Left = addFilter(x.Left, c)
 			return x, true
 		}

@@ -172,8 +172,10 @@ type AsofRight struct {
 	Input Node
 	// LeftOn and On index t in the left and right schemas.
 	LeftOn, On int
-	// LeftKeys and Keys are pairwise-equal by-key columns.
+	// LeftKeys and Keys are pairwise-equal by-key columns; NullSafe (nil
+	// or one entry per key) marks keys written IS NOT DISTINCT FROM.
 	LeftKeys, Keys []int
+	NullSafe       []bool
 	Lo, Hi         Bound
 	// OnType is the type the two on columns are compared in (spec §3: by
 	// value across integer, float and NUMERIC), the unit of Lo and Hi; the
@@ -184,6 +186,12 @@ type AsofRight struct {
 	// Payload are the right columns output after the left columns, in
 	// order (every right column: projection pruning may narrow it).
 	Payload []int
+	// LeftCond is the extra ON conditions on the left input alone (over the
+	// left schema): a left row failing it has no eligible rows here. Cond
+	// is those on the right input alone for RIGHT and FULL (over the
+	// right schema; the other kinds filter Input instead): a right row
+	// failing it is eligible for nobody and comes out unmatched.
+	LeftCond, Cond expr.Expr
 	// KeysFirst: both inputs are ordered by (keys..., t) instead of t
 	// (spec §4 allows it; the operator must merge per key).
 	KeysFirst bool
