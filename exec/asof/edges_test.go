@@ -187,7 +187,8 @@ func edgeCase(mem memory.Allocator, seed uint64, rows, keys int) ([]arrow.Record
 			}
 			c := b.Cal
 			b.Int = -1
-			if i == 0 && c.Months >= 0 && c.Days >= 0 && c.Micros >= 0 || i == 1 && (c.Months > 0 || c.Days > 0 || c.Micros > 0) {
+			anyPositive := c.Months > 0 || c.Days > 0 || c.Micros > 0
+			if i == 0 && c.Months >= 0 && c.Days >= 0 && c.Micros >= 0 && anyPositive || i == 1 && anyPositive {
 				b.Int = 1
 			}
 		}

@@ -296,14 +296,15 @@ func boundOfLiteral(lit *expr.Literal, pos int, t sqltypes.Type, col string, low
 }
 
 // calendarBound is an INTERVAL bound with months. Int is the sign hint
-// the operator reads: a lower bound is positive only when every part is
-// (its edge then always lies after left.t), an upper bound when any part
-// is (its edge may).
+// the operator reads: a lower bound is positive only when no part is
+// negative and one is positive (its edge then always lies strictly after
+// left.t), an upper bound when any part is (its edge may).
 func calendarBound(iv arrow.MonthDayNanoInterval, lower bool) Bound {
 	cal := &sqltypes.IntervalValue{Months: iv.Months, Days: iv.Days, Microseconds: iv.Nanoseconds / 1000}
 	hint := int64(-1)
-	if lower && cal.Months >= 0 && cal.Days >= 0 && cal.Microseconds >= 0 ||
-		!lower && (cal.Months > 0 || cal.Days > 0 || cal.Microseconds > 0) {
+	anyPositive := cal.Months > 0 || cal.Days > 0 || cal.Microseconds > 0
+	if lower && cal.Months >= 0 && cal.Days >= 0 && cal.Microseconds >= 0 && anyPositive ||
+		!lower && anyPositive {
 		hint = 1
 	}
 	return Bound{Cal: cal, Int: hint}
