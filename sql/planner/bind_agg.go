@@ -182,11 +182,12 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		return b.checkAggOrder(a)
 	case a.order.key == o.key:
 		a.order.soft = a.order.soft && soft
-	case soft:
-		// Another order is in force: the values come in that order.
-	case a.order.soft:
-		o.unordered = a.order.unordered
-		a.order = o
+	case soft, a.order.soft:
+		// string_agg(DISTINCT x) gives x's values sorted, as Postgres'
+		// sort-based DISTINCT does; with another ORDER BY in force they
+		// would come in that order instead, which Postgres never gives.
+		return sqlerr.New(sqlerr.FeatureNotSupported, "string_agg(DISTINCT ...) beside an aggregate with a different ORDER BY is not supported").
+			WithPosition(o.pos).WithHint("Give the string_agg the same ORDER BY as its argument (string_agg(DISTINCT x, ',' ORDER BY x)), or compute it in a separate subquery.")
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "aggregates with different ORDER BY in one query are not supported").
 			WithPosition(o.pos).WithHint("Compute them in separate subqueries.")
