@@ -417,6 +417,9 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 	st.Casts, st.NullsFirst = pr.casts, pr.nulls
 	qr := &queryRecovery{st: st}
 	node.Accept(qr)
+	if qr.err != nil {
+		return nil, qr.err
+	}
 	node.Accept(&windowRecovery{st: st})
 
 	// ASOF recovery runs after the Postgres forms are restored, so the

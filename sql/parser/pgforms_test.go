@@ -178,7 +178,6 @@ func TestPostgresFormErrors(t *testing.T) {
 		{"cast without as", "SELECT CAST(x) FROM t", sqlerr.SyntaxError, 14, `at or near ")"`},
 		{"mysql div operator", "SELECT 7 div 2", sqlerr.SyntaxError, 14, `at or near "2"`},
 		{"mysql xor operator", "SELECT a xor b FROM t", sqlerr.SyntaxError, 14, `at or near "b"`},
-		{"full join using", "SELECT * FROM t FULL OUTER JOIN u USING (a)", sqlerr.FeatureNotSupported, 17, "FULL JOIN ... USING"},
 		{"filter on last", "SELECT last(a) FILTER (WHERE a) FROM t", sqlerr.FeatureNotSupported, 16, "FILTER on last()"},
 		{"rollup", "SELECT a FROM t GROUP BY ROLLUP (a)", sqlerr.FeatureNotSupported, 26, "ROLLUP"},
 		{"cube", "SELECT a FROM t GROUP BY a, CUBE (a)", sqlerr.FeatureNotSupported, 29, "CUBE"},

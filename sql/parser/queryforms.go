@@ -271,13 +271,32 @@ func fullJoin(src string, toks []token, e *edits, i int) error {
 			e.appendAfter(k, " `"+mkFullJoin+"`(0) OR")
 			return nil
 		case t.is("using"):
-			return posError(src, toks[i].start, sqlerr.FeatureNotSupported, "FULL JOIN ... USING is not supported").
-				WithHint("Write the condition with ON and pick the key with COALESCE(l.k, r.k).")
+			// USING (a, b) rides as ON `#full_join`(a, b); recovery
+			// turns it back into the join's Using list.
+			if k+1 >= len(toks) || !toks[k+1].isOp("(") {
+				return syntaxErrAt(src, toks, k)
+			}
+			e.replace(k, "on `"+mkFullJoin+"`")
+			return nil
 		case t.isOp(")") || t.isOp(";") || t.is("join") || t.is("where") || t.is("group") || t.is("order") || t.is("limit"):
 			return syntaxErrAt(src, toks, k)
 		}
 	}
 	return syntaxErrAt(src, toks, len(toks))
+}
+
+// usingNames reads a FULL JOIN's USING list back from its marker's
+// arguments: plain column names only.
+func usingNames(args []ast.ExprNode) ([]*ast.ColumnName, error) {
+	var out []*ast.ColumnName
+	for _, a := range args {
+		c, ok := a.(*ast.ColumnNameExpr)
+		if !ok || c.Name.Table.O != "" {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "syntax error in USING: a column name expected")
+		}
+		out = append(out, c.Name)
+	}
+	return out, nil
 }
 
 // takeFullJoin removes the FULL JOIN marker from on, the ON condition of
@@ -367,6 +386,19 @@ func (v *queryRecovery) Enter(n ast.Node) (ast.Node, bool) {
 		}
 	case *ast.Join:
 		if x.On != nil {
+			if f, ok := markerCall(x.On.Expr, mkFullJoin); ok {
+				using, err := usingNames(f.Args)
+				if err != nil {
+					v.err = err
+					return n, true
+				}
+				x.On, x.Using = nil, using
+				if v.st.FullJoins == nil {
+					v.st.FullJoins = map[*ast.Join]bool{}
+				}
+				v.st.FullJoins[x] = true
+				break
+			}
 			if on, ok := takeFullJoin(x.On.Expr); ok {
 				x.On.Expr = on
 				if v.st.FullJoins == nil {

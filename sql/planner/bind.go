@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
@@ -411,16 +412,16 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 	}
 	if b.st.FullJoins[j] {
 		kind = JoinFull
-		if len(j.Using) > 0 {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN ... USING is not supported").
-				WithHint("Write the condition with ON and pick the key with COALESCE(l.k, r.k).")
-		}
 	}
 	lw := len(l.node.Schema())
 	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinColsOf(l.node.Schema(), r.node.Schema(), kind)}
 	sc := concatScopes(l.sc, r.sc, lw)
 	out := &rel{node: join, sc: sc, desc: inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}}
 	switch {
+	case len(j.Using) > 0 && kind == JoinFull:
+		if err := b.bindFullUsing(j.Using, l, r, lw, join, out); err != nil {
+			return nil, err
+		}
 	case len(j.Using) > 0:
 		if err := b.bindUsing(j.Using, l, r, lw, join, out); err != nil {
 			return nil, err
@@ -603,4 +604,66 @@ func setTable(cols []Column, alias string) {
 	for i := range cols {
 		cols[i].Table = alias
 	}
+}
+
+// bindFullUsing binds FULL JOIN ... USING (k, ...): each merged column is
+// COALESCE(left.k, right.k), as in Postgres (either side may be the
+// padded one), computed by a Project over the join; the two copies stay
+// reachable by their qualifiers only. SELECT * lists the merged columns,
+// then the other left ones, then the other right ones.
+func (b *binder) bindFullUsing(using []*ast.ColumnName, l, r *rel, lw int, join *Join, out *rel) error {
+	cols := join.Schema()
+	p := &Project{Input: join}
+	for i, c := range cols {
+		p.Exprs = append(p.Exprs, &expr.Column{Index: i, Name: c.Name, T: c.Type})
+		p.Cols = append(p.Cols, c)
+	}
+	keys := map[int]bool{}
+	var merged []scopeCol
+	for _, u := range using {
+		lc, err := l.sc.lookup("", u.Name.O, 0)
+		if err != nil {
+			return usingError(err, u.Name.O, "left")
+		}
+		rc, err := r.sc.lookup("", u.Name.O, 0)
+		if err != nil {
+			return usingError(err, u.Name.O, "right")
+		}
+		t, ok := commonType(lc.typ, rc.typ)
+		if !ok || categoryOf(lc.typ) != categoryOf(rc.typ) {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "JOIN/USING types %s and %s cannot be matched", lc.typ, rc.typ)
+		}
+		if lc.typ.Kind != rc.typ.Kind {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN ... USING on columns of different types (%s and %s) is not supported", lc.typ, rc.typ).
+				WithHint("Cast one side in a subquery so both have the same type.")
+		}
+		join.LeftKeys = append(join.LeftKeys, lc.idx)
+		join.RightKeys = append(join.RightKeys, rc.idx)
+		keys[lc.idx], keys[rc.idx+lw] = true, true
+		le := &expr.Column{Index: lc.idx, Name: lc.name, T: lc.typ}
+		re := &expr.Column{Index: rc.idx + lw, Name: rc.name, T: rc.typ}
+		p.Exprs = append(p.Exprs, &expr.Func{Fn: functions.Coalesce, Args: []expr.Expr{le, re}, T: t})
+		p.Cols = append(p.Cols, Column{Name: u.Name.O, Type: t, Nullable: true})
+		merged = append(merged, scopeCol{name: u.Name.O, idx: len(p.Cols) - 1, typ: t, nullable: true})
+	}
+	sc := out.sc
+	var star []int
+	for i := range merged {
+		star = append(star, len(sc.cols)+i)
+	}
+	for _, i := range sc.star {
+		if keys[sc.cols[i].idx] {
+			continue
+		}
+		star = append(star, i)
+	}
+	for i := range sc.cols {
+		if keys[sc.cols[i].idx] {
+			sc.cols[i].hidden = true
+		}
+	}
+	sc.cols = append(sc.cols, merged...)
+	sc.star = star
+	out.node = p
+	return nil
 }
