@@ -482,7 +482,7 @@ func toTm(us int64, loc *time.Location) pgTm {
 		date--
 	}
 	date += 2451545 // POSTGRES_EPOCH_JDATE
-	y, m, d := julianToDate(date)
+	y, m, d := sqltypes.JulianToDate(date)
 	var tm pgTm
 	tm.year, tm.mon, tm.mday = y, m, d
 	tm.hour = t / usPerHour
@@ -497,28 +497,6 @@ func toTm(us int64, loc *time.Location) pgTm {
 func zoneOffsetUs(us int64, loc *time.Location) int64 {
 	_, off := time.UnixMicro(us).In(loc).Zone()
 	return int64(off) * vec.UsPerSec
-}
-
-// julianToDate is Postgres' j2date.
-func julianToDate(jd int64) (year, month, day int64) {
-	julian := uint32(jd) + 32044
-	quad := julian / 146097
-	extra := (julian-quad*146097)*4 + 3
-	julian += 60 + quad*3 + extra/146097
-	quad = julian / 1461
-	julian -= quad * 1461
-	y := julian * 4 / 1461
-	if y != 0 {
-		julian = (julian+305)%365 + 123
-	} else {
-		julian = (julian+306)%366 + 123
-	}
-	y += quad * 4
-	year = int64(y) - 4800
-	quad = julian * 2141 / 65536
-	day = int64(julian - 7834*quad/256)
-	month = int64((quad+10)%12 + 1)
-	return
 }
 
 var dayTab = [2][12]int64{

@@ -19,18 +19,7 @@ import (
 // joined by sep; a NULL sep gives NULL.
 var ConcatWs = register(&Def{
 	Name: "concat_ws", MinArgs: 2, MaxArgs: -1,
-	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
-		var err error
-		if args[0], err = b.Coerce(args[0], 0, text); err != nil {
-			return nil, text, err
-		}
-		for i := 1; i < len(args); i++ {
-			if args[i], err = b.ToText(args[i], i); err != nil {
-				return nil, text, err
-			}
-		}
-		return args, text, nil
-	},
+	Rule: textThenTextForms,
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		for _, a := range args {
 			if !vec.IsStringKind(a.Type().Kind) {
@@ -74,6 +63,21 @@ var ConcatWs = register(&Def{
 	},
 	Examples: []Example{{"concat_ws(',', 'a', NULL, 1, true)", "a,1,t"}, {"concat_ws('-', NULL)", ""}},
 })
+
+// textThenTextForms is the rule of concat_ws and format: a text first
+// argument, then any arguments in their text forms.
+func textThenTextForms(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
+	var err error
+	if args[0], err = b.Coerce(args[0], 0, text); err != nil {
+		return nil, text, err
+	}
+	for i := 1; i < len(args); i++ {
+		if args[i], err = b.ToText(args[i], i); err != nil {
+			return nil, text, err
+		}
+	}
+	return args, text, nil
+}
 
 // Initcap is initcap(text): the first letter of each run of letters and
 // digits upper case, the rest lower case.
@@ -562,18 +566,7 @@ var quoteNullableDef = register(&Def{
 // (a number, * or *n$), as Postgres' format() reads them.
 var Format = register(&Def{
 	Name: "format", MinArgs: 1, MaxArgs: -1,
-	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
-		var err error
-		if args[0], err = b.Coerce(args[0], 0, text); err != nil {
-			return nil, text, err
-		}
-		for i := 1; i < len(args); i++ {
-			if args[i], err = b.ToText(args[i], i); err != nil {
-				return nil, text, err
-			}
-		}
-		return args, text, nil
-	},
+	Rule: textThenTextForms,
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		for _, a := range args {
 			if !vec.IsStringKind(a.Type().Kind) {

@@ -386,15 +386,7 @@ func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggSta
 	if err := b.aggFilter(x, &call, a); err != nil {
 		return nil, err
 	}
-	key2 := aggKey(call)
-	for i, k := range a.callKey {
-		if k == key2 {
-			return &expr.Column{Index: len(a.groups) + i, Name: name, T: a.calls[i].T}, nil
-		}
-	}
-	a.calls = append(a.calls, call)
-	a.callKey = append(a.callKey, key2)
-	return &expr.Column{Index: len(a.groups) + len(a.calls) - 1, Name: name, T: call.T}, nil
+	return a.add(call, name), nil
 }
 
 // noOrderedSet is 42883 for f(direct args) WITHIN GROUP (ORDER BY keys)

@@ -337,15 +337,21 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 	if err := b.aggFilter(n, &call, a); err != nil {
 		return nil, err
 	}
+	return a.add(call, name), nil
+}
+
+// add records call (once: an identical call shares its column) and
+// returns the column of the Aggregate's output that holds it.
+func (a *aggState) add(call AggCall, name string) *expr.Column {
 	key := aggKey(call)
 	for i, k := range a.callKey {
 		if k == key {
-			return &expr.Column{Index: len(a.groups) + i, Name: name, T: a.calls[i].T}, nil
+			return &expr.Column{Index: len(a.groups) + i, Name: name, T: a.calls[i].T}
 		}
 	}
 	a.calls = append(a.calls, call)
 	a.callKey = append(a.callKey, key)
-	return &expr.Column{Index: len(a.groups) + len(a.calls) - 1, Name: name, T: call.T}, nil
+	return &expr.Column{Index: len(a.groups) + len(a.calls) - 1, Name: name, T: call.T}
 }
 
 func aggKey(c AggCall) string {
