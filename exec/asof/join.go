@@ -50,6 +50,9 @@ type Join struct {
 	// outer tracks the right rows that won nothing, for a RIGHT or FULL
 	// join (outer.go); nil otherwise.
 	outer *unmatched
+	// pair runs a right input with a condition on both inputs (pairs.go);
+	// nil otherwise.
+	pair *pairState
 
 	workers  []chan work
 	results  []chan result
@@ -149,12 +152,15 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 	j := &Join{left: left, leftWidth: leftWidth, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
 	ls := left.Schema()
 	fields := append([]arrow.Field(nil), ls.Fields()[:leftWidth]...)
+	pair := specs[0].PairCond != nil
 	if specs[0].Kind.outer() {
 		// Unmatched right rows come out with every left column NULL.
 		for i := range fields {
 			fields[i].Nullable = true
 		}
-		j.outer = newUnmatched(&specs[0], opts.Allocator)
+		if !pair {
+			j.outer = newUnmatched(&specs[0], opts.Allocator)
+		}
 	}
 	for _, sp := range specs {
 		rs := sp.Input.Schema()
@@ -200,10 +206,15 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].leftEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
 		}
 		j.keysOf = append(j.keysOf, g)
-		j.rights = append(j.rights, newRightInput(sp, &j.opts, j.pool, ls, j.groups[g].dict))
+		if !pair {
+			j.rights = append(j.rights, newRightInput(sp, &j.opts, j.pool, ls, j.groups[g].dict))
+		}
 	}
 	md := ls.Metadata()
 	j.schema = arrow.NewSchema(fields, &md)
+	if pair {
+		j.pair = newPairState(&j.specs[0], opts.Allocator, j.groups[0].dict, leftWidth, j.schema)
+	}
 	j.serial = j.newLeftBatch()
 	j.lastT = make([]uint64, len(j.leftOns))
 	j.hasLast = make([]bool, len(j.leftOns))
@@ -299,6 +310,9 @@ func (j *Join) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if j.pair != nil {
+		return j.nextPair(ctx)
 	}
 	if j.outer != nil {
 		return j.nextOuter(ctx)
@@ -504,6 +518,9 @@ func (j *Join) Close() error {
 	}
 	if j.outer != nil {
 		j.outer.close()
+	}
+	if j.pair != nil {
+		j.pair.close()
 	}
 	// The goroutines have stopped: nothing reads the decoded batches now.
 	j.serial.free()

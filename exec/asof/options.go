@@ -149,6 +149,16 @@ type Right struct {
 	// RIGHT and FULL (the other kinds filter the input instead): a right
 	// row failing it is eligible for no left row and comes out unmatched.
 	Cond Cond
+	// PairCond, when set, is the extra ON conditions reading both inputs
+	// (spec §2.5): a right row is eligible for a left row only when it
+	// holds for the pair (false and NULL fail). It is evaluated over
+	// batches of pairs whose columns are the left columns PairLeft, then
+	// the right columns PairRight (indexes into the inputs' own schemas).
+	// The join must have this one right input, ordered by t alone, and an
+	// on column on the number line (not text, bytea, boolean or a
+	// numeric wider than 18 digits). pairs.go.
+	PairCond            Cond
+	PairLeft, PairRight []int
 	// KeyMajor says the left input and this right input are both ordered
 	// by (keys..., t) — keys ascending with NULLs last, strings bytewise,
 	// t ascending within each key — instead of by t alone.
@@ -222,6 +232,9 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if r.Kind.outer() && (len(rights) > 1 || r.KeyMajor) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF %s join with %s must have one right input, ordered by t alone", r.Kind, r.Name)
 		}
+		if r.PairCond != nil && (len(rights) > 1 || r.KeyMajor) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: a condition on both inputs needs one right input, ordered by t alone", r.Name)
+		}
 		if r.Kind == Semi || r.Kind == Anti {
 			// Only the left columns come out.
 			r.Payload = nil
@@ -285,6 +298,21 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		}
 		if r.KeyMajor && (slices.Contains(r.NullSafe, true) || r.LeftCond != nil) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys or a left condition cannot be key-major", r.Name)
+		}
+		if r.PairCond != nil && lo != ordNone {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported,
+				"ASOF JOIN condition on both inputs with an on column of type %s is not supported", rt.Type).
+				WithHint("Conditions on both inputs work on integer, date, timestamp, floating-point and numeric (up to 18 digits) on columns; move this one to WHERE to filter the result instead.")
+		}
+		for _, c := range r.PairLeft {
+			if err := checkCol(left, c, opts.LeftName, "condition"); err != nil {
+				return nil, err
+			}
+		}
+		for _, c := range r.PairRight {
+			if err := checkCol(rs, c, r.Name, "condition"); err != nil {
+				return nil, err
+			}
 		}
 		enc, lenc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {

@@ -290,6 +290,14 @@ func randomCaseOf(seed uint64, kind ordGenKind) *genCase {
 			}
 		}
 	}
+	// Conditions on both inputs (spec §2.5) on a third of the joins with
+	// one right input on the number line: l.lv * 3 + r.rv > c, NULL for
+	// some pairs.
+	if len(g.specs) == 1 && !g.keyMajor && kind == ordGenNone && rng.IntN(3) == 0 {
+		v := 1 + g.keys
+		g.specs[0].PairCond = sumCond{c: int64(rng.IntN(60)), nulls: rng.IntN(2) == 0}
+		g.specs[0].PairLeft, g.specs[0].PairRight = []int{v}, []int{v}
+	}
 	return g
 }
 
@@ -344,7 +352,7 @@ func checkCase(t testing.TB, g *genCase) {
 func describe(specs []Right) string {
 	s := ""
 	for _, sp := range specs {
-		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s nullsafe=%v leftcond=%v cond=%v] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind, sp.NullSafe, sp.LeftCond, sp.Cond)
+		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s nullsafe=%v leftcond=%v cond=%v pair=%v] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind, sp.NullSafe, sp.LeftCond, sp.Cond, sp.PairCond)
 	}
 	return s
 }

@@ -151,7 +151,7 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		bestSign := 0
 		for _, ri := range byKey[key] {
 			rv := tvalOf(rt, ri)
-			if rv.null || !condHolds(r.Cond, right, ri) {
+			if rv.null || !condHolds(r.Cond, right, ri) || !pairHolds(r, left, li, right, ri) {
 				continue
 			}
 			var sign int
