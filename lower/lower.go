@@ -300,6 +300,21 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 				return nil, err
 			}
 		}
+		if r.PairCond != nil {
+			// The pair batches hold PairLeft's then PairRight's columns.
+			var fields []arrow.Field
+			for _, c := range r.PairLeft {
+				fields = append(fields, left.Schema().Field(c))
+			}
+			for _, c := range r.PairRight {
+				fields = append(fields, in.Schema().Field(c))
+			}
+			if rights[i].PairCond, err = b.asofCond(r.PairCond, arrow.NewSchema(fields, nil)); err != nil {
+				closeAll(built)
+				return nil, err
+			}
+			rights[i].PairLeft, rights[i].PairRight = r.PairLeft, r.PairRight
+		}
 	}
 	// asof.New owns its inputs from here on, also when it fails.
 	return asof.New(left, rights, asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName})

@@ -26,8 +26,13 @@
 // evaluated per batch: a left row failing Right.LeftCond has no eligible
 // rows in that input, a right row failing Right.Cond (RIGHT and FULL; the
 // other kinds get a filtered input) is eligible for nobody and comes out
-// unmatched. Both work by giving the failing row a NULL key. Conditions
-// on both inputs are not supported.
+// unmatched. Both work by giving the failing row a NULL key. A condition
+// on both inputs (Right.PairCond, pairs.go) makes eligibility per pair:
+// the join keeps each key's right rows that a later left row may still
+// select (its whole history when the lower side is unbounded, charged to
+// the query's memory account) and walks each left row's candidates from
+// the closest outward, evaluating the condition over batches of pairs,
+// until one passes.
 //
 //	left (t, k)    right (t, k, bid)     Lo = -10, Hi = 0 (backward, tolerance 10)
 //	 10  a           3  a  1.0           10 a -> t 9,  bid 2.5 (two rows at 9: the last)

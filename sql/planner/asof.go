@@ -139,9 +139,12 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	// which outputs the failing rows unmatched), left-only ones make a
 	// failing left row match nothing.
 	right := r.node
-	filters, leftConds, err := b.asofExtras(extra, ar, l, r, cs, lw)
+	filters, leftConds, pairConds, err := b.asofExtras(extra, ar, l, r, cs, lw)
 	if err != nil {
 		return nil, err
+	}
+	if len(pairConds) > 0 {
+		asofPairCond(ar, expr.AndAll(pairConds...), lw, len(r.node.Schema()))
 	}
 	switch {
 	case len(filters) > 0 && ar.Kind.outer():
@@ -199,8 +202,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 
 // canExtend reports whether r reads only columns of j's own left input.
 func (j *AsofJoin) canExtend(r *AsofRight) bool {
-	if r.Kind.outer() || j.outer() {
-		// RIGHT and FULL run with their one right input.
+	if r.Kind.outer() || j.outer() || r.PairCond != nil || j.Rights[0].PairCond != nil {
+		// RIGHT and FULL, and conditions on both inputs, run with their
+		// one right input.
 		return false
 	}
 	w := len(j.Left.Schema())

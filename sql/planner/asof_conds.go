@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -47,6 +48,17 @@ func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (
 			return nil, nil, nil, nil, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN ON needs one inequality (l.t >= r.t) or a BETWEEN range comparing a column of each input").
 				WithPosition(b.pos(a.Cands[0].Expr)).WithHint("Write ON l.k = r.k AND l.t >= r.t, or MATCH_CONDITION (l.t >= r.t) ON l.k = r.k.")
 		case len(cross) > 1:
+			// The one comparing the columns both inputs are ordered by is
+			// the time condition; the others decide eligibility per pair.
+			if t := b.orderedCand(cross, l, r, cs, lw); t >= 0 {
+				for i, tc := range cross {
+					if i != t {
+						extra = append(extra, tc.Expr)
+					}
+				}
+				a.SetTime(cross[t])
+				break
+			}
 			return nil, nil, nil, nil, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN ON allows only one inequality or BETWEEN between the time columns").
 				WithPosition(b.pos(cross[1].Expr)).WithHint("Name the time condition with MATCH_CONDITION (l.t >= r.t): every other condition in ON then decides eligibility per pair.")
 		}
@@ -80,6 +92,34 @@ func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (
 		lkeys, rkeys, nullSafe = append(lkeys, lk), append(rkeys, rk), append(nullSafe, false)
 	}
 	return lkeys, rkeys, nullSafe, append(extra, a.Extra...), nil
+}
+
+// orderedCand returns the one candidate time condition comparing a left
+// column the left input is ordered by with a right column the right input
+// is ordered by, or -1 when none or several do.
+func (b *binder) orderedCand(cross []parser.TimeCond, l, r *rel, cs *scope, lw int) int {
+	found := -1
+	lo, ro := l.node.Ordering(), r.node.Ordering()
+	for i, tc := range cross {
+		x, err := cs.resolve(b, tc.Left)
+		if err != nil {
+			return -1
+		}
+		y, err := cs.resolve(b, tc.Right)
+		if err != nil {
+			return -1
+		}
+		if x.idx >= lw {
+			x, y = y, x
+		}
+		if lo.Satisfies(ordering.Lex{ordering.Asc(x.idx)}) && ro.Satisfies(ordering.Lex{ordering.Asc(y.idx - lw)}) {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
 }
 
 // offsetBounds turns an inequality with a constant offset into its range
@@ -147,17 +187,17 @@ func negateNode(e ast.ExprNode) ast.ExprNode {
 
 // asofExtras binds the extra ON conditions and sorts them by the inputs
 // they read: filters on the right input alone or on none (bound against
-// the right input), and conditions on the left input alone (bound
-// against the left input). A condition on both inputs, or one that is not
-// deterministic, is 0A000.
-func (b *binder) asofExtras(extra []ast.ExprNode, ar *AsofRight, l, r *rel, cs *scope, lw int) (filters, leftConds []expr.Expr, err error) {
+// the right input), conditions on the left input alone (bound against
+// the left input), and conditions on both (bound against the join's
+// scope). One that is not deterministic is 0A000.
+func (b *binder) asofExtras(extra []ast.ExprNode, ar *AsofRight, l, r *rel, cs *scope, lw int) (filters, leftConds, pairConds []expr.Expr, err error) {
 	for _, x := range extra {
 		e, err := b.bindExpr(x, &exprCtx{sc: cs, clause: "JOIN conditions"})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if volatile(e) {
-			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s is not deterministic, which is not supported", e).
+			return nil, nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s is not deterministic, which is not supported", e).
 				WithPosition(b.pos(x)).WithHint("Eligibility must not depend on when a row is read: compute the value in a subquery.")
 		}
 		var onLeft, onRight bool
@@ -171,16 +211,20 @@ func (b *binder) asofExtras(extra []ast.ExprNode, ar *AsofRight, l, r *rel, cs *
 		sc := r.sc
 		switch {
 		case onLeft && onRight:
-			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s on both inputs is not supported", e).
-				WithPosition(b.pos(x)).WithHint("Conditions on the left input %q alone or on the right input %q alone are supported; move this one to WHERE to filter the result instead.", l.desc.label(), ar.Name)
+			// Bound over the join's scope: left columns, then right ones.
+			if e, err = b.coerce(e, sqltypes.BoolType, x, "argument of JOIN/ON"); err != nil {
+				return nil, nil, nil, err
+			}
+			pairConds = append(pairConds, e)
+			continue
 		case onLeft:
 			sc = l.sc
 		}
 		if e, err = b.bindExpr(x, &exprCtx{sc: sc, clause: "JOIN conditions"}); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if e, err = b.coerce(e, sqltypes.BoolType, x, "argument of JOIN/ON"); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if onLeft {
 			leftConds = append(leftConds, e)
@@ -188,7 +232,35 @@ func (b *binder) asofExtras(extra []ast.ExprNode, ar *AsofRight, l, r *rel, cs *
 			filters = append(filters, e)
 		}
 	}
-	return filters, leftConds, nil
+	return filters, leftConds, pairConds, nil
+}
+
+// asofPairCond sets ar's condition on both inputs from e (bound over the
+// join's scope, left columns below lw): PairCond reads a compact batch of
+// the columns it needs, PairLeft then PairRight.
+func asofPairCond(ar *AsofRight, e expr.Expr, lw, rw int) {
+	m := make([]int, lw+rw)
+	used := make([]bool, lw+rw)
+	for _, c := range expr.Columns(e) {
+		used[c] = true
+	}
+	var left, right []int
+	for c, u := range used {
+		switch {
+		case !u:
+		case c < lw:
+			left = append(left, c)
+		default:
+			right = append(right, c-lw)
+		}
+	}
+	for i, c := range left {
+		m[c] = i
+	}
+	for i, c := range right {
+		m[c+lw] = len(left) + i
+	}
+	ar.PairCond, ar.PairLeft, ar.PairRight = remap(e, m), left, right
 }
 
 // keysByValue reports key types of different classes that PostgreSQL

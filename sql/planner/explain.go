@@ -354,6 +354,9 @@ func describeRight(r *AsofRight, lcols []Column) string {
 	if r.Cond != nil {
 		s += " condition " + exprSQL(r.Cond)
 	}
+	if r.PairCond != nil {
+		s += " pair-condition " + exprSQL(r.PairCond)
+	}
 	if r.KeysFirst {
 		s += " keys-first"
 	}

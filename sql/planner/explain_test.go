@@ -93,7 +93,7 @@ var explainCases = []struct{ name, sql string }{
 	{"interval_expression_bounds", `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN INTERVAL '5 seconds' * -2 AND INTERVAL '0 days' USING (sym)`},
 	{"error_interval_expression_on_bigint", `SELECT * FROM events ASOF JOIN ticks ON t BETWEEN -10 + 1 AND now() - now()`},
 	{"negated_param_bound", `SELECT * FROM events ASOF JOIN ticks ON t BETWEEN -$1 AND 0`},
-	{"error_left_condition", `SELECT * FROM events e ASOF JOIN ticks x ON t BETWEEN -10 AND 0 AND e.v = x.tag`},
+	{"pair_condition", `SELECT * FROM events e ASOF JOIN ticks x ON t BETWEEN -10 AND 0 AND e.v = x.tag`},
 	{"error_on_type_mismatch", `SELECT * FROM events ASOF JOIN (SELECT d AS t, k FROM daily) s ON t BETWEEN -1 AND 0`},
 	{"error_key_type_mismatch", `SELECT * FROM events ASOF JOIN (SELECT t, v AS k FROM events) s ON t BETWEEN -1 AND 0 USING (k)`},
 	{"error_on_interval_column", `SELECT * FROM spans a ASOF JOIN spans b ON a.k = b.k AND a.iv >= b.iv`},

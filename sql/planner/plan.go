@@ -192,6 +192,13 @@ type AsofRight struct {
 	// right schema; the other kinds filter Input instead): a right row
 	// failing it is eligible for nobody and comes out unmatched.
 	LeftCond, Cond expr.Expr
+	// PairCond is the extra ON conditions on both inputs (spec §2.5): a
+	// right row is eligible for a left row only when it holds for the
+	// pair. It reads a batch of the left columns PairLeft, then the right
+	// columns PairRight (indexes into the inputs' schemas), in that order.
+	// The join then has this one right input.
+	PairCond            expr.Expr
+	PairLeft, PairRight []int
 	// KeysFirst: both inputs are ordered by (keys..., t) instead of t
 	// (spec §4 allows it; the operator must merge per key).
 	KeysFirst bool

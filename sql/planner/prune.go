@@ -177,6 +177,9 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 		if r.LeftCond != nil {
 			orInto(ln, r.LeftCond)
 		}
+		for _, c := range r.PairLeft {
+			ln[c] = true
+		}
 	}
 	left, lm := prune(j.Left, ln)
 	j.Left = left
@@ -204,6 +207,9 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 		if r.Cond != nil {
 			orInto(rn, r.Cond)
 		}
+		for _, c := range r.PairRight {
+			rn[c] = true
+		}
 		var keepPayload []int
 		for pi, p := range r.Payload {
 			m[pos+pi] = -1
@@ -226,6 +232,12 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 		}
 		if r.Cond != nil {
 			r.Cond = remap(r.Cond, rm)
+		}
+		for i, c := range r.PairLeft {
+			r.PairLeft[i] = lm[c]
+		}
+		for i, c := range r.PairRight {
+			r.PairRight[i] = rm[c]
 		}
 		var payload []int
 		for _, pi := range keepPayload {

@@ -31,7 +31,7 @@ func Validate(n Node) error {
 		if lOK && rOK {
 			continue
 		}
-		if len(r.Keys) > 0 && !r.Kind.outer() && r.NullSafe == nil && r.LeftCond == nil && sameKeyTypes(j.Left.Schema(), r) && left.Satisfies(keysThen(r.LeftKeys, r.LeftOn)) && right.Satisfies(keysThen(r.Keys, r.On)) {
+		if len(r.Keys) > 0 && !r.Kind.outer() && r.NullSafe == nil && r.LeftCond == nil && r.PairCond == nil && sameKeyTypes(j.Left.Schema(), r) && left.Satisfies(keysThen(r.LeftKeys, r.LeftOn)) && right.Satisfies(keysThen(r.Keys, r.On)) {
 			r.KeysFirst = true
 			continue
 		}
