@@ -47,6 +47,9 @@ func condHolds(c Cond, b arrow.RecordBatch, i int) bool {
 type sumCond struct {
 	c     int64
 	nulls bool
+	// mod, when set, makes the condition (l.a * 3 + r.b) % mod = 0
+	// instead: few pairs pass, so a left row walks many candidates.
+	mod int64
 }
 
 // value is the condition on one pair: ok false is NULL.
@@ -57,6 +60,9 @@ func (s sumCond) value(la, rb arrow.Array, li, ri int) (v, ok bool) {
 	sum := la.(*array.Int64).Value(li)*3 + rb.(*array.Int64).Value(ri)
 	if s.nulls && sum%5 == 0 {
 		return false, false
+	}
+	if s.mod > 0 {
+		return sum%s.mod == 0, true
 	}
 	return sum > s.c, true
 }

@@ -1,0 +1,101 @@
+package asof
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/memacct"
+	"github.com/asofsql/asofsql/exec/operator"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/stretchr/testify/require"
+)
+
+// pairTables builds a left and a right table of n rows each: t = i, key
+// i % keys, value i.
+func pairTables(mem memory.Allocator, n, keys int) (arrow.RecordBatch, arrow.RecordBatch) {
+	mk := func(name string) arrow.RecordBatch {
+		rows := make([][]any, n)
+		for i := range rows {
+			rows[i] = []any{int64(i), int64(i % keys), int64(i)}
+		}
+		return table(mem, []arrow.Field{f("t", i64), f("k", i64), f(name, i64)}, rows...)
+	}
+	return mk("lv"), mk("rv")
+}
+
+// runPair runs the join of left and right under sp through a few
+// layouts and compares it with the reference.
+func runPair(t *testing.T, mem memory.Allocator, left, right arrow.RecordBatch, sp Right) {
+	t.Helper()
+	want := refJoin(mem, left, []arrow.RecordBatch{right}, []Right{sp})
+	for _, l := range []exectest.Layout{{Name: "1", Size: 1}, {Name: "7e", Size: 7, Empty: true}, {Name: "random", Empty: true, Seed: 3}} {
+		s := sp
+		s.Input = operator.NewBatches(right.Schema(), exectest.Split(right, l, 1))
+		j, err := New(operator.NewBatches(left.Schema(), exectest.Split(left, l, 0)), []Right{s}, Options{Allocator: mem})
+		require.NoError(t, err)
+		got, err := exectest.Collect(context.Background(), j, mem)
+		require.NoError(t, err)
+		gs := exectest.Format(got)
+		got.Release()
+		if sp.Kind.outer() {
+			gs = leftRowsFirst(gs, int(left.NumCols()))
+		}
+		require.Equal(t, want, gs, "layout %s", l.Name)
+	}
+}
+
+// TestPairWalk checks left rows that skip many failing candidates (about
+// 1 in 31 pairs passes): several rounds per batch, rounds capped at
+// maxPairs pairs, in every direction and kind.
+func TestPairWalk(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	left, right := pairTables(mem, 200, 2)
+	defer left.Release()
+	defer right.Release()
+	cond := sumCond{mod: 31}
+	for _, r := range []struct {
+		name   string
+		lo, hi Bound
+	}{
+		{"backward", Unbounded, IntBound(0)}, {"forward", IntBound(0), Unbounded}, {"nearest", IntBound(-100), IntBound(80)}, {"before", IntBound(-200), IntBound(-5)},
+	} {
+		for _, kind := range []Kind{Left, Anti, FullOuter} {
+			t.Run(fmt.Sprintf("%s/%s", r.name, kind), func(t *testing.T) {
+				runPair(t, mem, left, right, Right{
+					Name: "r", LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: r.lo, Hi: r.hi,
+					Kind: kind, Payload: []int{0, 2}, PairCond: cond, PairLeft: []int{2}, PairRight: []int{2},
+				})
+			})
+		}
+	}
+}
+
+// TestPairMemoryLimit checks that a key's history, kept for a condition
+// on both inputs with an unbounded lower side, stays within the query's
+// account: 53200 naming the join past it, and everything released.
+func TestPairMemoryLimit(t *testing.T) {
+	checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer checked.AssertSize(t, 0)
+	acct := memacct.Open(nil, checked, 256<<10, nil)
+	defer acct.Close()
+	left, right := pairTables(acct, 20000, 1)
+	defer left.Release()
+	defer right.Release()
+	sp := Right{
+		Name: "quotes", LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: Unbounded, Hi: IntBound(0),
+		Kind: Left, Payload: []int{2}, PairCond: sumCond{c: -1}, PairLeft: []int{2}, PairRight: []int{2},
+		Input: operator.NewBatches(right.Schema(), exectest.Split(right, exectest.Layout{Size: 1024}, 1)),
+	}
+	j, err := New(operator.NewBatches(left.Schema(), exectest.Split(left, exectest.Layout{Size: 1024}, 0)), []Right{sp}, Options{Allocator: acct})
+	require.NoError(t, err)
+	_, err = exectest.Collect(context.Background(), j, acct)
+	require.Error(t, err)
+	require.Equal(t, sqlerr.OutOfMemory, sqlerr.Code(err), err.Error())
+	e, _ := sqlerr.As(err)
+	require.Contains(t, e.Detail, "ASOF JOIN with quotes (right rows kept for a condition on both inputs)")
+}
