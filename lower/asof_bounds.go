@@ -60,5 +60,5 @@ func (b *builder) asofRange(n *planner.AsofJoin, r *planner.AsofRight) (lo, hi a
 		}
 		return asof.Bound{Int: pb.Int, Float: pb.Float, Dec: pb.Dec, HasDec: pb.HasDec, Exclusive: pb.Exclusive}
 	}
-	return conv(plo), conv(phi), planner.AsofRangeEmpty(plo, phi), nil
+	return conv(plo), conv(phi), r.Empty || planner.AsofRangeEmpty(plo, phi), nil
 }

@@ -43,6 +43,7 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	var nullSafe []bool
 	extra := a.Extra
 	var offSwapped bool
+	var second *parser.TimeCond
 	var err error
 	switch a.Form {
 	case parser.FormRange, parser.FormUsing:
@@ -57,7 +58,7 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			lkeys, rkeys, nullSafe = append(lkeys, lk), append(rkeys, rk), append(nullSafe, false)
 		}
 	case parser.FormInequality, parser.FormRangeOnExpr:
-		if lkeys, rkeys, nullSafe, extra, err = b.asofOnConds(a, l, r, cs, lw); err != nil {
+		if lkeys, rkeys, nullSafe, extra, second, err = b.asofOnConds(a, l, r, cs, lw); err != nil {
 			return nil, err
 		}
 		what := "inequality"
@@ -117,6 +118,13 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	} else if a.Form == parser.FormUsing {
 		// USING (k..., t): the last column is l.t >= r.t.
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{}
+	}
+	if second != nil {
+		ct := lt
+		ct.typ = ar.OnType
+		if err := b.combineRange(a, ar, *second, cs, lw, ct); err != nil {
+			return nil, err
+		}
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]

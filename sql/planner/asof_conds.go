@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
@@ -19,7 +20,11 @@ import (
 // column of each input; an equality of a column of each input is a key;
 // everything else (two columns of one input included) is an extra
 // condition, returned with the parser's own extras.
-func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (lkeys, rkeys []scopeCol, nullSafe []bool, extra []ast.ExprNode, err error) {
+//
+// Two opposite inequalities on the same two columns (l.t >= r.t AND l.t <=
+// r.t + 5) are one range: the first is the time condition and second the
+// other, which the caller folds into its range (combineRange).
+func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (lkeys, rkeys []scopeCol, nullSafe []bool, extra []ast.ExprNode, second *parser.TimeCond, err error) {
 	side := func(x *ast.ColumnNameExpr) (bool, error) {
 		c, err := cs.resolve(b, x)
 		return c.idx < lw, err
@@ -29,11 +34,11 @@ func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (
 		for _, tc := range a.Cands {
 			lx, err := side(tc.Left)
 			if err != nil {
-				return nil, nil, nil, nil, err
+				return nil, nil, nil, nil, nil, err
 			}
 			rx, err := side(tc.Right)
 			if err != nil {
-				return nil, nil, nil, nil, err
+				return nil, nil, nil, nil, nil, err
 			}
 			if lx != rx {
 				cross = append(cross, tc)
@@ -45,33 +50,46 @@ func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (
 		case len(cross) == 0:
 			// Every candidate compares two columns of one input: point at
 			// the first, the one the user most likely meant.
-			return nil, nil, nil, nil, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN ON needs one inequality (l.t >= r.t) or a BETWEEN range comparing a column of each input").
+			return nil, nil, nil, nil, nil, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN ON needs one inequality (l.t >= r.t) or a BETWEEN range comparing a column of each input").
 				WithPosition(b.pos(a.Cands[0].Expr)).WithHint("Write ON l.k = r.k AND l.t >= r.t, or MATCH_CONDITION (l.t >= r.t) ON l.k = r.k.")
 		case len(cross) > 1:
-			// The one comparing the columns both inputs are ordered by is
-			// the time condition; the others decide eligibility per pair.
-			if t := b.orderedCand(cross, l, r, cs, lw); t >= 0 {
-				for i, tc := range cross {
-					if i != t {
-						extra = append(extra, tc.Expr)
-					}
-				}
-				a.SetTime(cross[t])
-				break
+			// Of several, the one comparing the columns both inputs are
+			// ordered by is the time condition (or two opposite ones on
+			// them, a range); the others decide eligibility per pair.
+			var time []int
+			ord := b.orderedCands(cross, l, r, cs, lw)
+			switch {
+			case len(cross) == 2 && b.rangePair(cross[0], cross[1], cs, lw):
+				time = []int{0, 1}
+			case len(ord) == 1:
+				time = ord
+			case len(ord) == 2 && b.rangePair(cross[ord[0]], cross[ord[1]], cs, lw):
+				time = ord
+			default:
+				return nil, nil, nil, nil, nil, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN ON allows only one inequality or BETWEEN between the time columns").
+					WithPosition(b.pos(cross[1].Expr)).WithHint("Name the time condition with MATCH_CONDITION (l.t >= r.t): every other condition in ON then decides eligibility per pair.")
 			}
-			return nil, nil, nil, nil, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN ON allows only one inequality or BETWEEN between the time columns").
-				WithPosition(b.pos(cross[1].Expr)).WithHint("Name the time condition with MATCH_CONDITION (l.t >= r.t): every other condition in ON then decides eligibility per pair.")
+			for i, tc := range cross {
+				if !slices.Contains(time, i) {
+					extra = append(extra, tc.Expr)
+				}
+			}
+			if len(time) == 2 {
+				second = &cross[time[1]]
+			}
+			a.SetTime(cross[time[0]])
+		default:
+			a.SetTime(cross[0])
 		}
-		a.SetTime(cross[0])
 	}
 	for _, k := range a.Keys {
 		ca, err := cs.resolve(b, k.A)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		cb, err := cs.resolve(b, k.B)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		switch {
 		case ca.idx < lw && cb.idx >= lw:
@@ -87,36 +105,146 @@ func (b *binder) asofOnConds(a *parser.AsofJoin, l, r *rel, cs *scope, lw int) (
 	for _, u := range a.Using {
 		lk, rk, err := b.asofUsingCol(a, l, r, u.Name.O, "USING")
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		lkeys, rkeys, nullSafe = append(lkeys, lk), append(rkeys, rk), append(nullSafe, false)
 	}
-	return lkeys, rkeys, nullSafe, append(extra, a.Extra...), nil
+	return lkeys, rkeys, nullSafe, append(extra, a.Extra...), second, nil
 }
 
-// orderedCand returns the one candidate time condition comparing a left
+// rangePair reports two candidate time conditions that are opposite
+// inequalities (one bounding Δ above, one below) between the same two
+// columns.
+func (b *binder) rangePair(p, q parser.TimeCond, cs *scope, lw int) bool {
+	var cols [2][2]int
+	var upper [2]bool
+	for i, tc := range []parser.TimeCond{p, q} {
+		if tc.Form != parser.FormInequality {
+			return false
+		}
+		x, err := cs.resolve(b, tc.Left)
+		if err != nil {
+			return false
+		}
+		y, err := cs.resolve(b, tc.Right)
+		if err != nil {
+			return false
+		}
+		op := tc.Op
+		if x.idx >= lw {
+			x, y, op = y, x, flip(op)
+		}
+		cols[i] = [2]int{x.idx, y.idx}
+		upper[i] = op == opcode.GE || op == opcode.GT
+	}
+	return cols[0] == cols[1] && upper[0] != upper[1]
+}
+
+// combineRange folds the second of two opposite inequalities into ar's
+// range (the first's, one side unbounded), as BETWEEN would give it (spec
+// §3): lo > hi as written is 22023 at the lower bound; a range that only
+// the strict forms' steps empty matches nothing.
+func (b *binder) combineRange(a *parser.AsofJoin, ar *AsofRight, second parser.TimeCond, cs *scope, lw int, ct scopeCol) error {
+	first := parser.TimeCond{Expr: a.Time, Form: a.Form, Left: a.Left, Right: a.Right, Op: a.Op, Off: a.Off, OffPos: a.OffPos}
+	bounds := func(tc parser.TimeCond, strict bool) (lo, hi Bound, pos int, err error) {
+		x, err := cs.resolve(b, tc.Left)
+		if err != nil {
+			return lo, hi, 0, err
+		}
+		swapped := x.idx >= lw
+		op := tc.Op
+		if swapped {
+			op = flip(op)
+		}
+		if !strict {
+			switch op {
+			case opcode.GT:
+				op = opcode.GE
+			case opcode.LT:
+				op = opcode.LE
+			}
+		}
+		tmp := &AsofRight{}
+		tmp.Lo, tmp.Hi = Bound{Unbounded: true}, Bound{Unbounded: true}
+		pos = b.pos(tc.Expr)
+		if tc.Off == nil {
+			err = b.inequalityBounds(tmp, op, ct, a)
+		} else {
+			v := tc.Off
+			if !swapped {
+				v = negateNode(v)
+			}
+			saved := a.OffPos
+			a.OffPos, pos = tc.OffPos, tc.OffPos
+			err = b.offsetBounds(tmp, op, a, v, ct)
+			a.OffPos = saved
+		}
+		return tmp.Lo, tmp.Hi, pos, err
+	}
+	var lo, hi, wlo, whi Bound
+	loPos := 0
+	for _, tc := range []parser.TimeCond{first, second} {
+		l, h, pos, err := bounds(tc, true)
+		if err != nil {
+			return err
+		}
+		wl, wh, _, err := bounds(tc, false)
+		if err != nil {
+			return err
+		}
+		if !l.Unbounded {
+			lo, wlo, loPos = l, wl, pos
+		} else {
+			hi, whi = h, wh
+		}
+	}
+	lo.Pos = loPos
+	ar.Lo, ar.Hi = lo, hi
+	if lo.deferred() || hi.deferred() {
+		return nil
+	}
+	if err := CheckAsofRange(wlo, whi, ct.typ, loPos); err != nil {
+		return err
+	}
+	ar.Empty = steppedEmpty(lo, hi, ct.typ)
+	return nil
+}
+
+// steppedEmpty reports a range whose strict edges crossed or met.
+func steppedEmpty(lo, hi Bound, t sqltypes.Type) bool {
+	if lo.Cal != nil || hi.Cal != nil {
+		return false
+	}
+	meet := lo.Exclusive || hi.Exclusive
+	switch {
+	case isFloat(t):
+		return lo.Float > hi.Float || lo.Float == hi.Float && meet
+	case lo.HasDec && hi.HasDec:
+		return lo.Dec.Greater(hi.Dec) || lo.Dec == hi.Dec && meet
+	}
+	return lo.Int > hi.Int || lo.Int == hi.Int && meet
+}
+
+// orderedCands returns the candidate time conditions comparing a left
 // column the left input is ordered by with a right column the right input
-// is ordered by, or -1 when none or several do.
-func (b *binder) orderedCand(cross []parser.TimeCond, l, r *rel, cs *scope, lw int) int {
-	found := -1
+// is ordered by.
+func (b *binder) orderedCands(cross []parser.TimeCond, l, r *rel, cs *scope, lw int) []int {
+	var found []int
 	lo, ro := l.node.Ordering(), r.node.Ordering()
 	for i, tc := range cross {
 		x, err := cs.resolve(b, tc.Left)
 		if err != nil {
-			return -1
+			return nil
 		}
 		y, err := cs.resolve(b, tc.Right)
 		if err != nil {
-			return -1
+			return nil
 		}
 		if x.idx >= lw {
 			x, y = y, x
 		}
 		if lo.Satisfies(ordering.Lex{ordering.Asc(x.idx)}) && ro.Satisfies(ordering.Lex{ordering.Asc(y.idx - lw)}) {
-			if found >= 0 {
-				return -1
-			}
-			found = i
+			found = append(found, i)
 		}
 	}
 	return found

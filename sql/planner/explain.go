@@ -329,7 +329,7 @@ func describeRight(r *AsofRight, lcols []Column) string {
 		ot = lt.Type
 	}
 	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, ot)
-	if AsofRangeEmpty(r.Lo, r.Hi) {
+	if r.Empty || AsofRangeEmpty(r.Lo, r.Hi) {
 		s += " (empty)"
 	}
 	s += " PREFER " + r.Tie.String()

@@ -177,6 +177,10 @@ type AsofRight struct {
 	LeftKeys, Keys []int
 	NullSafe       []bool
 	Lo, Hi         Bound
+	// Empty: the range matches nothing although it is not reversed as
+	// written (two strict inequalities whose edges meet, l.t > r.t AND
+	// l.t < r.t + 1 on integers).
+	Empty bool
 	// OnType is the type the two on columns are compared in (spec §3: by
 	// value across integer, float and NUMERIC), the unit of Lo and Hi; the
 	// operator converts a side whose column has another type.
