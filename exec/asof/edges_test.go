@@ -18,7 +18,8 @@ import (
 
 // The edge generator complements randomCase (property_test.go): on columns
 // of int32, date32 and timestamp as well as int64 and float64; t at the
-// int64 and int32 extremes; floats with -0, NaN and ±Inf, and infinite
+// int64 and int32 extremes (on timestamps also with month bounds, whose
+// edges then saturate); floats with -0, NaN and ±Inf, and infinite
 // bounds (NaN edges); ranges that rounding emptied (Right.Empty); and one
 // large case with more than 2,048 rows a batch and more than 65,536
 // distinct keys. Every case is checked against the reference.
@@ -148,13 +149,26 @@ func edgeCase(mem memory.Allocator, seed uint64, rows, keys int) ([]arrow.Record
 	}
 	cal := k == edgeTimestamp
 	if cal {
-		// Timestamps around month ends with calendar (month) bounds.
+		// Timestamps around month ends with calendar (month) bounds; in a
+		// third of the cases at either end of int64 instead (the extremes
+		// themselves included), where the edges saturate.
+		const day = 86_400_000_000
+		base := time.Date(2024, 1, 27, 0, 0, 0, 0, time.UTC).UnixMicro()
+		var extreme int64
+		switch rng.IntN(6) {
+		case 0:
+			base, extreme = math.MaxInt64-101*day, math.MaxInt64
+		case 1:
+			base, extreme = math.MinInt64+2_000_000, math.MinInt64
+		}
 		mk = func(n int, name string) arrow.RecordBatch {
 			fields := []arrow.Field{f("t", k.dataType()), f("k", i64), f(name, i64)}
-			base := time.Date(2024, 1, 27, 0, 0, 0, 0, time.UTC).UnixMicro()
 			vs := make([]int64, n)
 			for i := range vs {
-				vs[i] = base + int64(rng.IntN(100))*86_400_000_000 + int64(rng.IntN(3)-1)*1_000_000
+				vs[i] = base + int64(rng.IntN(100))*day + int64(rng.IntN(3)-1)*1_000_000
+				if extreme != 0 && rng.IntN(8) == 0 {
+					vs[i] = extreme
+				}
 			}
 			slices.Sort(vs)
 			var data [][]any
