@@ -82,6 +82,7 @@ type pairState struct {
 	// byKey lists each key's kept rows by their number, ascending; numbers
 	// below base are dropped rows, trimmed lazily.
 	byKey [][]int64
+	dead  int // rows dropped since byKey was last trimmed
 
 	eof     bool
 	last    uint64
@@ -244,11 +245,17 @@ func (p *pairState) drop(edge uint64, all bool) error {
 	}
 	p.seq = p.seq[n:]
 	p.base += int64(n)
-	if cap(p.seq) > 2*len(p.seq)+1024 {
-		p.seq = append([]pairRow(nil), p.seq...)
+	if p.dead += n; p.dead > max(len(p.seq), len(p.byKey))+4096 {
+		// Keys no left row asks for keep their dropped rows' numbers
+		// until trimmed here; the threshold makes that O(1) a drop.
 		for k, l := range p.byKey {
-			p.byKey[k] = append([]int64(nil), l[p.trimmed(l):]...)
+			if t := p.trimmed(l); t == len(l) {
+				p.byKey[k] = nil
+			} else if t > 0 {
+				p.byKey[k] = append([]int64(nil), l[t:]...)
+			}
 		}
+		p.dead = 0
 	}
 	return p.charge(-n)
 }
