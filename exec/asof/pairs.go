@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -173,6 +174,7 @@ func (p *pairState) keep(ctx context.Context, b arrow.RecordBatch, n int) error 
 	}
 	p.ids = p.ids[:n]
 	p.dict.intern(&p.kb, p.hashes, p.ids)
+	p.seq = slices.Grow(p.seq, n)
 	var s int32
 	if k := len(p.free); k > 0 {
 		s, p.free = p.free[k-1], p.free[:k-1]
@@ -399,7 +401,7 @@ func (p *pairState) match(ctx context.Context, lb arrow.RecordBatch, lt *onColum
 			return nil, err
 		}
 	}
-	var walks []walk
+	walks := make([]walk, 0, n)
 	for i := 0; i < n; i++ {
 		if !lt.ok(i) || lk.kb.null[i] {
 			continue
@@ -417,8 +419,8 @@ func (p *pairState) match(ctx context.Context, lb arrow.RecordBatch, lt *onColum
 			continue
 		}
 		list := p.byKey[k]
-		if t := p.trimmed(list); t > 0 {
-			list = list[t:]
+		if len(list) > 0 && list[0] < p.base {
+			list = list[p.trimmed(list):]
 			p.byKey[k] = list
 		}
 		stop := sort.Search(len(list), func(j int) bool { return p.tAt(list[j]) >= w.lo })
@@ -430,10 +432,8 @@ func (p *pairState) match(ctx context.Context, lb arrow.RecordBatch, lt *onColum
 		active[i] = i
 	}
 	quota := 1
-	var lrows []int
-	var refs []ref
-	var nums []int64
-	var owner []int
+	size := min(len(walks), maxPairs)
+	lrows, refs, nums, owner := make([]int, 0, size), make([]ref, 0, size), make([]int64, 0, size), make([]int, 0, size)
 	for len(active) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err

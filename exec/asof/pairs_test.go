@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/exectest"
 	"github.com/asofsql/asofsql/exec/memacct"
@@ -122,4 +123,52 @@ func TestPairDrop(t *testing.T) {
 	defer got.Release()
 	require.True(t, leftRowsFirst(exectest.Format(got), 3) == want, "differs from the reference")
 	require.Less(t, len(j.pair.seq), 2000, "rows below the window are dropped")
+}
+
+// gtCond is r.rp > frac as a pair condition over a batch (lp, rp):
+// about 1 - frac of the right rows pass.
+type gtCond struct{ frac float64 }
+
+func (c gtCond) Eval(_ context.Context, b arrow.RecordBatch) (arrow.Array, error) {
+	rp := b.Column(1).(*array.Float64).Float64Values()
+	bb := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer bb.Release()
+	bb.Reserve(len(rp))
+	for _, v := range rp {
+		bb.UnsafeAppend(v > c.frac)
+	}
+	return bb.NewArray(), nil
+}
+
+// BenchmarkPairCond is S1 (1M x 1M rows, 1,000 keys, backward unbounded)
+// without a condition, and with a condition on both inputs that the
+// nearest row passes always, or about 1 time in 8 (a left row then walks
+// about 8 candidates): go test -run X -bench PairCond ./exec/asof/.
+func BenchmarkPairCond(b *testing.B) {
+	mem := memory.NewGoAllocator()
+	left := materialize(b, newGen(mem, 1<<20, 1000, false, 1, "lp"))
+	right := materialize(b, newGen(mem, 1<<20, 1000, false, 2, "rp"))
+	for _, c := range []struct {
+		name string
+		cond Cond
+	}{{"none", nil}, {"nearest", gtCond{-1}}, {"1in8", gtCond{0.875}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sp := Right{Name: "r", Input: replay(right[0].Schema(), right), LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1},
+					Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{0, 2}}
+				if c.cond != nil {
+					sp.PairCond, sp.PairLeft, sp.PairRight = c.cond, []int{2}, []int{2}
+				}
+				j, err := New(replay(left[0].Schema(), left), []Right{sp}, Options{Allocator: mem})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := operator.Drain(context.Background(), j, func(rec arrow.RecordBatch) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+				j.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(1<<20), "ns/leftrow")
+		})
+	}
 }
