@@ -43,13 +43,15 @@ import (
 // back (tag "ROLLBACK"), as in Postgres. Outside a block each statement
 // commits on its own.
 type Session struct {
-	db       *DB
-	vopts    *sqltypes.Options
-	values   map[string]string // lowercase setting name → SHOW value
-	timeout  time.Duration
-	memLimit int64       // memory_limit: bytes one query may hold, 0 for none
-	tx       *catalog.Tx // the open transaction block; nil outside one
-	failed   bool
+	db     *DB
+	vopts  *sqltypes.Options
+	values map[string]string // lowercase setting name → SHOW value
+	// settingsVer counts changes of values (SettingsVersion).
+	settingsVer uint64
+	timeout     time.Duration
+	memLimit    int64       // memory_limit: bytes one query may hold, 0 for none
+	tx          *catalog.Tx // the open transaction block; nil outside one
+	failed      bool
 	// mode are the open block's modes (isolation.go); snapTaken: a
 	// statement of the block has read with a snapshot, which fixes them;
 	// txSnap is the snapshot a REPEATABLE READ or SERIALIZABLE block
@@ -154,6 +156,11 @@ func (s *Session) Setting(name string) (string, bool) {
 	return v, ok
 }
 
+// SettingsVersion counts the changes of the session's settings: what
+// Setting returns for a setting that is not of the transaction
+// (transaction_isolation and the like) stays the same while it does.
+func (s *Session) SettingsVersion() uint64 { return s.settingsVer }
+
 // Set changes a setting as a startup parameter does: like SET name =
 // value, and the value also becomes the session default that RESET and
 // SET name TO DEFAULT return to.
@@ -187,6 +194,7 @@ func (s *Session) apply(st *setting, value string) error {
 		return err
 	}
 	s.values[strings.ToLower(st.name)] = v
+	s.settingsVer++
 	return nil
 }
 
@@ -1166,6 +1174,7 @@ func (s *Session) endBlock(rollback bool) {
 		if s.saved != nil {
 			*s.vopts = s.saved.vopts
 			s.values = s.saved.values
+			s.settingsVer++
 			s.timeout = s.saved.timeout
 			s.memLimit = s.saved.memLimit
 		}

@@ -54,14 +54,23 @@ type conn struct {
 	readErr error      // set by the reader before it closes frames
 	done    chan struct{}
 
-	stmts   map[string]*prepared
-	portals map[string]*portal
+	stmts map[string]*prepared
+	// lastNamed is the session-kept statement found last (stmt).
+	lastNamed *prepared
+	portals   map[string]*portal
 	// failed records that an error was sent since the last Sync (for
 	// Session.Sync); skip discards extended-protocol messages until Sync.
 	failed bool
 	skip   bool
 	// reported holds the ParameterStatus values the client has.
 	reported map[string]string
+	// sver is sess as a SettingsVersion, nil if it is not one; the
+	// reported values and the timeouts were read at the versions kept
+	// with them.
+	sver                     SettingsVersion
+	reportedVer              uint64
+	reportedRead             bool
+	stmtTO, idleTO, idleTxTO durSetting
 	// ready is set when ReadyForQuery went out and nothing came in since:
 	// the session is idle, and the idle timeouts apply.
 	ready bool
@@ -128,6 +137,13 @@ func (c *conn) setting(name string) string {
 // reportChanges sends ParameterStatus for every reported setting whose
 // value changed (after a SET), as Postgres does before ReadyForQuery.
 func (c *conn) reportChanges() {
+	if c.sver != nil {
+		v := c.sver.SettingsVersion()
+		if c.reportedRead && c.reportedVer == v {
+			return // no setting changed since the last report
+		}
+		c.reportedVer, c.reportedRead = v, true
+	}
 	for _, name := range reportedSettings {
 		v := c.setting(name)
 		if old, ok := c.reported[name]; !ok || old != v {
@@ -305,6 +321,7 @@ func (c *conn) startup() error {
 		return c.fatal(sqlerr.From(err))
 	}
 	c.sess = sess
+	c.sver, _ = sess.(SettingsVersion)
 	c.stmts = map[string]*prepared{}
 	c.portals = map[string]*portal{}
 	c.reported = map[string]string{}
@@ -540,10 +557,12 @@ func (c *conn) idleTimeout() time.Duration {
 	if c.sess.TxStatus() != 'I' {
 		name = "idle_in_transaction_session_timeout"
 	}
-	if v, ok := c.sess.Setting(name); ok {
-		if s, ok := ParseDuration(v); ok && s > 0 && (d == 0 || s < d) {
-			d = s
-		}
+	cache := &c.idleTO
+	if name != "idle_session_timeout" {
+		cache = &c.idleTxTO
+	}
+	if s, ok := c.durationSetting(name, cache); ok && s > 0 && (d == 0 || s < d) {
+		d = s
 	}
 	return d
 }
@@ -791,12 +810,38 @@ func (c *conn) callCtx() (context.Context, func()) {
 // statementTimeout is the session's statement_timeout when it has one
 // (SET statement_timeout), else Config.StatementTimeout.
 func (c *conn) statementTimeout() time.Duration {
-	if v, ok := c.sess.Setting("statement_timeout"); ok {
-		if d, ok := ParseDuration(v); ok {
-			return d
-		}
+	if d, ok := c.durationSetting("statement_timeout", &c.stmtTO); ok {
+		return d
 	}
 	return c.srv.cfg.StatementTimeout
+}
+
+// durSetting is a duration setting as last read, at a settings version.
+type durSetting struct {
+	ver  uint64
+	read bool // ver, d and ok are of a read
+	d    time.Duration
+	ok   bool
+}
+
+// durationSetting reads a duration setting of the session (ok false when
+// it has none or it does not parse); a session that counts its settings'
+// changes (SettingsVersion) is asked again only after one.
+func (c *conn) durationSetting(name string, cache *durSetting) (time.Duration, bool) {
+	var ver uint64
+	if c.sver != nil {
+		ver = c.sver.SettingsVersion()
+		if cache.read && cache.ver == ver {
+			return cache.d, cache.ok
+		}
+	}
+	var d time.Duration
+	v, ok := c.sess.Setting(name)
+	if ok {
+		d, ok = ParseDuration(v)
+	}
+	*cache = durSetting{ver: ver, read: c.sver != nil, d: d, ok: ok}
+	return d, ok
 }
 
 // ParseDuration reads a Postgres time setting such as statement_timeout:
