@@ -251,6 +251,9 @@ type Stmt struct {
 	// cache is the plan of the last execution while it stays good
 	// (plancache.go); forks of the session may execute st at once.
 	cache atomic.Pointer[cachedPlan]
+	// directPlan is the direct-append analysis of the last INSERT plan
+	// executed (directinsert.go).
+	directPlan atomic.Pointer[directInsert]
 }
 
 type firstPlan struct {
@@ -847,7 +850,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 		}
 		return done()
 	case *planner.Insert:
-		n, err := s.insert(ctx, snap, p, args)
+		n, err := s.insert(ctx, snap, st, p, args)
 		if err != nil {
 			return nil, err
 		}
@@ -1006,7 +1009,10 @@ func (s *Session) writeTo(ctx context.Context, command string, temp bool, do fun
 	return tx.Commit(ctx)
 }
 
-func (s *Session) insert(ctx context.Context, snap *snapshot, p *planner.Insert, args []any) (int64, error) {
+func (s *Session) insert(ctx context.Context, snap *snapshot, st *Stmt, p *planner.Insert, args []any) (int64, error) {
+	if d := st.direct(p); d != nil {
+		return s.insertDirect(ctx, d, args)
+	}
 	op, err := s.lowerQuery(ctx, snap, p.Params, p.Input, args, nil)
 	if err != nil {
 		return 0, err
