@@ -177,6 +177,7 @@ func (c *conn) serve() {
 			c.logf("session close", err)
 		}
 	}()
+	defer c.watchEnd()()
 	c.frames = make(chan frame, 64)
 	c.done = make(chan struct{})
 	c.queued.init(maxReadAhead)
@@ -771,10 +772,16 @@ func (c *conn) readyForQuery() error {
 // that is merely slow takes the rest of what was written in that time, as
 // Postgres lets it; one that reads nothing loses the connection, which is
 // out of step with it anyway once a message is half sent.
+//
+// The context ends in three ways, each of which bounds the writes itself
+// (rather than a watcher per call, which costs every statement): the
+// connection's end (watchEnd), a CancelRequest (cancelQuery), and the
+// statement timeout (a watcher, only when there is a timeout).
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	stop := func() {}
-	if d := c.statementTimeout(); d > 0 {
+	d := c.statementTimeout()
+	if d > 0 {
 		var cancelT context.CancelFunc
 		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 		stop = cancelT
@@ -782,15 +789,20 @@ func (c *conn) callCtx() (context.Context, func()) {
 	call := new(struct{})
 	c.mu.Lock()
 	c.cancel, c.call = cancel, call
+	if c.ctx.Err() != nil {
+		c.boundLocked() // ended before the call began: watchEnd saw no call
+	}
 	c.mu.Unlock()
-	unwatch := context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.call == call { // the call has not ended
-			c.bounded = true
-			c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
-		}
-	})
+	unwatch := func() bool { return true }
+	if d > 0 {
+		unwatch = context.AfterFunc(ctx, func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.call == call { // the call has not ended
+				c.boundLocked()
+			}
+		})
+	}
 	return ctx, func() {
 		unwatch()
 		c.mu.Lock()
@@ -870,8 +882,29 @@ func (c *conn) cancelQuery(cause error) {
 	c.mu.Lock()
 	if c.cancel != nil {
 		c.cancel(cause)
+		c.boundLocked()
 	}
 	c.mu.Unlock()
+}
+
+// boundLocked gives the running call's writes a deadline (see callCtx);
+// c.mu is held and a call is running.
+func (c *conn) boundLocked() {
+	if c.call == nil {
+		return
+	}
+	c.bounded = true
+	c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
+}
+
+// watchEnd bounds the writes of the call running when the connection
+// ends (callCtx); it returns the watcher's stop.
+func (c *conn) watchEnd() func() bool {
+	return context.AfterFunc(c.ctx, func() {
+		c.mu.Lock()
+		c.boundLocked()
+		c.mu.Unlock()
+	})
 }
 
 // sqlErr turns an engine error into the error to send: when the call's
