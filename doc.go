@@ -57,7 +57,9 @@
 //     runs it again, binding only the arguments, until a relation it
 //     looked up changes definition, a setting it was planned with changes
 //     or DISCARD PLANS (plancache.go); rows always come from the
-//     execution's own snapshot.
+//     execution's own snapshot. INSERT INTO t VALUES ($1, ...) with one
+//     parameter of the column's type per column appends the bound row
+//     without building operators (directinsert.go).
 //   - Arguments bind $1..$n: natural Go values or strings in Postgres text
 //     syntax. The database/sql driver also accepts ? placeholders.
 //   - COPY t FROM 'file' / TO 'file' works only inside the directory given

@@ -43,13 +43,15 @@ import (
 // back (tag "ROLLBACK"), as in Postgres. Outside a block each statement
 // commits on its own.
 type Session struct {
-	db       *DB
-	vopts    *sqltypes.Options
-	values   map[string]string // lowercase setting name → SHOW value
-	timeout  time.Duration
-	memLimit int64       // memory_limit: bytes one query may hold, 0 for none
-	tx       *catalog.Tx // the open transaction block; nil outside one
-	failed   bool
+	db     *DB
+	vopts  *sqltypes.Options
+	values map[string]string // lowercase setting name → SHOW value
+	// settingsVer counts changes of values (SettingsVersion).
+	settingsVer uint64
+	timeout     time.Duration
+	memLimit    int64       // memory_limit: bytes one query may hold, 0 for none
+	tx          *catalog.Tx // the open transaction block; nil outside one
+	failed      bool
 	// mode are the open block's modes (isolation.go); snapTaken: a
 	// statement of the block has read with a snapshot, which fixes them;
 	// txSnap is the snapshot a REPEATABLE READ or SERIALIZABLE block
@@ -154,6 +156,11 @@ func (s *Session) Setting(name string) (string, bool) {
 	return v, ok
 }
 
+// SettingsVersion counts the changes of the session's settings: what
+// Setting returns for a setting that is not of the transaction
+// (transaction_isolation and the like) stays the same while it does.
+func (s *Session) SettingsVersion() uint64 { return s.settingsVer }
+
 // Set changes a setting as a startup parameter does: like SET name =
 // value, and the value also becomes the session default that RESET and
 // SET name TO DEFAULT return to.
@@ -187,6 +194,7 @@ func (s *Session) apply(st *setting, value string) error {
 		return err
 	}
 	s.values[strings.ToLower(st.name)] = v
+	s.settingsVer++
 	return nil
 }
 
@@ -243,6 +251,9 @@ type Stmt struct {
 	// cache is the plan of the last execution while it stays good
 	// (plancache.go); forks of the session may execute st at once.
 	cache atomic.Pointer[cachedPlan]
+	// directPlan is the direct-append analysis of the last INSERT plan
+	// executed (directinsert.go).
+	directPlan atomic.Pointer[directInsert]
 }
 
 type firstPlan struct {
@@ -839,7 +850,7 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 		}
 		return done()
 	case *planner.Insert:
-		n, err := s.insert(ctx, snap, p, args)
+		n, err := s.insert(ctx, snap, st, p, args)
 		if err != nil {
 			return nil, err
 		}
@@ -998,7 +1009,10 @@ func (s *Session) writeTo(ctx context.Context, command string, temp bool, do fun
 	return tx.Commit(ctx)
 }
 
-func (s *Session) insert(ctx context.Context, snap *snapshot, p *planner.Insert, args []any) (int64, error) {
+func (s *Session) insert(ctx context.Context, snap *snapshot, st *Stmt, p *planner.Insert, args []any) (int64, error) {
+	if d := st.direct(p); d != nil {
+		return s.insertDirect(ctx, d, args)
+	}
 	op, err := s.lowerQuery(ctx, snap, p.Params, p.Input, args, nil)
 	if err != nil {
 		return 0, err
@@ -1166,6 +1180,7 @@ func (s *Session) endBlock(rollback bool) {
 		if s.saved != nil {
 			*s.vopts = s.saved.vopts
 			s.values = s.saved.values
+			s.settingsVer++
 			s.timeout = s.saved.timeout
 			s.memLimit = s.saved.memLimit
 		}

@@ -54,14 +54,23 @@ type conn struct {
 	readErr error      // set by the reader before it closes frames
 	done    chan struct{}
 
-	stmts   map[string]*prepared
-	portals map[string]*portal
+	stmts map[string]*prepared
+	// lastNamed is the session-kept statement found last (stmt).
+	lastNamed *prepared
+	portals   map[string]*portal
 	// failed records that an error was sent since the last Sync (for
 	// Session.Sync); skip discards extended-protocol messages until Sync.
 	failed bool
 	skip   bool
 	// reported holds the ParameterStatus values the client has.
 	reported map[string]string
+	// sver is sess as a SettingsVersion, nil if it is not one; the
+	// reported values and the timeouts were read at the versions kept
+	// with them.
+	sver                     SettingsVersion
+	reportedVer              uint64
+	reportedRead             bool
+	stmtTO, idleTO, idleTxTO durSetting
 	// ready is set when ReadyForQuery went out and nothing came in since:
 	// the session is idle, and the idle timeouts apply.
 	ready bool
@@ -128,6 +137,13 @@ func (c *conn) setting(name string) string {
 // reportChanges sends ParameterStatus for every reported setting whose
 // value changed (after a SET), as Postgres does before ReadyForQuery.
 func (c *conn) reportChanges() {
+	if c.sver != nil {
+		v := c.sver.SettingsVersion()
+		if c.reportedRead && c.reportedVer == v {
+			return // no setting changed since the last report
+		}
+		c.reportedVer, c.reportedRead = v, true
+	}
 	for _, name := range reportedSettings {
 		v := c.setting(name)
 		if old, ok := c.reported[name]; !ok || old != v {
@@ -161,6 +177,7 @@ func (c *conn) serve() {
 			c.logf("session close", err)
 		}
 	}()
+	defer c.watchEnd()()
 	c.frames = make(chan frame, 64)
 	c.done = make(chan struct{})
 	c.queued.init(maxReadAhead)
@@ -305,6 +322,7 @@ func (c *conn) startup() error {
 		return c.fatal(sqlerr.From(err))
 	}
 	c.sess = sess
+	c.sver, _ = sess.(SettingsVersion)
 	c.stmts = map[string]*prepared{}
 	c.portals = map[string]*portal{}
 	c.reported = map[string]string{}
@@ -540,10 +558,12 @@ func (c *conn) idleTimeout() time.Duration {
 	if c.sess.TxStatus() != 'I' {
 		name = "idle_in_transaction_session_timeout"
 	}
-	if v, ok := c.sess.Setting(name); ok {
-		if s, ok := ParseDuration(v); ok && s > 0 && (d == 0 || s < d) {
-			d = s
-		}
+	cache := &c.idleTO
+	if name != "idle_session_timeout" {
+		cache = &c.idleTxTO
+	}
+	if s, ok := c.durationSetting(name, cache); ok && s > 0 && (d == 0 || s < d) {
+		d = s
 	}
 	return d
 }
@@ -752,10 +772,16 @@ func (c *conn) readyForQuery() error {
 // that is merely slow takes the rest of what was written in that time, as
 // Postgres lets it; one that reads nothing loses the connection, which is
 // out of step with it anyway once a message is half sent.
+//
+// The context ends in three ways, each of which bounds the writes itself
+// (rather than a watcher per call, which costs every statement): the
+// connection's end (watchEnd), a CancelRequest (cancelQuery), and the
+// statement timeout (a watcher, only when there is a timeout).
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	stop := func() {}
-	if d := c.statementTimeout(); d > 0 {
+	d := c.statementTimeout()
+	if d > 0 {
 		var cancelT context.CancelFunc
 		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 		stop = cancelT
@@ -763,15 +789,20 @@ func (c *conn) callCtx() (context.Context, func()) {
 	call := new(struct{})
 	c.mu.Lock()
 	c.cancel, c.call = cancel, call
+	if c.ctx.Err() != nil {
+		c.boundLocked() // ended before the call began: watchEnd saw no call
+	}
 	c.mu.Unlock()
-	unwatch := context.AfterFunc(ctx, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.call == call { // the call has not ended
-			c.bounded = true
-			c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
-		}
-	})
+	unwatch := func() bool { return true }
+	if d > 0 {
+		unwatch = context.AfterFunc(ctx, func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.call == call { // the call has not ended
+				c.boundLocked()
+			}
+		})
+	}
 	return ctx, func() {
 		unwatch()
 		c.mu.Lock()
@@ -791,12 +822,38 @@ func (c *conn) callCtx() (context.Context, func()) {
 // statementTimeout is the session's statement_timeout when it has one
 // (SET statement_timeout), else Config.StatementTimeout.
 func (c *conn) statementTimeout() time.Duration {
-	if v, ok := c.sess.Setting("statement_timeout"); ok {
-		if d, ok := ParseDuration(v); ok {
-			return d
-		}
+	if d, ok := c.durationSetting("statement_timeout", &c.stmtTO); ok {
+		return d
 	}
 	return c.srv.cfg.StatementTimeout
+}
+
+// durSetting is a duration setting as last read, at a settings version.
+type durSetting struct {
+	ver  uint64
+	read bool // ver, d and ok are of a read
+	d    time.Duration
+	ok   bool
+}
+
+// durationSetting reads a duration setting of the session (ok false when
+// it has none or it does not parse); a session that counts its settings'
+// changes (SettingsVersion) is asked again only after one.
+func (c *conn) durationSetting(name string, cache *durSetting) (time.Duration, bool) {
+	var ver uint64
+	if c.sver != nil {
+		ver = c.sver.SettingsVersion()
+		if cache.read && cache.ver == ver {
+			return cache.d, cache.ok
+		}
+	}
+	var d time.Duration
+	v, ok := c.sess.Setting(name)
+	if ok {
+		d, ok = ParseDuration(v)
+	}
+	*cache = durSetting{ver: ver, read: c.sver != nil, d: d, ok: ok}
+	return d, ok
 }
 
 // ParseDuration reads a Postgres time setting such as statement_timeout:
@@ -825,8 +882,29 @@ func (c *conn) cancelQuery(cause error) {
 	c.mu.Lock()
 	if c.cancel != nil {
 		c.cancel(cause)
+		c.boundLocked()
 	}
 	c.mu.Unlock()
+}
+
+// boundLocked gives the running call's writes a deadline (see callCtx);
+// c.mu is held and a call is running.
+func (c *conn) boundLocked() {
+	if c.call == nil {
+		return
+	}
+	c.bounded = true
+	c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
+}
+
+// watchEnd bounds the writes of the call running when the connection
+// ends (callCtx); it returns the watcher's stop.
+func (c *conn) watchEnd() func() bool {
+	return context.AfterFunc(c.ctx, func() {
+		c.mu.Lock()
+		c.boundLocked()
+		c.mu.Unlock()
+	})
 }
 
 // sqlErr turns an engine error into the error to send: when the call's

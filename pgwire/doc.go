@@ -45,7 +45,10 @@
 //     Session that implements Cursors has its SQL cursors (DECLARE)
 //     answer Describe of a portal of their name, as Postgres' portals do;
 //     a Statement that implements BinaryResults (FETCH from a BINARY
-//     cursor) sends binary rows in the simple protocol too.
+//     cursor) sends binary rows in the simple protocol too; a Session
+//     that implements SettingsVersion has its reported settings and
+//     timeouts read again only after they changed, not after every
+//     statement.
 //     Errors use Postgres' SQLSTATEs and wording: 26000, 34000, 42P03,
 //     42P05, 08P01, 22023, 22P03.
 //   - Parameters are decoded in the server, at Bind, with

@@ -110,6 +110,15 @@ type NamedStatements interface {
 	CloseStatement(name string) error
 }
 
+// SettingsVersion is implemented by a Session that counts the changes of
+// its settings: the count moves whenever a value Setting returns may have
+// changed (SET, RESET, a rolled-back block restoring them). The server
+// then reads the reported settings and the timeouts again only when it
+// moved, instead of after every statement.
+type SettingsVersion interface {
+	SettingsVersion() uint64
+}
+
 // Cursors is implemented by a Session whose SQL cursors (DECLARE) are
 // portals too, as in Postgres: Describe of a portal no Bind made
 // describes the cursor of that name (psycopg's named cursors ask so for

@@ -381,7 +381,15 @@ func (c *conn) stmt(name string) (*prepared, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newPrepared(name, st), nil
+		// The session may hand out the same Statement again (a client
+		// running one prepared INSERT per row): what was derived from
+		// it, such as the parameters' schema, is kept.
+		if p := c.lastNamed; p != nil && p.name == name && st != nil && p.stmt == st {
+			return p, nil
+		}
+		p := newPrepared(name, st)
+		c.lastNamed = p
+		return p, nil
 	}
 	ps, ok := c.stmts[name]
 	if !ok {

@@ -170,3 +170,51 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkInsertTxOverPgx: the same prepared single-row INSERTs inside
+// 100-row transaction blocks (BEGIN, 100 INSERTs, COMMIT), into a table
+// of a data directory with synchronous_commit off: what each INSERT pays
+// inside a block.
+func BenchmarkInsertTxOverPgx(b *testing.B) {
+	db, err := asofsql.Open(b.TempDir())
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	_, err = db.Exec(ctx, `CREATE TABLE ticks (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`)
+	require.NoError(b, err)
+	srv, err := server.New(db, pgwire.Config{})
+	require.NoError(b, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	go srv.Serve(l)
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	c, err := pgx.Connect(ctx, "postgres://bench@"+l.Addr().String()+"/asofsql?sslmode=disable")
+	require.NoError(b, err)
+	defer c.Close(ctx)
+	_, err = c.Exec(ctx, `SET synchronous_commit = off`)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	i := 0
+	var tx pgx.Tx
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if i%100 == 0 {
+			tx, err = c.Begin(ctx)
+			require.NoError(b, err)
+		}
+		i++
+		_, err := tx.Exec(ctx, `INSERT INTO ticks VALUES ($1, $2, $3)`, i, "AAPL", 1.5)
+		require.NoError(b, err)
+		if i%100 == 0 {
+			require.NoError(b, tx.Commit(ctx))
+		}
+	}
+	if i%100 != 0 {
+		require.NoError(b, tx.Commit(ctx))
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e3/float64(b.N), "cpu-us/op")
+}

@@ -96,7 +96,16 @@ func applyOptions(s *asofsql.Session, opts string) error {
 	return nil
 }
 
-type session struct{ s *asofsql.Session }
+type session struct {
+	s *asofsql.Session
+	// named are the wrappers of named statements handed out, so that
+	// every Bind of one gets the same (and pgwire keeps what it derived
+	// from it); bounded, as SQL DEALLOCATE does not pass through here.
+	named map[*asofsql.Stmt]*statement
+}
+
+// maxNamed bounds session.named; past it the map starts afresh.
+const maxNamed = 64
 
 // Parsing and planning observe the context while they run (57014), and
 // each phase also checks it when it begins and ends, so a statement
@@ -151,7 +160,18 @@ func (s *session) Statement(name string) (pgwire.Statement, error) {
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
 	}
-	return statementOf(st), nil
+	if st.Empty() {
+		return nil, nil
+	}
+	if w, ok := s.named[st]; ok {
+		return w, nil
+	}
+	if s.named == nil || len(s.named) >= maxNamed {
+		s.named = map[*asofsql.Stmt]*statement{}
+	}
+	w := newStatement(st)
+	s.named[st] = w
+	return w, nil
 }
 
 func (s *session) CloseStatement(name string) error {
@@ -184,6 +204,7 @@ func (s *session) CursorColumns(name string) ([]pgwire.Column, bool, bool) {
 func (s *session) Sync(ctx context.Context, failed bool) error { return s.s.Sync(ctx, failed) }
 func (s *session) TxStatus() byte                              { return s.s.TxStatus() }
 func (s *session) Setting(name string) (string, bool)          { return s.s.Setting(name) }
+func (s *session) SettingsVersion() uint64                     { return s.s.SettingsVersion() }
 func (s *session) ValueOptions() *sqltypes.Options             { return s.s.ValueOptions() }
 func (s *session) Close() error                                { return s.s.Close() }
 

@@ -279,6 +279,43 @@ func TestSetTimeZoneReportsParameterStatus(t *testing.T) {
 	require.Equal(t, "2024-01-02 07:00:00-05", s)
 }
 
+// TestSettingsReportedAfterEveryChange: the server re-reads the reported
+// settings only when the session's settings version moves, so every way a
+// setting changes must move it: SET, RESET, a ROLLBACK undoing a SET of
+// the block, and SET statement_timeout taking effect for the next
+// statement.
+func TestSettingsReportedAfterEveryChange(t *testing.T) {
+	addr := start(t)
+	c := dial(t, addr, pgx.QueryExecModeCacheStatement)
+	exec := func(sql string) {
+		t.Helper()
+		_, err := c.Exec(ctx(t), sql)
+		require.NoError(t, err)
+	}
+	tz := func() string { return c.PgConn().ParameterStatus("TimeZone") }
+	exec(`SET TimeZone = 'Asia/Tokyo'`)
+	require.Equal(t, "Asia/Tokyo", tz())
+	exec(`BEGIN`)
+	exec(`SET TimeZone = 'Europe/Paris'`)
+	require.Equal(t, "Europe/Paris", tz())
+	exec(`ROLLBACK`)
+	require.Equal(t, "Asia/Tokyo", tz())
+	exec(`RESET TimeZone`)
+	require.Equal(t, "UTC", tz())
+	exec(`SET application_name = 'w2'`)
+	require.Equal(t, "w2", c.PgConn().ParameterStatus("application_name"))
+
+	exec(`SET statement_timeout = '50ms'`)
+	_, err := c.Exec(ctx(t), `SELECT count(*) FROM generate_series(1, 100000000000)`)
+	var pe *pgconn.PgError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "57014", pe.Code)
+	exec(`SET statement_timeout = 0`)
+	var n int64
+	require.NoError(t, c.QueryRow(ctx(t), `SELECT count(*) FROM generate_series(1, 300000)`).Scan(&n))
+	require.Equal(t, int64(300000), n)
+}
+
 func TestStartupOptions(t *testing.T) {
 	addr := start(t)
 	cfg, err := pgx.ParseConfig("postgres://alice@" + addr + "/asofsql?sslmode=disable&options=-c%20TimeZone%3DEurope/Paris")
