@@ -149,10 +149,16 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		specs := make([]exec.AggSpec, len(n.Aggs))
 		for i, a := range n.Aggs {
 			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Desc: a.Desc, Type: a.T,
-				Name: cols[len(n.GroupBy)+i].Name}
+				Name: cols[n.AggOffset()+i].Name}
 			if a.Star {
 				specs[i].Args = nil
 			}
+		}
+		if n.Sets != nil {
+			return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+				return exec.NewGroupingSets(child, b.env.Mem, b.bindAll(n.GroupBy), names(cols[:len(n.GroupBy)]), n.Sets, cols[len(n.GroupBy)].Name,
+					specs, b.env.Eval, exec.AggOptions{MemoryLimit: b.env.MemoryLimit})
+			})
 		}
 		stream := clustered(n.Input.Ordering(), n.GroupBy)
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {

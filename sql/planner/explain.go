@@ -231,7 +231,9 @@ func describe(n Node) string {
 			a = append(a, aggKey(c))
 		}
 		s := "Aggregate"
-		if len(g) > 0 {
+		if x.Sets != nil {
+			s = "GroupingSets " + explainSets(x.GroupBy, x.Sets) // grouping.go
+		} else if len(g) > 0 {
 			s += " group (" + strings.Join(g, ", ") + ")"
 		}
 		if len(a) > 0 {
