@@ -73,6 +73,9 @@ type builder struct {
 	// outer are the outer values of the subquery being built (its
 	// OuterRefs), nil at the top level.
 	outer []*expr.Literal
+	// workTables are the working tables of the recursive queries being
+	// built, by RecursiveCTE.ID.
+	workTables map[int]*exec.WorkTable
 }
 
 // node builds n's operator; on error it has closed whatever it built.
@@ -179,6 +182,14 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 			rows[i] = b.bindAll(r)
 		}
 		return exec.NewValues(b.env.Mem, rows, names(n.Cols), b.env.Eval)
+	case *planner.RecursiveCTE:
+		return b.recursive(n) // recursive.go
+	case *planner.WorkTable:
+		wt := b.workTables[n.ID]
+		if wt == nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "working table of %q used outside its recursive query", n.Name)
+		}
+		return exec.NewWorkTableScan(wt), nil
 	case *planner.UnionAll:
 		var children []exec.Operator
 		for _, in := range n.Inputs {

@@ -269,6 +269,13 @@ func describe(n Node) string {
 		return "Series generate_series(" + exprsSQL(args) + ")"
 	case *UnionAll:
 		return "UnionAll"
+	case *RecursiveCTE:
+		if x.Distinct {
+			return "RecursiveUnion " + x.Name + " distinct"
+		}
+		return "RecursiveUnion " + x.Name
+	case *WorkTable:
+		return "WorkTableScan " + x.Name
 	case *SetOp:
 		// Postgres' own words: HashSetOp Intersect All, HashSetOp Except.
 		s := "HashSetOp Intersect"

@@ -367,3 +367,25 @@ type DistinctOn struct {
 	Keys  []int
 	Order ordering.Lex
 }
+
+// RecursiveCTE is a WITH RECURSIVE query: Base's rows, then Recursive's
+// run over the rows the previous step produced (the WorkTable nodes with
+// the same ID inside Recursive) until a step produces none. Distinct
+// (UNION without ALL) drops rows already produced. Recursive's columns
+// have Base's types. It provides no ordering.
+type RecursiveCTE struct {
+	Name      string
+	ID        int
+	Base      Node
+	Recursive Node
+	Distinct  bool
+	cols      []Column
+}
+
+// WorkTable reads the rows of the step before of the RecursiveCTE with
+// its ID (its recursive reference).
+type WorkTable struct {
+	Name string
+	ID   int
+	cols []Column
+}
