@@ -28,7 +28,9 @@ var groupingStops = map[string]bool{
 
 // groupingItemStart reports whether toks[i] starts an item of a GROUP BY
 // list or of a grouping-set construct (whose open parens are in opens).
-func groupingItemStart(toks []token, i int, opens map[int]bool) bool {
+// commas memoizes the answer by the index of the comma before the item,
+// so a long list costs one walk back, not one per item.
+func groupingItemStart(toks []token, i int, opens map[int]bool, commas map[int]bool) bool {
 	if i == 0 {
 		return false
 	}
@@ -41,24 +43,37 @@ func groupingItemStart(toks []token, i int, opens map[int]bool) bool {
 	case !prev.isOp(","):
 		return false
 	}
+	if r, ok := commas[i-1]; ok {
+		return r
+	}
+	r := false
+walk:
 	for k := i - 2; k >= 0; k-- {
 		t := toks[k]
 		switch {
 		case t.isOp(")"):
 			p := partner(toks, k)
 			if p < 0 {
-				return false
+				break walk
 			}
 			k = p
+		case t.isOp(","):
+			if m, ok := commas[k]; ok {
+				r = m
+				break walk
+			}
 		case t.isOp("("):
-			return opens[k]
+			r = opens[k]
+			break walk
 		case t.is("by"):
-			return k > 0 && toks[k-1].is("group")
+			r = k > 0 && toks[k-1].is("group")
+			break walk
 		case t.kind == tkIdent && groupingStops[t.val]:
-			return false
+			break walk
 		}
 	}
-	return false
+	commas[i-1] = r
+	return r
 }
 
 // groupingForm rewrites the grouping-set construct starting at toks[i], if
@@ -66,22 +81,22 @@ func groupingItemStart(toks []token, i int, opens map[int]bool) bool {
 func (p *pgPass) groupingForm(i int) (int, bool) {
 	toks, e := p.toks, p.e
 	if p.groupOpens == nil {
-		p.groupOpens = map[int]bool{}
+		p.groupOpens, p.groupCommas = map[int]bool{}, map[int]bool{}
 	}
 	t := toks[i]
 	next := func(k int, w string) bool { return k < len(toks) && (toks[k].is(w) || toks[k].isOp(w)) }
 	switch {
-	case t.is("grouping") && next(i+1, "sets") && next(i+2, "(") && groupingItemStart(toks, i, p.groupOpens):
+	case t.is("grouping") && next(i+1, "sets") && next(i+2, "(") && groupingItemStart(toks, i, p.groupOpens, p.groupCommas):
 		e.replace(i, "`"+MarkerGroupingSets+"`")
 		e.drop(i + 1)
 		p.groupOpens[i+2] = true
 		return i + 2, true
-	case (t.is("rollup") || t.is("cube")) && next(i+1, "(") && groupingItemStart(toks, i, p.groupOpens):
+	case (t.is("rollup") || t.is("cube")) && next(i+1, "(") && groupingItemStart(toks, i, p.groupOpens, p.groupCommas):
 		m := map[string]string{"rollup": MarkerRollup, "cube": MarkerCube}[t.val]
 		e.replace(i, "`"+m+"`")
 		p.groupOpens[i+1] = true
 		return i + 1, true
-	case t.isOp("(") && next(i+1, ")") && groupingItemStart(toks, i, p.groupOpens):
+	case t.isOp("(") && next(i+1, ")") && groupingItemStart(toks, i, p.groupOpens, p.groupCommas):
 		e.replace(i, "`"+MarkerEmptySet+"`(")
 		return i + 1, true
 	}

@@ -137,7 +137,8 @@ type pgPass struct {
 	fromMemo map[int]bool
 	// groupOpens holds the open parens of rewritten grouping-set
 	// constructs (groupingforms.go).
-	groupOpens map[int]bool
+	groupOpens  map[int]bool
+	groupCommas map[int]bool
 }
 
 func (p *pgPass) run() error {
