@@ -308,12 +308,17 @@ func (h *HashAggregate) Schema() *arrow.Schema          { return h.core.schema }
 func (h *HashAggregate) Open(ctx context.Context) error { return h.child.Open(ctx) }
 
 func (h *HashAggregate) Close() error {
+	h.release()
+	return h.child.Close()
+}
+
+// release frees the groups and the output held (not the child).
+func (h *HashAggregate) release() {
 	h.core.releaseKeys()
 	if h.out != nil {
 		h.out.Release()
 		h.out = nil
 	}
-	return h.child.Close()
 }
 
 func (h *HashAggregate) consume(ctx context.Context, b arrow.RecordBatch) error {
@@ -492,20 +497,9 @@ func (h *HashAggregate) Next(ctx context.Context) (arrow.RecordBatch, error) {
 				return nil, err
 			}
 		}
-		h.done = true
-		if h.core.ngroups == 0 && len(h.core.groupEvs) == 0 {
-			h.core.ngroups = 1
-			for _, a := range h.core.accs {
-				a.resize(1)
-			}
-		}
-		out, err := h.core.output(h.core.ngroups)
-		if err != nil {
+		if err := h.finish(); err != nil {
 			return nil, err
 		}
-		h.out = out
-		h.core.releaseKeys()
-		h.table, h.strs, h.ints = nil, nil, nil
 	}
 	if h.out == nil || h.pos >= h.out.NumRows() {
 		return nil, io.EOF
@@ -514,4 +508,24 @@ func (h *HashAggregate) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	b := h.out.NewSlice(h.pos, end)
 	h.pos = end
 	return b, nil
+}
+
+// finish turns the groups into the output batch once the input is
+// consumed; Next then returns slices of it.
+func (h *HashAggregate) finish() error {
+	h.done = true
+	if h.core.ngroups == 0 && len(h.core.groupEvs) == 0 {
+		h.core.ngroups = 1
+		for _, a := range h.core.accs {
+			a.resize(1)
+		}
+	}
+	out, err := h.core.output(h.core.ngroups)
+	if err != nil {
+		return err
+	}
+	h.out = out
+	h.core.releaseKeys()
+	h.table, h.strs, h.ints = nil, nil, nil
+	return nil
 }

@@ -30,6 +30,14 @@
 //     result types as Postgres' (AggResultType). HAVING is a Filter on
 //     top. StreamAggregate needs input clustered by the group keys and
 //     emits groups as they complete.
+//   - NewGroupingSets: GROUPING SETS / ROLLUP / CUBE: one pass over the
+//     input feeding one hash aggregation per set, the sets' rows output
+//     one set after another with the keys outside the set NULL and the
+//     set's index in a column of its own (what grouping() reads).
+//   - NewRecursiveUnion, NewWorkTable, NewWorkTableScan: WITH RECURSIVE:
+//     the base rows, then the recursive term (rebuilt per iteration) over
+//     a scan of the previous iteration's rows until it yields none; UNION
+//     drops rows seen before. Rows stream out as produced.
 //   - NewHashJoin: INNER or LEFT equi-join with an optional residual
 //     predicate; builds the smaller side when both sizes are known, else
 //     the right side (and then keeps the left order).
@@ -51,9 +59,9 @@
 //     subtract the leaving one; min/max by a monotonic deque): linear in
 //     the input whatever the frame's width (window_agg.go).
 //
-// Materializing operators (Sort, TopN, HashAggregate, HashJoin's build
-// side, CrossJoin's right side, Distinct's seen set, HashSetOp's counts,
-// Window; and StreamAggregate for its open group's DISTINCT sets) take a memory
+// Materializing operators (Sort, TopN, HashAggregate, GroupingSets,
+// HashJoin's build side, CrossJoin's right side, Distinct's seen set,
+// HashSetOp's counts, RecursiveUnion's working tables and seen set, Window; and StreamAggregate for its open group's DISTINCT sets) take a memory
 // limit in bytes (0 = unlimited) and fail with SQLSTATE 53200 naming the
 // operator and the limit when the data they hold exceeds it. The bytes
 // counted are the rows' own bytes (values, offsets, validity) plus an

@@ -73,6 +73,9 @@ type builder struct {
 	// outer are the outer values of the subquery being built (its
 	// OuterRefs), nil at the top level.
 	outer []*expr.Literal
+	// workTables are the working tables of the recursive queries being
+	// built, by RecursiveCTE.ID.
+	workTables map[int]*exec.WorkTable
 }
 
 // node builds n's operator; on error it has closed whatever it built.
@@ -149,10 +152,16 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		specs := make([]exec.AggSpec, len(n.Aggs))
 		for i, a := range n.Aggs {
 			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Desc: a.Desc, Type: a.T,
-				Name: cols[len(n.GroupBy)+i].Name}
+				Name: cols[n.AggOffset()+i].Name}
 			if a.Star {
 				specs[i].Args = nil
 			}
+		}
+		if n.Sets != nil {
+			return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+				return exec.NewGroupingSets(child, b.env.Mem, b.bindAll(n.GroupBy), names(cols[:len(n.GroupBy)]), n.Sets, cols[len(n.GroupBy)].Name,
+					specs, b.env.Eval, exec.AggOptions{MemoryLimit: b.env.MemoryLimit})
+			})
 		}
 		stream := clustered(n.Input.Ordering(), n.GroupBy)
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
@@ -173,6 +182,14 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 			rows[i] = b.bindAll(r)
 		}
 		return exec.NewValues(b.env.Mem, rows, names(n.Cols), b.env.Eval)
+	case *planner.RecursiveCTE:
+		return b.recursive(n) // recursive.go
+	case *planner.WorkTable:
+		wt := b.workTables[n.ID]
+		if wt == nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "working table of %q used outside its recursive query", n.Name)
+		}
+		return exec.NewWorkTableScan(wt), nil
 	case *planner.UnionAll:
 		var children []exec.Operator
 		for _, in := range n.Inputs {

@@ -263,7 +263,10 @@
 //     0A000 at their first word: FULL JOIN (but ASOF FULL JOIN is the ASOF
 //     kind), FILTER (WHERE) on first()/last() or in a window function,
 //     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
-//     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
+//     ZONE, SIMILAR TO, COLLATE.
+//
+//   - GROUPING SETS, ROLLUP, CUBE and () in GROUP BY become marker calls
+//     (groupingforms.go) the planner expands into grouping sets.
 //
 //   - ASOF CROSS|NATURAL JOIN: 0A000. By the keyword rule this
 //     asof would be an alias, but taking it as one would silently turn an

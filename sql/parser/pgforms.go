@@ -135,6 +135,10 @@ type pgPass struct {
 	offsets map[int]bool
 	// fromMemo memoizes clauseFrom and inFromClause by token index.
 	fromMemo map[int]bool
+	// groupOpens holds the open parens of rewritten grouping-set
+	// constructs (groupingforms.go).
+	groupOpens  map[int]bool
+	groupCommas map[int]bool
 }
 
 func (p *pgPass) run() error {
@@ -144,6 +148,10 @@ func (p *pgPass) run() error {
 	castStart := map[int]int{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if k, ok := p.groupingForm(i); ok {
+			i = k
+			continue
+		}
 		switch {
 		case t.kind == tkParam:
 			p.params = append(p.params, t.num)
@@ -440,10 +448,8 @@ func rejectUnsupported(src string, toks []token) error {
 			if noopCollation(toks, i) < 0 {
 				return at(i, "COLLATE")
 			}
-		case t.val == "grouping" && next(i+1, "sets"):
-			return at(i, "GROUPING SETS")
-		case (t.val == "rollup" || t.val == "cube") && next(i+1, "(") && i > 0 && (toks[i-1].is("by") || toks[i-1].isOp(",")):
-			return at(i, strings.ToUpper(t.val))
+		case t.val == "group" && next(i+1, "by") && next(i+2, "distinct"):
+			return at(i+2, "GROUP BY DISTINCT")
 		case t.val == "asof" && i > 0 && (next(i+1, "cross") || next(i+1, "natural")):
 			// Not the ASOF keyword by the spec's rule, but as an alias it
 			// would silently turn the intended ASOF join into a plain one.

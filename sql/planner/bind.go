@@ -70,6 +70,10 @@ type binder struct {
 	depth limits.Depth
 	steps int
 	tick  *limits.Ticker
+	// recursing maps the WITH RECURSIVE queries whose recursive term is
+	// being bound to their working table; nrec numbers them (recursive.go).
+	recursing map[*cteEnv]*recursion
+	nrec      int
 }
 
 // maxBindSteps bounds the work of binding one statement. Binding is linear
@@ -276,8 +280,11 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 // bindCTE binds a WITH query where it is referenced; each reference gets
 // its own subtree (plans are trees, not DAGs).
 func (b *binder) bindCTE(c *cteEnv) (Node, error) {
-	if c.cte.IsRecursive {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
+	if r := b.recursing[c]; r != nil {
+		return &WorkTable{Name: r.name, ID: r.id, cols: append([]Column(nil), r.cols...)}, nil
+	}
+	if c.cte.IsRecursive && refersTo(c.cte.Query.Query, c.name) {
+		return b.bindRecursive(c) // recursive.go
 	}
 	saved := b.outer
 	b.outer = c.outer
@@ -317,9 +324,6 @@ func renameCols(node Node, name func(int) string) Node {
 func (b *binder) withEnv(w *ast.WithClause, env *cteEnv) (*cteEnv, error) {
 	if w == nil {
 		return env, nil
-	}
-	if w.IsRecursive {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
 	}
 	wc := &withClause{byName: map[string]*cteEnv{}, parent: env}
 	for i, c := range w.CTEs {
@@ -594,6 +598,10 @@ func requalify(n Node, alias string) {
 		case *Unnest:
 			setTable(x.Cols, alias)
 		case *Aggregate:
+			setTable(x.cols, alias)
+		case *RecursiveCTE:
+			setTable(x.cols, alias)
+		case *WorkTable:
 			setTable(x.cols, alias)
 		}
 		return

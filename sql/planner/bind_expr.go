@@ -37,6 +37,10 @@ type aggState struct {
 	calls    []AggCall
 	callKey  []string
 	order    *aggOrder // the ORDER BY inside aggregate calls (bind_agg.go)
+	// sets are the grouping sets (indexes into groups), nil for a plain
+	// GROUP BY; then the last of groups is the set-index column
+	// (grouping.go).
+	sets [][]int
 }
 
 // codeWindowingError is Postgres' windowing_error, which sqlerr lacks.
@@ -61,6 +65,9 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		return nil, err
 	}
 	defer b.depth.Leave()
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "grouping" {
+		return b.bindGroupingFunc(f, c) // grouping.go
+	}
 	if c.agg != nil {
 		if e, ok, err := b.bindGrouped(n, c); ok || err != nil {
 			return e, err

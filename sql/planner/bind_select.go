@@ -119,7 +119,11 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	}
 	if grouped {
 		agg = &aggState{from: from.sc}
-		if s.GroupBy != nil {
+		if s.GroupBy != nil && hasGroupingSets(s.GroupBy) { // grouping.go
+			if err := b.bindGroupingSets(s.GroupBy, s.Fields.Fields, agg); err != nil {
+				return nil, err
+			}
+		} else if s.GroupBy != nil {
 			for _, it := range s.GroupBy.Items {
 				n := b.groupItem(it.Expr, s.Fields.Fields, from.sc)
 				g, err := b.bindExpr(n, &exprCtx{sc: from.sc, clause: "GROUP BY"})
@@ -173,6 +177,9 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 			return nil, err
 		}
 		a := &Aggregate{Input: sortAggInput(node, agg), GroupBy: agg.groups, Aggs: agg.calls}
+		if agg.sets != nil {
+			a.GroupBy, a.Sets = agg.groups[:len(agg.groups)-1], agg.sets
+		}
 		for _, g := range agg.groups {
 			a.cols = append(a.cols, Column{Name: columnName(g), Type: g.Type(), Nullable: true})
 		}

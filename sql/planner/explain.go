@@ -231,7 +231,9 @@ func describe(n Node) string {
 			a = append(a, aggKey(c))
 		}
 		s := "Aggregate"
-		if len(g) > 0 {
+		if x.Sets != nil {
+			s = "GroupingSets " + explainSets(x.GroupBy, x.Sets) // grouping.go
+		} else if len(g) > 0 {
 			s += " group (" + strings.Join(g, ", ") + ")"
 		}
 		if len(a) > 0 {
@@ -267,6 +269,13 @@ func describe(n Node) string {
 		return "Series generate_series(" + exprsSQL(args) + ")"
 	case *UnionAll:
 		return "UnionAll"
+	case *RecursiveCTE:
+		if x.Distinct {
+			return "RecursiveUnion " + x.Name + " distinct"
+		}
+		return "RecursiveUnion " + x.Name
+	case *WorkTable:
+		return "WorkTableScan " + x.Name
 	case *SetOp:
 		// Postgres' own words: HashSetOp Intersect All, HashSetOp Except.
 		s := "HashSetOp Intersect"

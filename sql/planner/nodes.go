@@ -20,6 +20,8 @@ var (
 	_ Node = (*Distinct)(nil)
 	_ Node = (*SetOp)(nil)
 	_ Node = (*DistinctOn)(nil)
+	_ Node = (*RecursiveCTE)(nil)
+	_ Node = (*WorkTable)(nil)
 )
 
 func (s *Scan) Schema() []Column { return s.cols }
@@ -262,3 +264,15 @@ func (d *DistinctOn) Children() []Node                 { return []Node{d.Input} 
 func (d *DistinctOn) Ordering() ordering.Props         { return d.Input.Ordering() }
 func (d *DistinctOn) RequiredOrdering() []ordering.Lex { return []ordering.Lex{d.Order} }
 func (d *DistinctOn) PreservesOrder() []bool           { return []bool{true} }
+
+func (r *RecursiveCTE) Schema() []Column                 { return r.cols }
+func (r *RecursiveCTE) Children() []Node                 { return []Node{r.Base, r.Recursive} }
+func (r *RecursiveCTE) Ordering() ordering.Props         { return ordering.Props{} }
+func (r *RecursiveCTE) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil, nil} }
+func (r *RecursiveCTE) PreservesOrder() []bool           { return []bool{false, false} }
+
+func (w *WorkTable) Schema() []Column                 { return w.cols }
+func (w *WorkTable) Children() []Node                 { return nil }
+func (w *WorkTable) Ordering() ordering.Props         { return ordering.Props{} }
+func (w *WorkTable) RequiredOrdering() []ordering.Lex { return nil }
+func (w *WorkTable) PreservesOrder() []bool           { return nil }

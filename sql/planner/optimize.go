@@ -46,6 +46,8 @@ func mapChildren(n Node, f func(Node) Node) Node {
 		for i := range x.Inputs {
 			x.Inputs[i] = f(x.Inputs[i])
 		}
+	case *RecursiveCTE:
+		x.Base, x.Recursive = f(x.Base), f(x.Recursive)
 	case *SetOp:
 		x.Left, x.Right = f(x.Left), f(x.Right)
 	case *Distinct:

@@ -257,11 +257,27 @@ type AggCall struct {
 
 // Aggregate groups its input by GroupBy and computes Aggs; output is the
 // group expressions then the aggregates. No GroupBy: exactly one row.
+//
+// With Sets (GROUPING SETS, ROLLUP, CUBE) it groups the input once per
+// set, each set naming the GroupBy items it groups by (indexes); the
+// outputs of the sets are concatenated, a group column outside the row's
+// set is NULL, and an int4 column after the group columns holds the index
+// of the row's set (what grouping() reads). An empty set is a grand
+// total: one row even for empty input.
 type Aggregate struct {
 	Input   Node
 	GroupBy []expr.Expr
+	Sets    [][]int
 	Aggs    []AggCall
 	cols    []Column
+}
+
+// AggOffset is the index of the first aggregate column of a's output.
+func (a *Aggregate) AggOffset() int {
+	if a.Sets != nil {
+		return len(a.GroupBy) + 1
+	}
+	return len(a.GroupBy)
 }
 
 // JoinKind is the kind of an ordinary join.
@@ -361,4 +377,26 @@ type DistinctOn struct {
 	Input Node
 	Keys  []int
 	Order ordering.Lex
+}
+
+// RecursiveCTE is a WITH RECURSIVE query: Base's rows, then Recursive's
+// run over the rows the previous step produced (the WorkTable nodes with
+// the same ID inside Recursive) until a step produces none. Distinct
+// (UNION without ALL) drops rows already produced. Recursive's columns
+// have Base's types. It provides no ordering.
+type RecursiveCTE struct {
+	Name      string
+	ID        int
+	Base      Node
+	Recursive Node
+	Distinct  bool
+	cols      []Column
+}
+
+// WorkTable reads the rows of the step before of the RecursiveCTE with
+// its ID (its recursive reference).
+type WorkTable struct {
+	Name string
+	ID   int
+	cols []Column
 }

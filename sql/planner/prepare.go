@@ -84,6 +84,8 @@ func outputParams(n Node, out map[int]bool) {
 		for _, in := range x.Inputs {
 			outputParams(in, out)
 		}
+	case *RecursiveCTE:
+		outputParams(x.Base, out)
 	case *SetOp:
 		outputParams(x.Left, out)
 		outputParams(x.Right, out)

@@ -126,6 +126,10 @@ func prune(n Node, need []bool) (Node, []int) {
 			x.Inputs[i] = pruneAll(x.Inputs[i])
 		}
 		return x, identity(len(x.Cols))
+	case *RecursiveCTE:
+		// The working table's rows are the whole output rows.
+		x.Base, x.Recursive = pruneAll(x.Base), pruneAll(x.Recursive)
+		return x, identity(len(x.cols))
 	case *SetOp:
 		// Every column is part of the row compared.
 		x.Left, x.Right = pruneAll(x.Left), pruneAll(x.Right)
