@@ -105,7 +105,7 @@ func (b *binder) invalidFromRef(x *ast.ColumnNameExpr, o *outerScope) error {
 				table = c.table
 			}
 		}
-		return sqlerr.New(sqlerr.UndefinedTable, "invalid reference to FROM-clause entry for table \"%s\"", table).WithPosition(b.pos(x)).
+		return sqlerr.New(sqlerr.InvalidColumnReference, "invalid reference to FROM-clause entry for table \"%s\"", table).WithPosition(b.pos(x)).
 			WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
 	}
 	if table == "" {
