@@ -165,3 +165,24 @@ func TestLateralJoin(t *testing.T) {
 		Check: wantCode("53200", "lateral join exceeded the memory limit of 4 bytes"),
 	})
 }
+
+func init() {
+	extraCancelBuilds = append(extraCancelBuilds,
+		struct {
+			name  string
+			build func(mem memory.Allocator, in exec.Operator) (exec.Operator, error)
+		}{"nestedloop", func(mem memory.Allocator, in exec.Operator) (exec.Operator, error) {
+			tbl := mkTable(nil, mem, tcol{"k", sqltypes.Int4Type, []string{"1", "2"}})
+			right := exec.NewBatches(tbl.Schema(), []arrow.RecordBatch{tbl})
+			return exec.NewNestedLoopJoin(in, right, mem, exec.FullJoin, nil, eval.Env{}, exec.NestedLoopJoinOptions{BatchSize: 2})
+		}},
+		struct {
+			name  string
+			build func(mem memory.Allocator, in exec.Operator) (exec.Operator, error)
+		}{"lateral", func(mem memory.Allocator, in exec.Operator) (exec.Operator, error) {
+			var calls int
+			return exec.NewLateralJoin(in, []expr.Expr{symCol}, nSchema, symRows(mem, &calls), mem, exec.LeftJoin, nil,
+				eval.Env{}, exec.LateralJoinOptions{BatchSize: 1})
+		}},
+	)
+}
