@@ -71,8 +71,8 @@ func (b *builder) lateralJoin(n *planner.LateralJoin) (exec.Operator, error) {
 		return nil, err
 	}
 	run := func(ctx context.Context, args []any) (exec.Operator, error) {
+		// EXPLAIN ANALYZE adds up the right side's runs.
 		sb := &builder{ctx: ctx, snap: b.snap, env: b.env}
-		sb.env.Analysis = nil
 		for i, v := range args {
 			sb.outer = append(sb.outer, &expr.Literal{Value: v, T: n.Args[i].Type()})
 		}

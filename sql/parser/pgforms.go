@@ -135,6 +135,9 @@ type pgPass struct {
 	offsets map[int]bool
 	// fromMemo memoizes clauseFrom and inFromClause by token index.
 	fromMemo map[int]bool
+	// dmlFrom is the token index of UPDATE's FROM or DELETE's USING that
+	// dmlForms rewrote into a subquery's FROM, -1 if none.
+	dmlFrom int
 }
 
 func (p *pgPass) run() error {

@@ -188,3 +188,113 @@ func pruneLateral(j *LateralJoin, need []bool) (Node, []int) {
 	j.cols = joinColsOf(left.Schema(), right.Schema(), j.Kind)
 	return j, m
 }
+
+// dmlFrom returns the join query of UPDATE ... FROM, which the parser
+// turned into the WHERE EXISTS (SELECT 1 FROM items [WHERE c]) that
+// selects the rows to update (parser.Statement.DMLFrom); nil otherwise.
+func (b *binder) dmlFrom(where ast.ExprNode) *ast.SelectStmt {
+	if !b.st.DMLFrom {
+		return nil
+	}
+	ex, ok := where.(*ast.ExistsSubqueryExpr)
+	if !ok {
+		return nil
+	}
+	q, ok := subQuery(ex.Sel)
+	if !ok {
+		return nil
+	}
+	sel, _ := q.(*ast.SelectStmt)
+	return sel
+}
+
+// setFrom binds the value of SET c = e in UPDATE t SET ... FROM items
+// WHERE cond: (SELECT e FROM items WHERE cond LIMIT 1) with t as the
+// outer level. Every SET runs the same query, so all take their values
+// from one joined row, the first found; PostgreSQL too takes one of the
+// rows when several match, without saying which.
+func (b *binder) setFrom(e ast.ExprNode, from *ast.SelectStmt, sc *scope) (expr.Expr, error) {
+	var agg ast.Node
+	e.Accept(visitFn(func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.SubqueryExpr:
+			return false
+		case *ast.AggregateFuncExpr, *ast.WindowFuncExpr:
+			if agg == nil {
+				agg = n
+			}
+		}
+		return true
+	}))
+	if agg != nil {
+		what := "aggregate"
+		if _, ok := agg.(*ast.WindowFuncExpr); ok {
+			what = "window"
+		}
+		return nil, sqlerr.New(sqlerr.GroupingError, "%s functions are not allowed in UPDATE", what).WithPosition(b.pos(agg.(ast.ExprNode)))
+	}
+	q := *from
+	q.Fields = &ast.FieldList{Fields: []*ast.SelectField{{Expr: e}}}
+	o := &outerScope{ctx: &exprCtx{sc: sc, clause: "UPDATE"}, parent: b.outer}
+	b.outer = o
+	node, err := b.bindQuery(&q, b.env)
+	b.outer = o.parent
+	if err != nil {
+		return nil, err
+	}
+	node = &Limit{Input: node, Count: &expr.Literal{Value: int64(1), T: sqltypes.Int8Type}}
+	if node, err = optimize(node); err != nil {
+		return nil, err
+	}
+	if err := Validate(node); err != nil {
+		return nil, err
+	}
+	return b.newSub(expr.ScalarSub, node, o, node.Schema()[0].Type), nil
+}
+
+// checkDMLFrom applies PostgreSQL's name rules to UPDATE ... FROM and
+// DELETE ... USING, which bind the items as a subquery (where an inner
+// name would hide the target's): the target named again among the items
+// is 42712, and an unqualified column both have is 42702. exprs are the
+// expressions that see both (SET values; the WHERE is from's).
+func (b *binder) checkDMLFrom(target *scope, alias string, from *ast.SelectStmt, exprs ...ast.ExprNode) error {
+	if from.From == nil || from.From.TableRefs == nil {
+		return nil
+	}
+	items, err := b.bindResultSet(from.From.TableRefs, b.env)
+	if err != nil {
+		return err
+	}
+	if items.sc.hasTable(alias) {
+		return sqlerr.New("42712", "table name \"%s\" specified more than once", alias)
+	}
+	if from.Where != nil {
+		exprs = append(exprs, from.Where)
+	}
+	var bad *ast.ColumnNameExpr
+	visit := visitFn(func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SubqueryExpr:
+			return false // its own FROM may hide either
+		case *ast.ColumnNameExpr:
+			if x.Name.Table.O == "" && bad == nil {
+				_, terr := target.lookup("", x.Name.Name.O, 0)
+				_, ierr := items.sc.lookup("", x.Name.Name.O, 0)
+				if terr == nil && (ierr == nil || sqlerr.Code(ierr) == sqlerr.AmbiguousColumn) {
+					bad = x
+				}
+			}
+		}
+		return true
+	})
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		e.Accept(visit)
+		if bad != nil {
+			return sqlerr.New(sqlerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", bad.Name.Name.O).WithPosition(b.pos(bad))
+		}
+	}
+	return nil
+}
