@@ -30,6 +30,7 @@ type NestedLoopJoin struct {
 	mem         memory.Allocator
 	typ         JoinType
 	cond        *eval.Evaluator // nil: every pair matches
+	need        *condCols
 	schema      *arrow.Schema
 	budget      memBudget
 	batchSize   int
@@ -63,7 +64,7 @@ func NewNestedLoopJoin(left, right Operator, mem memory.Allocator, typ JoinType,
 	if err != nil {
 		return nil, err
 	}
-	j.cond = ev
+	j.cond, j.need = ev, newCondCols(cond, j.schema)
 	return j, nil
 }
 
@@ -111,6 +112,7 @@ func (j *NestedLoopJoin) Open(ctx context.Context) error {
 }
 
 func (j *NestedLoopJoin) Close() error {
+	j.need.release()
 	for _, b := range []*arrow.RecordBatch{&j.rightAll, &j.cur} {
 		if *b != nil {
 			(*b).Release()
@@ -175,7 +177,7 @@ func (j *NestedLoopJoin) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		start := j.curRow
 		j.curRow = end
-		out, err := pairJoin(ctx, pairInput{mem: j.mem, schema: j.schema, cond: j.cond, left: j.cur,
+		out, err := pairJoin(ctx, pairInput{mem: j.mem, schema: j.schema, cond: j.cond, need: j.need, left: j.cur,
 			rights: []arrow.RecordBatch{j.rightAll}, li: li, ri: ri, leftOuter: j.typ.leftOuter(), from: start, to: end,
 			matched: func(ref operator.Ref) {
 				if j.matched != nil {
@@ -214,7 +216,7 @@ func (j *NestedLoopJoin) unmatchedRight() (arrow.RecordBatch, error) {
 	empty := array.NewRecordBatch(j.left.Schema(), cols, 0)
 	releaseArrays(cols)
 	defer empty.Release()
-	return gatherPairs(j.mem, j.schema, empty, []arrow.RecordBatch{j.rightAll}, li, ri)
+	return gatherPairs(j.mem, j.schema, empty, []arrow.RecordBatch{j.rightAll}, li, ri, nil)
 }
 
 // pairInput is one chunk of candidate pairs: left row li[k] of left with
@@ -224,6 +226,7 @@ type pairInput struct {
 	mem       memory.Allocator
 	schema    *arrow.Schema
 	cond      *eval.Evaluator
+	need      *condCols
 	left      arrow.RecordBatch
 	rights    []arrow.RecordBatch
 	li        []int
@@ -242,7 +245,7 @@ func pairJoin(ctx context.Context, p pairInput) (arrow.RecordBatch, error) {
 		keep[k] = true
 	}
 	if p.cond != nil && len(p.li) > 0 {
-		cand, err := gatherPairs(p.mem, p.schema, p.left, p.rights, p.li, p.ri)
+		cand, err := gatherPairs(p.mem, p.schema, p.left, p.rights, p.li, p.ri, p.need)
 		if err != nil {
 			return nil, err
 		}
@@ -277,14 +280,19 @@ func pairJoin(ctx context.Context, p pairInput) (arrow.RecordBatch, error) {
 			ri = append(ri, operator.NullRef)
 		}
 	}
-	return gatherPairs(p.mem, p.schema, p.left, p.rights, li, ri)
+	return gatherPairs(p.mem, p.schema, p.left, p.rights, li, ri, nil)
 }
 
 // gatherPairs builds the rows (left[li[k]], rights[ri[k]]): li[k] < 0 or
-// a NullRef makes that side NULL.
-func gatherPairs(mem memory.Allocator, schema *arrow.Schema, left arrow.RecordBatch, rights []arrow.RecordBatch, li []int, ri []operator.Ref) (arrow.RecordBatch, error) {
+// a NullRef makes that side NULL. With need, only the columns the
+// condition reads are gathered (the others are NULL placeholders).
+func gatherPairs(mem memory.Allocator, schema *arrow.Schema, left arrow.RecordBatch, rights []arrow.RecordBatch, li []int, ri []operator.Ref, need *condCols) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, schema.NumFields())
 	for c := 0; c < int(left.NumCols()); c++ {
+		if need.skip(c) {
+			cols = append(cols, need.placeholder(mem, c, len(li)))
+			continue
+		}
 		a, err := eval.Take(mem, left.Column(c), li)
 		if err != nil {
 			releaseArrays(cols)
@@ -295,6 +303,10 @@ func gatherPairs(mem memory.Allocator, schema *arrow.Schema, left arrow.RecordBa
 	nl := int(left.NumCols())
 	srcs := make([]arrow.Array, len(rights))
 	for c := nl; c < schema.NumFields(); c++ {
+		if need.skip(c) {
+			cols = append(cols, need.placeholder(mem, c, len(li)))
+			continue
+		}
 		for s, b := range rights {
 			srcs[s] = nil
 			if b != nil {
@@ -345,6 +357,7 @@ type LateralJoin struct {
 	mem         memory.Allocator
 	typ         JoinType
 	cond        *eval.Evaluator
+	need        *condCols
 	schema      *arrow.Schema
 	budget      memBudget
 	batchSize   int
@@ -397,7 +410,7 @@ func NewLateralJoin(left Operator, args []expr.Expr, rightSchema *arrow.Schema, 
 	if err != nil {
 		return nil, err
 	}
-	j.cond = ev
+	j.cond, j.need = ev, newCondCols(cond, j.schema)
 	return j, nil
 }
 
@@ -406,6 +419,7 @@ func (j *LateralJoin) Schema() *arrow.Schema { return j.schema }
 func (j *LateralJoin) Open(ctx context.Context) error { return j.left.Open(ctx) }
 
 func (j *LateralJoin) Close() error {
+	j.need.release()
 	j.dropCache()
 	j.dropCur()
 	return j.left.Close()
@@ -504,7 +518,7 @@ func (j *LateralJoin) chunk(ctx context.Context) (arrow.RecordBatch, error) {
 		rights = append(rights, array.NewRecordBatch(j.rightSchema, cols, 0))
 		releaseArrays(cols)
 	}
-	return pairJoin(ctx, pairInput{mem: j.mem, schema: j.schema, cond: j.cond, left: j.cur, rights: rights,
+	return pairJoin(ctx, pairInput{mem: j.mem, schema: j.schema, cond: j.cond, need: j.need, left: j.cur, rights: rights,
 		li: li, ri: ri, leftOuter: j.typ == LeftJoin, from: start, to: j.curRow})
 }
 
@@ -565,4 +579,47 @@ func (j *LateralJoin) result(ctx context.Context, i int) (*lateralResult, error)
 	j.cache[string(key)] = res
 	j.cacheBytes += res.bytes
 	return res, nil
+}
+
+// condCols are the joined columns a join condition reads: the candidate
+// pairs gather only those (strings cost the most), the others are slices
+// of one all-NULL array per column, kept across chunks.
+type condCols struct {
+	schema *arrow.Schema
+	read   []bool
+	nulls  []arrow.Array
+}
+
+func newCondCols(cond expr.Expr, schema *arrow.Schema) *condCols {
+	if cond == nil {
+		return nil
+	}
+	c := &condCols{schema: schema, read: make([]bool, schema.NumFields()), nulls: make([]arrow.Array, schema.NumFields())}
+	for _, i := range expr.Columns(cond) {
+		if i < len(c.read) {
+			c.read[i] = true
+		}
+	}
+	return c
+}
+
+func (c *condCols) skip(i int) bool { return c != nil && !c.read[i] }
+
+// placeholder returns n NULLs of column i's type.
+func (c *condCols) placeholder(mem memory.Allocator, i, n int) arrow.Array {
+	if a := c.nulls[i]; a == nil || a.Len() < n {
+		if a != nil {
+			a.Release()
+		}
+		c.nulls[i] = array.MakeArrayOfNull(mem, c.schema.Field(i).Type, max(n, DefaultBatchSize))
+	}
+	return array.NewSlice(c.nulls[i], 0, int64(n))
+}
+
+func (c *condCols) release() {
+	if c == nil {
+		return
+	}
+	releaseArrays(c.nulls)
+	clear(c.nulls)
 }
