@@ -42,6 +42,13 @@
 //     predicate; builds the smaller side when both sizes are known, else
 //     the right side (and then keeps the left order).
 //   - NewCrossJoin: Cartesian product with a small, materialized right side.
+//   - NewNestedLoopJoin: any join condition, every kind (INNER, LEFT,
+//     RIGHT, FULL): a block nested loop over the materialized right side
+//     that evaluates the condition over chunks of candidate pairs; keeps
+//     the left order, unmatched right rows last.
+//   - NewLateralJoin: INNER or LEFT JOIN LATERAL: reruns the right side
+//     (a LateralRunner builds it) per distinct value of the left row's
+//     outer values, caching the results; keeps the left order.
 //   - NewDistinct: first occurrence of each distinct row.
 //   - NewHashSetOp: INTERSECT [ALL] and EXCEPT [ALL] with Postgres'
 //     duplicate counts (min(m,n), max(m-n,0)); hashes the right side's
@@ -60,8 +67,10 @@
 //     the input whatever the frame's width (window_agg.go).
 //
 // Materializing operators (Sort, TopN, HashAggregate, GroupingSets,
-// HashJoin's build side, CrossJoin's right side, Distinct's seen set,
-// HashSetOp's counts, RecursiveUnion's working tables and seen set, Window; and StreamAggregate for its open group's DISTINCT sets) take a memory
+// HashJoin's build side, CrossJoin's and NestedLoopJoin's right side,
+// LateralJoin's cached results, Distinct's seen set, HashSetOp's counts,
+// RecursiveUnion's working tables and seen set, Window; and
+// StreamAggregate for its open group's DISTINCT sets) take a memory
 // limit in bytes (0 = unlimited) and fail with SQLSTATE 53200 naming the
 // operator and the limit when the data they hold exceeds it. The bytes
 // counted are the rows' own bytes (values, offsets, validity) plus an

@@ -176,6 +176,8 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		})
 	case *planner.Join:
 		return b.join(n)
+	case *planner.LateralJoin:
+		return b.lateralJoin(n) // subquery.go
 	case *planner.Values:
 		rows := make([][]expr.Expr, len(n.Rows))
 		for i, r := range n.Rows {
@@ -370,26 +372,21 @@ func (b *builder) join(n *planner.Join) (exec.Operator, error) {
 			right.Close()
 		}
 		return op, err
-	case len(n.LeftKeys) == 0:
-		left.Close()
-		right.Close()
-		if n.Kind == planner.JoinFull {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
-		}
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s JOIN without an equality condition is not supported yet", n.Kind)
 	}
-	typ := exec.InnerJoin
-	switch n.Kind {
-	case planner.JoinLeft:
-		typ = exec.LeftJoin
-	case planner.JoinRight:
-		typ = exec.RightJoin
-	case planner.JoinFull:
-		typ = exec.FullJoin
-	}
+	typ := execJoinType(n.Kind)
 	var residual expr.Expr
 	if n.Residual != nil {
 		residual = b.bind(n.Residual)
+	}
+	if len(n.LeftKeys) == 0 {
+		// No equality to hash on: a nested loop, for every outer kind.
+		op, err = exec.NewNestedLoopJoin(left, right, b.env.Mem, typ, residual, b.env.Eval,
+			exec.NestedLoopJoinOptions{MemoryLimit: b.env.MemoryLimit})
+		if err != nil {
+			left.Close()
+			right.Close()
+		}
+		return op, err
 	}
 	op, err = exec.NewHashJoin(left, right, b.env.Mem, typ, n.LeftKeys, n.RightKeys, residual, b.env.Eval,
 		exec.HashJoinOptions{MemoryLimit: b.env.MemoryLimit})
@@ -398,6 +395,18 @@ func (b *builder) join(n *planner.Join) (exec.Operator, error) {
 		right.Close()
 	}
 	return op, err
+}
+
+func execJoinType(k planner.JoinKind) exec.JoinType {
+	switch k {
+	case planner.JoinLeft:
+		return exec.LeftJoin
+	case planner.JoinRight:
+		return exec.RightJoin
+	case planner.JoinFull:
+		return exec.FullJoin
+	}
+	return exec.InnerJoin
 }
 
 // clustered reports whether rows with equal group keys are adjacent in an

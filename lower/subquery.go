@@ -62,6 +62,34 @@ func (b *builder) runSubquery(ctx context.Context, s *expr.Subquery, args []any,
 	return out, nil
 }
 
+// lateralJoin builds a lateral join: the right plan is built anew for each
+// distinct set of outer values, with its outer references bound to them
+// (as runSubquery does).
+func (b *builder) lateralJoin(n *planner.LateralJoin) (exec.Operator, error) {
+	left, err := b.node(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	run := func(ctx context.Context, args []any) (exec.Operator, error) {
+		// EXPLAIN ANALYZE adds up the right side's runs.
+		sb := &builder{ctx: ctx, snap: b.snap, env: b.env}
+		for i, v := range args {
+			sb.outer = append(sb.outer, &expr.Literal{Value: v, T: n.Args[i].Type()})
+		}
+		return sb.node(n.Right)
+	}
+	var cond expr.Expr
+	if n.Cond != nil {
+		cond = b.bind(n.Cond)
+	}
+	op, err := exec.NewLateralJoin(left, b.bindAll(n.Args), arrowSchema(n.Right.Schema()), run, b.env.Mem,
+		execJoinType(n.Kind), cond, b.env.Eval, exec.LateralJoinOptions{MemoryLimit: b.env.MemoryLimit})
+	if err != nil {
+		left.Close()
+	}
+	return op, err
+}
+
 // outerRef returns the literal bound to an outer reference.
 func (b *builder) outerRef(r *expr.OuterRef) expr.Expr {
 	if r.N-1 < len(b.outer) {
@@ -144,4 +172,13 @@ func (b *builder) unnest(n *planner.Unnest) (exec.Operator, error) {
 		}
 	}
 	return exec.NewUnnest(b.env.Mem, n.Cols[0].Name, elems), nil
+}
+
+// arrowSchema is the Arrow schema of plan columns.
+func arrowSchema(cols []planner.Column) *arrow.Schema {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = c.Type.Field(c.Name, true)
+	}
+	return arrow.NewSchema(fields, nil)
 }

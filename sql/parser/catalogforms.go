@@ -68,7 +68,7 @@ func (p *pgPass) fromItemStart(i int) bool {
 		return false
 	}
 	switch {
-	case toks[k].is("join"):
+	case toks[k].is("join"), k == p.dmlFrom:
 		return true
 	case toks[k].is("from"):
 		return p.clauseFrom(k)
@@ -88,6 +88,9 @@ func (p *pgPass) fromItemStart(i int) bool {
 func (p *pgPass) clauseFrom(k int) bool {
 	if r, ok := p.fromMemo[k]; ok {
 		return r
+	}
+	if k == p.dmlFrom {
+		return true
 	}
 	toks, res := p.toks, false
 walk:

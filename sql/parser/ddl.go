@@ -487,16 +487,18 @@ func DefaultExpr(st *Statement) ast.ExprNode {
 
 // dmlForms checks the Postgres forms of UPDATE and DELETE that TiDB's
 // MySQL grammar would read differently: FROM in UPDATE and USING in
-// DELETE (other tables; 0A000), a multiple-column assignment SET (a, b) =
-// (0A000), WHERE CURRENT OF (0A000), and MySQL's ORDER BY and LIMIT on
-// them and its DELETE t FROM ... (syntax errors in Postgres). ONLY before
-// the table is dropped: asofsql has no inheritance, so it changes nothing.
+// DELETE (other tables; rewritten, see below), a multiple-column
+// assignment SET (a, b) = (0A000), WHERE CURRENT OF (0A000), and MySQL's
+// ORDER BY and LIMIT on them and its DELETE t FROM ... (syntax errors in
+// Postgres). ONLY before the table is dropped: asofsql has no
+// inheritance, so it changes nothing.
 //
 // It returns the 1-based positions of UPDATE's assigned columns, in
-// order (TiDB's AST keeps none for them).
-func dmlForms(src string, toks []token, e *edits) ([]int, error) {
+// order (TiDB's AST keeps none for them), and the index of the FROM or
+// USING it rewrote (Statement.DMLFrom), -1 if none.
+func dmlForms(src string, toks []token, e *edits) ([]int, int, error) {
 	if len(toks) < 2 || !(toks[0].is("update") || toks[0].is("delete")) {
-		return nil, nil
+		return nil, -1, nil
 	}
 	var assigned []int
 	update := toks[0].is("update")
@@ -506,7 +508,7 @@ func dmlForms(src string, toks []token, e *edits) ([]int, error) {
 	table := 1
 	if !update {
 		if !toks[1].is("from") {
-			return nil, syntaxErrAt(src, toks, 1)
+			return nil, -1, syntaxErrAt(src, toks, 1)
 		}
 		table = 2
 	}
@@ -515,12 +517,13 @@ func dmlForms(src string, toks []token, e *edits) ([]int, error) {
 	}
 	depth := 0
 	afterSet := false
+	joinAt := -1 // UPDATE's FROM, DELETE's USING
 	for k := table; k < len(toks); k++ {
 		t := toks[k]
 		switch {
 		case t.isOp("(") || t.isOp("["):
 			if update && k > 0 && (toks[k-1].is("set") || afterSet && toks[k-1].isOp(",")) && depth == 0 {
-				return nil, at(k, "a multiple-column assignment SET (a, b) = ...")
+				return nil, -1, at(k, "a multiple-column assignment SET (a, b) = ...")
 			}
 			depth++
 		case t.isOp(")") || t.isOp("]"):
@@ -531,17 +534,32 @@ func dmlForms(src string, toks []token, e *edits) ([]int, error) {
 		case t.kind != tkIdent:
 		case t.val == "set" && update && !afterSet:
 			afterSet = true
-		case t.val == "from" && update && afterSet && !toks[k-1].is("distinct"):
-			return nil, at(k, "UPDATE ... FROM").WithHint("Update from another table with a subquery: SET c = (SELECT ...) WHERE k IN (SELECT ...).")
-		case t.val == "using" && !update:
-			return nil, at(k, "DELETE ... USING").WithHint("Delete rows matching another table with a subquery: WHERE k IN (SELECT ...).")
+		case t.val == "from" && update && afterSet && !toks[k-1].is("distinct") && joinAt < 0,
+			t.val == "using" && !update && joinAt < 0:
+			joinAt = k
 		case t.val == "current" && k+1 < len(toks) && toks[k+1].is("of") && toks[k-1].is("where"):
-			return nil, at(k, "WHERE CURRENT OF")
+			return nil, -1, at(k, "WHERE CURRENT OF")
 		case t.val == "order" && k+1 < len(toks) && toks[k+1].is("by"), t.val == "limit":
-			return nil, syntaxErrAt(src, toks, k)
+			return nil, -1, syntaxErrAt(src, toks, k)
 		case t.val == "where":
 			afterSet = false
 		}
 	}
-	return assigned, nil
+	if joinAt >= 0 {
+		// UPDATE t SET ... FROM items [WHERE c] and DELETE FROM t USING
+		// items [WHERE c] select the rows of t for which the join has a
+		// row: WHERE EXISTS (SELECT 1 FROM items [WHERE c]), with t an
+		// outer level (Statement.DMLFrom; the planner takes UPDATE's
+		// values from the same rows).
+		last := len(toks) - 1
+		for last > joinAt && toks[last].isOp(";") {
+			last--
+		}
+		if last == joinAt {
+			return nil, -1, syntaxErrAt(src, toks, joinAt+1)
+		}
+		e.replace(joinAt, "WHERE EXISTS (SELECT 1 FROM")
+		e.appendAfter(last, ")")
+	}
+	return assigned, joinAt, nil
 }

@@ -56,6 +56,10 @@ type Statement struct {
 	// SetPos are the 1-based positions of an UPDATE's assigned columns,
 	// in the order of UpdateStmt.List.
 	SetPos []int
+	// DMLFrom marks UPDATE ... FROM and DELETE ... USING, rewritten as
+	// UPDATE/DELETE ... WHERE EXISTS (SELECT 1 FROM items [WHERE c]): the
+	// statement's WHERE is that EXISTS.
+	DMLFrom bool
 	// NullsFirst holds ORDER BY items written with NULLS FIRST (true) or
 	// NULLS LAST (false); items without NULLS are absent (Postgres
 	// default: NULLS LAST for ASC, NULLS FIRST for DESC).
@@ -344,16 +348,16 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 		return nil, err
 	}
 	e := newEdits(toks)
-	assigned, err := dmlForms(src, toks, e) // ddl.go
+	assigned, joinAt, err := dmlForms(src, toks, e) // ddl.go
 	if err != nil {
 		return nil, err
 	}
-	st.SetPos = assigned
+	st.SetPos, st.DMLFrom = assigned, joinAt >= 0
 	sites, err := plantAsof(src, toks, e)
 	if err != nil {
 		return nil, err
 	}
-	pg := &pgPass{src: src, toks: toks, e: e}
+	pg := &pgPass{src: src, toks: toks, e: e, dmlFrom: joinAt}
 	if err := pg.run(); err != nil {
 		return nil, err
 	}

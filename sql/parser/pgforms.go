@@ -139,6 +139,9 @@ type pgPass struct {
 	// constructs (groupingforms.go).
 	groupOpens  map[int]bool
 	groupCommas map[int]bool
+	// dmlFrom is the token index of UPDATE's FROM or DELETE's USING that
+	// dmlForms rewrote into a subquery's FROM, -1 if none.
+	dmlFrom int
 }
 
 func (p *pgPass) run() error {
@@ -178,11 +181,15 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = k + 1
-		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") && p.fromItemStart(i):
+		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") &&
+			(p.fromItemStart(i) || i > 0 && toks[i-1].is("lateral") && p.fromItemStart(i-1)):
 			// A function in FROM: generate_series and unnest; others are 0A000.
 			marker := map[string]string{"generate_series": MarkerSeries, "unnest": MarkerUnnest}[t.val]
 			if marker == "" || t.kind != tkIdent {
 				return posError(p.src, t.start, sqlerr.FeatureNotSupported, "function %s in FROM is not supported", t.val)
+			}
+			if toks[i-1].is("lateral") {
+				e.drop(i - 1) // a function in FROM is lateral anyway (planner)
 			}
 			next, err := p.seriesInFrom(i, marker)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/stretchr/testify/require"
 )
 
@@ -200,11 +201,11 @@ func TestOwnStatementErrors(t *testing.T) {
 		{"ALTER TABLE t ADD COLUMN b int UNIQUE", sqlerr.FeatureNotSupported, 32, "UNIQUE"},
 		{"TRUNCATE", sqlerr.SyntaxError, 9, "end of input"},
 		{"TRUNCATE t u", sqlerr.SyntaxError, 12, `at or near "u"`},
-		{"UPDATE t SET a = 1 FROM u WHERE t.k = u.k", sqlerr.FeatureNotSupported, 20, "UPDATE ... FROM"},
+		{"UPDATE t SET a = 1 FROM", sqlerr.SyntaxError, 24, "end of input"},
 		{"UPDATE t SET a = 1 WHERE b IS DISTINCT FROM c RETURNING a", sqlerr.FeatureNotSupported, 47, "RETURNING"},
 		{"UPDATE t SET (a, b) = (1, 2)", sqlerr.FeatureNotSupported, 14, "multiple-column assignment"},
 		{"UPDATE t SET a = 1 LIMIT 1", sqlerr.SyntaxError, 20, `at or near "LIMIT"`},
-		{"DELETE FROM t USING u WHERE t.k = u.k", sqlerr.FeatureNotSupported, 15, "DELETE ... USING"},
+		{"DELETE FROM t USING ;", sqlerr.SyntaxError, 21, `at or near ";"`},
 		{"DELETE t FROM t", sqlerr.SyntaxError, 8, `at or near "t"`},
 		{"DELETE FROM t ORDER BY a", sqlerr.SyntaxError, 15, `at or near "ORDER"`},
 		{"DELETE FROM t WHERE CURRENT OF c", sqlerr.FeatureNotSupported, 21, "WHERE CURRENT OF"},
@@ -225,6 +226,45 @@ func TestOwnStatementErrors(t *testing.T) {
 			requireErr(t, err, tt.code, tt.pos, tt.msg)
 		})
 	}
+}
+
+// UPDATE ... FROM and DELETE ... USING become WHERE EXISTS (SELECT 1
+// FROM items [WHERE c]), marked DMLFrom; the items keep their positions.
+func TestDMLFrom(t *testing.T) {
+	for _, sql := range []string{
+		"UPDATE t SET a = u.b FROM u WHERE t.k = u.k",
+		"UPDATE t AS x SET a = 1, b = DEFAULT FROM u JOIN v USING (k) WHERE x.k = u.k AND u.y IS DISTINCT FROM v.y;",
+		"UPDATE t SET a = u.b FROM u",
+		"DELETE FROM t USING u WHERE t.k = u.k",
+		"DELETE FROM ONLY t USING u, generate_series(1, 3) g",
+		"DELETE FROM t USING generate_series(1, 3) g WHERE t.k = g",
+		"UPDATE t SET a = 1 FROM u, generate_series(1, 2) AS g WHERE t.k = g",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			st, err := ParseOne(sql)
+			require.NoError(t, err)
+			require.True(t, st.DMLFrom)
+			var where ast.ExprNode
+			switch x := st.AST.(type) {
+			case *ast.UpdateStmt:
+				where = x.Where
+			case *ast.DeleteStmt:
+				where = x.Where
+			}
+			ex, ok := where.(*ast.ExistsSubqueryExpr)
+			require.True(t, ok, "WHERE is %T", where)
+			sub, ok := ex.Sel.(*ast.SubqueryExpr)
+			require.True(t, ok)
+			sel, ok := sub.Query.(*ast.SelectStmt)
+			require.True(t, ok)
+			require.NotNil(t, sel.From)
+		})
+	}
+	st, err := ParseOne("UPDATE t SET a = 1 WHERE EXISTS (SELECT 1 FROM u)")
+	require.NoError(t, err)
+	require.False(t, st.DMLFrom)
+	_, err = ParseOne("UPDATE t SET a = 1 FROM u WHERE t.k = zz(")
+	require.Error(t, err)
 }
 
 func TestParseOne(t *testing.T) {

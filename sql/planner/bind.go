@@ -186,9 +186,6 @@ func (b *binder) bindResultSet(n ast.ResultSetNode, env *cteEnv) (*rel, error) {
 }
 
 func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error) {
-	if ts.Lateral {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LATERAL is not supported")
-	}
 	alias := ts.AsName.O
 	var r *rel
 	switch src := ts.Source.(type) {
@@ -387,7 +384,17 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.bindResultSet(j.Right, env)
+	kind := JoinInner
+	switch j.Tp {
+	case ast.LeftJoin:
+		kind = JoinLeft
+	case ast.RightJoin:
+		kind = JoinRight
+	}
+	if b.st.FullJoins[j] {
+		kind = JoinFull
+	}
+	r, lat, err := b.bindJoinRight(j.Right, l, kind, env) // lateral.go
 	if err != nil {
 		return nil, err
 	}
@@ -399,6 +406,9 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 		}
 	}
 	if a := b.st.AsofOf(j); a != nil {
+		if len(lat.args) > 0 {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a LATERAL item in an ASOF JOIN is not supported")
+		}
 		return b.bindAsof(a, l, r)
 	}
 	if j.NaturalJoin {
@@ -407,20 +417,16 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 	if j.StraightJoin {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "STRAIGHT_JOIN is not supported")
 	}
-	kind := JoinInner
-	switch j.Tp {
-	case ast.LeftJoin:
-		kind = JoinLeft
-	case ast.RightJoin:
-		kind = JoinRight
-	}
-	if b.st.FullJoins[j] {
-		kind = JoinFull
-	}
 	lw := len(l.node.Schema())
 	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinColsOf(l.node.Schema(), r.node.Schema(), kind)}
 	sc := concatScopes(l.sc, r.sc, lw)
 	out := &rel{node: join, sc: sc, desc: inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}}
+	if len(lat.args) > 0 {
+		if err := b.lateralJoin(j, l, r, lat, kind, sc, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	switch {
 	case len(j.Using) > 0 && kind == JoinFull:
 		if err := b.bindFullUsing(j.Using, l, r, lw, join, out); err != nil {

@@ -26,6 +26,10 @@ type outerScope struct {
 	parent *outerScope
 	args   []expr.Expr
 	keys   []string
+	// invisible: the FROM items left of a non-LATERAL item, which it may
+	// not refer to; badKind: those left of a LATERAL item joined by RIGHT
+	// or FULL JOIN (lateral.go).
+	invisible, badKind bool
 }
 
 // arg returns the OuterRef for outer expression e, adding it to Args once.
@@ -54,9 +58,19 @@ func (b *binder) outerColumn(x *ast.ColumnNameExpr, err error) (expr.Expr, error
 	default:
 		return nil, err
 	}
+	for o != nil && (o.invisible || o.badKind) {
+		if b.visibleIn(x, o) {
+			return nil, b.invalidFromRef(x, o) // lateral.go
+		}
+		o = o.parent
+	}
+	if o == nil {
+		return nil, err
+	}
+	saved := b.outer
 	b.outer = o.parent
 	e, err2 := b.bindExpr(x, o.ctx)
-	b.outer = o
+	b.outer = saved
 	if err2 != nil {
 		if sqlerr.Code(err2) == sqlerr.GroupingError && o.ctx.agg != nil {
 			col, rerr := o.ctx.agg.from.resolve(b, x)
@@ -311,6 +325,9 @@ func NodeSubqueries(n Node) []*expr.Subquery {
 		}
 	case *Join:
 		es = append(es, x.Residual)
+	case *LateralJoin:
+		es = append(es, x.Args...)
+		es = append(es, x.Cond)
 	case *Values:
 		for _, r := range x.Rows {
 			es = append(es, r...)

@@ -119,6 +119,14 @@ func (b *binder) dmlTarget(refs *ast.TableRefsClause, verb string) (*catalog.Tab
 	return info, newScope(alias, cols), nil
 }
 
+// targetAlias is the name the target of UPDATE or DELETE goes by.
+func targetAlias(sc *scope, info *catalog.TableInfo) string {
+	if len(sc.cols) > 0 {
+		return sc.cols[0].table
+	}
+	return info.Name
+}
+
 var verbs = map[string]string{"DELETE": "DELETE FROM", "UPDATE": "UPDATE"}
 
 // where binds a DELETE or UPDATE's WHERE over the target and splits off
@@ -201,6 +209,11 @@ func (b *binder) delete(x *ast.DeleteStmt) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if from := b.dmlFrom(x.Where); from != nil { // lateral.go: DELETE ... USING
+		if err := b.checkDMLFrom(sc, targetAlias(sc, info), from); err != nil {
+			return nil, err
+		}
+	}
 	bounds, where, err := b.where(info, sc, x.Where)
 	if err != nil {
 		return nil, err
@@ -222,6 +235,16 @@ func (b *binder) update(x *ast.UpdateStmt) (Plan, error) {
 		return nil, err
 	}
 	p := &Update{Table: info, Set: make([]expr.Expr, len(info.Columns)), Assigned: make([]bool, len(info.Columns))}
+	from := b.dmlFrom(x.Where) // lateral.go: UPDATE ... FROM
+	if from != nil {
+		var sets []ast.ExprNode
+		for _, a := range x.List {
+			sets = append(sets, a.Expr)
+		}
+		if err := b.checkDMLFrom(sc, targetAlias(sc, info), from, sets...); err != nil {
+			return nil, err
+		}
+	}
 	for i, c := range info.Columns {
 		p.Set[i] = &expr.Column{Index: i, Name: c.Name, T: c.Type}
 	}
@@ -258,7 +281,12 @@ func (b *binder) update(x *ast.UpdateStmt) (Plan, error) {
 				return nil, err
 			}
 		} else {
-			if e, err = b.bindExpr(a.Expr, &exprCtx{sc: sc, clause: "UPDATE"}); err != nil {
+			if from != nil {
+				e, err = b.setFrom(a.Expr, from, sc) // lateral.go
+			} else {
+				e, err = b.bindExpr(a.Expr, &exprCtx{sc: sc, clause: "UPDATE"})
+			}
+			if err != nil {
 				return nil, err
 			}
 			if e, err = b.assign(e, col.Type, a.Expr, "column \""+col.Name+"\""); err != nil {

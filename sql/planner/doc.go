@@ -52,8 +52,14 @@
 //     or FULL join, never below the null-extended side of a LEFT join), comparisons with constants on a
 //     table's first ordering column become Scan.Range (segment pruning),
 //     and projections are pruned so scans read only needed columns.
+//   - A LATERAL subquery or a function in FROM is bound with the FROM
+//     items before it as an enclosing level (lateral.go): its references
+//     to them are OuterRefs, and the join a LateralJoin whose Args are the
+//     referenced values. Any other FROM item may not refer to the items
+//     before it (42P01, as in PostgreSQL).
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
-//     (hash equi-join inner/left with a residual, or cross), Values,
+//     (a hash join on its equalities with a residual, else a nested loop,
+//     or cross; every kind), LateralJoin, Values,
 //     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window,
 //     RecursiveCTE with its WorkTable (WITH RECURSIVE). An Aggregate with
 //     Sets is GROUP BY GROUPING SETS / ROLLUP / CUBE.

@@ -111,6 +111,17 @@ func estimate(n Node) Estimate {
 			}
 		}
 		return Estimate{Startup: r.Total, Total: in.Total + r.Total + (in.Rows+r.Rows)*cpuOperatorCost + rows*cpuTupleCost, Rows: rows}
+	case *LateralJoin:
+		// The right side runs once per left row (at most).
+		r := kids[1]
+		rows := in.Rows * r.Rows
+		if x.Cond != nil {
+			rows *= selectivity(x.Cond)
+		}
+		if x.Kind == JoinLeft {
+			rows = math.Max(rows, in.Rows)
+		}
+		return Estimate{Startup: in.Startup + r.Startup, Total: in.Total + in.Rows*r.Total + rows*cpuTupleCost, Rows: rows}
 	case *AsofJoin:
 		// One output row per left row (at most, for inner joins).
 		total := in.Total

@@ -257,6 +257,8 @@ func describe(n Node) string {
 			s += " filter " + exprSQL(x.Residual)
 		}
 		return s
+	case *LateralJoin:
+		return x.describe() // lateral.go
 	case *Values:
 		return fmt.Sprintf("Values %d rows", len(x.Rows))
 	case *Unnest:

@@ -70,6 +70,10 @@ var explainCases = []struct{ name, sql string }{
 	{"window_functions", `SELECT t, k, row_number() OVER (PARTITION BY k ORDER BY t), sum(x) OVER (PARTITION BY k ORDER BY t), lag(x, 2, 0) OVER (ORDER BY t DESC) FROM ticks WHERE x > 0 ORDER BY t`},
 	{"window_then_ordered_asof", `SELECT * FROM events ASOF JOIN (SELECT t, k, rank() OVER (PARTITION BY k ORDER BY x) AS r FROM ticks ORDER BY t) s USING (k, t)`},
 	{"reject_window_input", `SELECT * FROM events ASOF JOIN (SELECT t, k, rank() OVER (ORDER BY t) AS r FROM ticks) s USING (k, t)`},
+	// Joins without an equality and LATERAL: the left order survives.
+	{"nested_loop_left", `SELECT e.t, x.x FROM events e LEFT JOIN ticks x ON x.t BETWEEN e.t - 5 AND e.t`},
+	{"lateral_top_n", `SELECT e.t, e.k, x.x FROM events e LEFT JOIN LATERAL (SELECT x FROM ticks WHERE ticks.k = e.k AND ticks.t <= e.t ORDER BY ticks.t DESC LIMIT 3) x ON true WHERE e.t > 0`},
+	{"lateral_series", `SELECT e.t, g FROM events e, generate_series(1, e.t) g`},
 	// Spec §4 rejections.
 	{"reject_unordered_table", `SELECT * FROM events e ASOF JOIN heap h ON t BETWEEN -10 AND 0`},
 	{"reject_unordered_left", `SELECT * FROM heap ASOF JOIN ticks USING (k, t)`},

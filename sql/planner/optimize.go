@@ -42,6 +42,8 @@ func mapChildren(n Node, f func(Node) Node) Node {
 		x.Input = f(x.Input)
 	case *Join:
 		x.Left, x.Right = f(x.Left), f(x.Right)
+	case *LateralJoin:
+		x.Left, x.Right = f(x.Left), f(x.Right)
 	case *UnionAll:
 		for i := range x.Inputs {
 			x.Inputs[i] = f(x.Inputs[i])
@@ -117,6 +119,13 @@ func pushInto(n Node, c expr.Expr) (Node, bool) {
 		// FULL: a left row filtered first would leave its winner unmatched,
 		// output with NULL left columns the filter no longer sees.
 		if !x.outer() && colsWithin(c, 0, len(x.Left.Schema())) {
+			x.Left = addFilter(x.Left, c)
+			return x, true
+		}
+	case *LateralJoin:
+		// Left-only conditions select left rows, which are joined one by
+		// one (INNER or LEFT): filtering first is the same.
+		if colsWithin(c, 0, len(x.Left.Schema())) {
 			x.Left = addFilter(x.Left, c)
 			return x, true
 		}

@@ -79,6 +79,8 @@ func prune(n Node, need []bool) (Node, []int) {
 		return pruneAsof(x, need)
 	case *Join:
 		return pruneJoin(x, need)
+	case *LateralJoin:
+		return pruneLateral(x, need) // lateral.go
 	case *Aggregate:
 		cn := make([]bool, len(x.Input.Schema()))
 		for _, g := range x.GroupBy {
