@@ -21,6 +21,7 @@ type options struct {
 	mem         memory.Allocator
 	memoryLimit int64
 	fileDir     string
+	workers     int
 }
 
 // Option configures Open.
@@ -33,6 +34,11 @@ func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.me
 // WithMemoryLimit bounds each materializing operator (sort, hash build,
 // aggregate) of a query, in bytes; beyond it the query fails with 53200.
 func WithMemoryLimit(bytes int64) Option { return func(o *options) { o.memoryLimit = bytes } }
+
+// WithWorkers sets the database's default degree of parallelism per query
+// (max_parallel_workers_per_gather; GOMAXPROCS when not given, 1 for
+// serial plans). SET changes it for a session and RESET returns to it.
+func WithWorkers(n int) Option { return func(o *options) { o.workers = n } }
 
 // Open opens the database at dsn: ":memory:" for a private in-memory
 // database, or a directory path (optionally prefixed "file:"), created if
@@ -51,6 +57,14 @@ func Open(dsn string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 	return &DB{cat: cat, opts: o}, nil
+}
+
+// workers is the database's default degree of parallelism.
+func (db *DB) workers() int {
+	if db.opts.workers > 0 {
+		return db.opts.workers
+	}
+	return defaultWorkers()
 }
 
 // Close releases the database; results still being read fail afterwards.
@@ -89,7 +103,8 @@ func (db *DB) Exec(ctx context.Context, sql string, args ...any) (Result, error)
 }
 
 // Explain plans one statement and returns its EXPLAIN text: one node a
-// line, each with its ordering.
+// line, each with its ordering, at the database's default degree of
+// parallelism (WithWorkers).
 func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
 	st, err := parseSingle(ctx, sql)
 	if err != nil {
@@ -100,7 +115,7 @@ func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
 		return "", err
 	}
 	defer snap.Release()
-	p, err := planner.BuildContext(ctx, snap, st, nil)
+	p, err := planner.BuildContext(ctx, snap, st, &planner.Options{Workers: db.workers()})
 	if err != nil {
 		return "", err
 	}

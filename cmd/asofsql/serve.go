@@ -22,7 +22,7 @@ func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--data DIR | --memory] [--database asofsql]
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
               [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
-              [--memory-limit SIZE|auto|0]
+              [--memory-limit SIZE|auto|0] [--workers N]
 
 Serves the database over the PostgreSQL wire protocol until SIGINT or
 SIGTERM. Trust authentication (the default) is only allowed on a loopback
@@ -30,7 +30,9 @@ address. The users file holds "name:verifier" lines (md5... or
 SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
 The memory limit is the default of the memory_limit setting: what each
 sort, hash build or aggregate may hold before the query fails with 53200
-(sessions may SET it); auto is half the machine's RAM.`, stdout, stderr)
+(sessions may SET it); auto is half the machine's RAM. --workers is the
+default of max_parallel_workers_per_gather, the degree each query runs at
+(default: every core, GOMAXPROCS; 1: serial plans).`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to listen on")
@@ -45,6 +47,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
 	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
+	workers := fs.Int("workers", 0, "default max_parallel_workers_per_gather: workers per query (0: GOMAXPROCS; 1: serial)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
@@ -56,13 +59,16 @@ sort, hash build or aggregate may hold before the query fails with 53200
 	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 {
 		return fail(stderr, "serve", errUsage("--max-connections must be positive, timeouts not negative"))
 	}
+	if *workers < 0 || *workers > 1024 {
+		return fail(stderr, "serve", errUsage("--workers must be between 0 (every core) and 1024"))
+	}
 	limit, err := memoryLimitFlag(*memLimit)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
 	cfg.Logger = log
 	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
-	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit)}
+	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit), asofsql.WithWorkers(*workers)}
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
 	}
@@ -84,7 +90,7 @@ sort, hash build or aggregate may hold before the query fails with 53200
 		storageDesc = st.data
 	}
 	log.Info("listening", "addr", l.Addr().String(), "database", *database, "data", storageDesc,
-		"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit))
+		"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit), "workers", *workers)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	select {

@@ -146,7 +146,9 @@ func runJoinCase(t *testing.T, c joinCase) {
 					}
 					return out
 				},
-				Build: func(mem memory.Allocator, in []operator.Operator) (operator.Operator, error) {
+				// At 1 worker NewParallel is New; above, the join split by
+				// key must give the same rows.
+				Parallel: func(mem memory.Allocator, in []operator.Operator, workers int) (operator.Operator, error) {
 					specs := append([]Right(nil), c.specs...)
 					for i := range specs {
 						specs[i].Input = in[i+1]
@@ -154,7 +156,7 @@ func runJoinCase(t *testing.T, c joinCase) {
 					opts := c.opts
 					opts.Allocator = mem
 					opts.Serial = serial
-					return New(in[0], specs, opts)
+					return NewParallel(in[0], specs, opts, workers)
 				},
 				Check: func(t *testing.T, got arrow.RecordBatch, err error) {
 					if c.wantErr != "" {

@@ -294,14 +294,17 @@ func checkCase(t testing.TB, g *genCase) {
 	if g.compact {
 		opts.compactSlack = -1
 	}
-	j, err := New(ops[0], specs, opts)
+	// Every case also runs split by key at a worker count of its own
+	// (1 is the serial join); the answer must not change.
+	workers := []int{1, 2, 3, 8}[g.seed%4]
+	j, err := NewParallel(ops[0], specs, opts, workers)
 	require.NoError(t, err)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)
 	defer got.Release()
 	if gotS := exectest.Format(got); gotS != want {
-		t.Fatalf("seed %d (float=%v ord=%s keys=%d str=%v serial=%v keyMajor=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
-			g.seed, g.float, g.ord.dt, g.keys, g.strKey, g.serial, g.keyMajor, g.layout, describe(g.specs), exectest.Format(tables[0]),
+		t.Fatalf("seed %d (float=%v ord=%s keys=%d str=%v serial=%v keyMajor=%v workers=%d layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
+			g.seed, g.float, g.ord.dt, g.keys, g.strKey, g.serial, g.keyMajor, workers, g.layout, describe(g.specs), exectest.Format(tables[0]),
 			formatAll(tables[1:]), want, gotS)
 	}
 }

@@ -41,6 +41,9 @@ type Options struct {
 	// the wire protocol's Parse of a named statement) for EXECUTE; nil
 	// when there are none.
 	Prepared func(name string) (*Prepared, bool)
+	// Workers is the degree of parallelism queries are planned for
+	// (max_parallel_workers_per_gather); 0 and 1 give serial plans.
+	Workers int
 }
 
 // binder holds the state of planning one statement.
