@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,7 +91,16 @@ func BenchmarkParallelASOF(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			var c1, c2 time.Duration
 			run := func(workers int) time.Duration {
+				cpu0 := cpuTime()
+				defer func() {
+					if workers == 1 {
+						c1 += cpuTime() - cpu0
+					} else {
+						c2 += cpuTime() - cpu0
+					}
+				}()
 				if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
 					b.Fatal(err)
 				}
@@ -130,6 +140,18 @@ func BenchmarkParallelASOF(b *testing.B) {
 			b.ReportMetric(float64(w1.Nanoseconds())/n, "w1-ns/leftrow")
 			b.ReportMetric(float64(w2.Nanoseconds())/n, "w2-ns/leftrow")
 			b.ReportMetric(float64(w1)/float64(w2), "speedup")
+			b.ReportMetric(float64(c1.Nanoseconds())/n, "w1-cpu-ns/leftrow")
+			b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/leftrow")
 		})
 	}
+}
+
+// cpuTime is the process's user + system time so far: on a shared machine
+// a steadier figure than wall time, and it shows what splitting costs.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -40,9 +40,14 @@
 //     null-extended side of a LEFT join), comparisons with constants on a
 //     table's first ordering column become Scan.Range (segment pruning),
 //     and projections are pruned so scans read only needed columns.
+//   - Parallel plans (Options.Workers > 1, parallel.go): an AsofJoin whose
+//     right inputs share a by-key gets a Repartition (hash of those keys,
+//     N workers) over each input and an order-preserving Merge above it;
+//     both state their orderings and Validate runs again on the result.
+//     A join left serial records why in AsofJoin.Serial (EXPLAIN shows it).
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (hash equi-join inner/left with a residual, or cross), Values,
-//     UnionAll, Distinct, Window.
+//     UnionAll, Distinct, Window, and the parallel Repartition and Merge.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
 //     Discard. They are plain data in the planner's own vocabulary (no
