@@ -59,6 +59,8 @@ func TestParallelQueriesMatchSerial(t *testing.T) {
 		`SELECT tr.ts, tr.sym, q1.bid FROM tr ASOF JOIN q1 ON ts BETWEEN -3 AND 3 USING (sym) PREFER LATER WHERE tr.qty > 300`,
 		`SELECT tr.*, q1.bid, q2.ask FROM tr ASOF LEFT JOIN q1 ON ts BETWEEN -4 AND 0 USING (sym, id)
 			ASOF JOIN q2 ON ts BETWEEN 0 AND 6 USING (sym)`,
+		`SELECT tr.ts, tr.sym, q1.bid, q2.ask FROM tr ASOF LEFT JOIN q1 ON tr.sym = q1.sym AND tr.ts >= q1.ts
+			ASOF LEFT JOIN q2 ON tr.sym = q2.sym AND tr.ts >= q2.ts WHERE tr.ts >= 1000 LIMIT 20`,
 		`SELECT tr.ts, q1.ts, q1.bid FROM tr ASOF JOIN q1 ON tr.sym = q1.sym AND tr.ts >= q1.ts ORDER BY tr.ts LIMIT 50`,
 		`SELECT count(*), sum(q1.bid) FROM tr ASOF LEFT JOIN q1 ON ts BETWEEN -1 AND 1 USING (sym)`,
 	}

@@ -100,7 +100,7 @@ var settings = func() map[string]*setting {
 				s.memLimit = n
 				return formatMemory(n), nil
 			}},
-		{name: "max_parallel_workers_per_gather", def: strconv.Itoa(defaultWorkers()),
+		{name: "max_parallel_workers_per_gather", def: "1",
 			desc: "Sets the maximum number of parallel processes per executor node.",
 			// Postgres' name for the degree a query runs at; as there, 0
 			// turns parallelism off (so does 1: the query's own worker).
@@ -322,6 +322,6 @@ func (s *Session) syncCommit() bool { return s.values["synchronous_commit"] != "
 // maxWorkers is Postgres' upper bound for max_parallel_workers_per_gather.
 const maxWorkers = 1024
 
-// defaultWorkers is the default degree of parallelism: every core the Go
-// runtime may use.
-func defaultWorkers() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }
+// AllCores is the degree of parallelism that uses every core the Go
+// runtime may use (GOMAXPROCS), for WithWorkers and serve --workers 0.
+func AllCores() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }

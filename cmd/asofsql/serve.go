@@ -32,7 +32,7 @@ The memory limit is the default of the memory_limit setting: what each
 sort, hash build or aggregate may hold before the query fails with 53200
 (sessions may SET it); auto is half the machine's RAM. --workers is the
 default of max_parallel_workers_per_gather, the degree each query runs at
-(default: every core, GOMAXPROCS; 1: serial plans).`, stdout, stderr)
+(default 1: serial plans; 0: every core, GOMAXPROCS).`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to listen on")
@@ -47,7 +47,7 @@ default of max_parallel_workers_per_gather, the degree each query runs at
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
 	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
-	workers := fs.Int("workers", 0, "default max_parallel_workers_per_gather: workers per query (0: GOMAXPROCS; 1: serial)")
+	workers := fs.Int("workers", 1, "default max_parallel_workers_per_gather: workers per query (1: serial; 0: every core, GOMAXPROCS)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
@@ -68,6 +68,9 @@ default of max_parallel_workers_per_gather, the degree each query runs at
 	}
 	cfg.Logger = log
 	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
+	if *workers == 0 {
+		*workers = asofsql.AllCores()
+	}
 	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit), asofsql.WithWorkers(*workers)}
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))

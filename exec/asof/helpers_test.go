@@ -138,7 +138,14 @@ func runJoinCase(t *testing.T, c joinCase) {
 	t.Helper()
 	for _, serial := range []bool{true, false} {
 		t.Run(fmt.Sprintf("%s/serial=%v", c.name, serial), func(t *testing.T) {
+			// The split join's partitions are serial joins, so the
+			// worker counts run once, with the serial setting.
+			workers := exectest.Workers
+			if !serial {
+				workers = []int{1}
+			}
 			exectest.Run(t, exectest.Case{
+				Workers: workers,
 				Inputs: func(mem memory.Allocator) []arrow.RecordBatch {
 					out := []arrow.RecordBatch{c.left(mem)}
 					for _, r := range c.rights {

@@ -89,6 +89,8 @@ type Case struct {
 	// with the given number of workers, and the case runs at each of
 	// Workers under every layout, all runs giving one answer.
 	Parallel func(mem memory.Allocator, inputs []operator.Operator, workers int) (operator.Operator, error)
+	// Workers overrides the worker counts Parallel runs at.
+	Workers []int
 	// Check inspects the concatenated output of one run (nil rows with a
 	// non-nil err when the run failed). It runs for every layout.
 	Check func(t *testing.T, got arrow.RecordBatch, err error)
@@ -108,6 +110,9 @@ func Run(t *testing.T, c Case) {
 	workers := []int{0}
 	if c.Parallel != nil {
 		workers = Workers
+		if c.Workers != nil {
+			workers = c.Workers
+		}
 	}
 	var first, firstName string
 	for i, l := range layouts {
