@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 )
@@ -15,6 +16,9 @@ import (
 type DB struct {
 	cat  *catalog.Catalog
 	opts options
+	// budget is the memory all queries share (WithMemoryLimit); nil
+	// without a limit.
+	budget *memacct.Budget
 }
 
 type options struct {
@@ -31,8 +35,12 @@ type Option func(*options)
 // memory.CheckedAllocator).
 func WithAllocator(mem memory.Allocator) Option { return func(o *options) { o.mem = mem } }
 
-// WithMemoryLimit bounds each materializing operator (sort, hash build,
-// aggregate) of a query, in bytes; beyond it the query fails with 53200.
+// WithMemoryLimit bounds the memory of queries, in bytes: it is the
+// default of each session's memory_limit (what one query may hold), the
+// ceiling a session may lower but not raise (SET above it, or to 0, is
+// 42501), and the budget all running queries share (past it the newest
+// fails with 53200). Without it (or with 0) there is no ceiling and no
+// shared budget, and memory_limit defaults to 0, no limit.
 func WithMemoryLimit(bytes int64) Option { return func(o *options) { o.memoryLimit = bytes } }
 
 // WithWorkers sets the database's default degree of parallelism per query
@@ -57,7 +65,11 @@ func Open(dsn string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{cat: cat, opts: o}, nil
+	db := &DB{cat: cat, opts: o}
+	if o.memoryLimit > 0 {
+		db.budget = memacct.NewBudget(o.memoryLimit)
+	}
+	return db, nil
 }
 
 // workers is the database's default degree of parallelism.

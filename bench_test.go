@@ -176,7 +176,7 @@ func BenchmarkBatchStatement(b *testing.B) {
 	const q = `SELECT t.ts, t.px, q.bid FROM bt t ASOF LEFT JOIN bq q ON ts BETWEEN -10 AND 0 USING (sym) WHERE t.px > 10`
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		batch, err := s.Batch(q)
+		batch, err := s.Batch(ctx, q)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/copyfmt"
 	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/internal/safefile"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -66,7 +68,7 @@ func (s *Session) copyStdio(ctx context.Context, sql string, cs *copyStream) (Re
 }
 
 // copy runs a COPY plan and returns the rows copied.
-func (s *Session) copy(ctx context.Context, snap *catalog.Snapshot, p *planner.Copy, args []any, cs *copyStream) (int64, error) {
+func (s *Session) copy(ctx context.Context, snap *snapshot, p *planner.Copy, args []any, cs *copyStream) (int64, error) {
 	if p.From {
 		return s.copyFrom(ctx, p, cs)
 	}
@@ -84,12 +86,16 @@ func (s *Session) copy(ctx context.Context, snap *catalog.Snapshot, p *planner.C
 		}
 		// O_EXCL would refuse to overwrite, which Postgres does not; the
 		// path was checked above (no symlink components leave the dir).
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		// Only a regular file: opening a FIFO would block for good.
+		f, err := safefile.Create(path, 0o644)
 		if err != nil {
-			return 0, sqlerr.Wrap(err, sqlerr.IOError, "could not open file \"%s\" for writing: %v", p.Path, err)
+			if _, ok := sqlerr.As(err); !ok {
+				err = sqlerr.Wrap(err, sqlerr.IOError, "could not open file \"%s\" for writing: %v", p.Path, err)
+			}
+			return 0, err
 		}
 		defer f.Close()
-		bw := bufio.NewWriterSize(f, 64<<10)
+		bw := bufio.NewWriterSize(safefile.Writer(ctx, f), 64<<10)
 		n, err := s.copyOut(ctx, snap, p, args, bw)
 		if err == nil {
 			err = bw.Flush()
@@ -128,7 +134,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "COPY FROM STDIN needs a data stream").
 				WithHint("Use Session.CopyFrom.")
 		}
-		err = s.write(ctx, "COPY FROM", func(tx *catalog.Tx) error {
+		err = s.writeTo(ctx, "COPY FROM", p.Table.Temp, func(tx *catalog.Tx) error {
 			n, err = tx.CopyFrom(ctx, p.Table.Name, cs.r, opts)
 			return err
 		})
@@ -138,7 +144,7 @@ func (s *Session) copyFrom(ctx context.Context, p *planner.Copy, cs *copyStream)
 	if err != nil {
 		return 0, err
 	}
-	err = s.write(ctx, "COPY FROM", func(tx *catalog.Tx) error {
+	err = s.writeTo(ctx, "COPY FROM", p.Table.Temp, func(tx *catalog.Tx) error {
 		n, err = tx.CopyFromFile(ctx, p.Table.Name, path, opts)
 		return err
 	})
@@ -205,7 +211,7 @@ func within(base, p string) bool {
 
 // copyOut writes a table's or a query's rows in COPY text, CSV or binary
 // format.
-func (s *Session) copyOut(ctx context.Context, snap *catalog.Snapshot, p *planner.Copy, args []any, w io.Writer) (int64, error) {
+func (s *Session) copyOut(ctx context.Context, snap *snapshot, p *planner.Copy, args []any, w io.Writer) (int64, error) {
 	var op exec.Operator
 	var types []sqltypes.Type
 	var names []string
@@ -218,7 +224,14 @@ func (s *Session) copyOut(ctx context.Context, snap *catalog.Snapshot, p *planne
 			types, names = append(types, c.Type), append(names, c.Name)
 		}
 	} else {
-		rdr, err := snap.Scan(ctx, p.Table.Name, catalog.ScanOptions{Columns: p.Columns})
+		from := snap.main
+		if p.Table.Temp {
+			from = snap.temp
+		}
+		if from == nil {
+			return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", p.Table.Name)
+		}
+		rdr, err := from.Scan(ctx, p.Table.Name, catalog.ScanOptions{Columns: p.Columns})
 		if err != nil {
 			return 0, err
 		}
@@ -309,7 +322,7 @@ func (e *copyEncoder) headerLine(buf []byte) []byte {
 		if e.format == planner.CopyCSV {
 			buf = e.csvField(buf, []byte(n))
 		} else {
-			buf = e.textField(buf, []byte(n))
+			buf = copyfmt.AppendText(buf, []byte(n), e.delim)
 		}
 	}
 	return append(buf, '\n')
@@ -365,32 +378,10 @@ func (e *copyEncoder) row(buf []byte, b arrow.RecordBatch, i int) ([]byte, error
 		if e.format == planner.CopyCSV {
 			buf = e.csvField(buf, e.field)
 		} else {
-			buf = e.textField(buf, e.field)
+			buf = copyfmt.AppendText(buf, e.field, e.delim)
 		}
 	}
 	return append(buf, '\n'), nil
-}
-
-// textField escapes a value as COPY text does.
-func (e *copyEncoder) textField(buf, v []byte) []byte {
-	for _, c := range v {
-		switch c {
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			if c == e.delim {
-				buf = append(buf, '\\')
-			}
-			buf = append(buf, c)
-		}
-	}
-	return buf
 }
 
 // csvField quotes a value when it holds the delimiter, a quote, a line

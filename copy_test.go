@@ -60,6 +60,15 @@ func TestCopyStdio(t *testing.T) {
 	_, err = s.CopyTo(ctx, `COPY c2 TO STDOUT`, &b)
 	require.NoError(t, err)
 	require.Equal(t, a.String(), b.String())
+	// Control characters are written as Postgres' C-like escapes, and the
+	// delimiter and backslash are escaped, so text output reads back.
+	const ctl = "7\tb\\bf\\fv\\v|x\\\\\t\\N\n"
+	_, err = s.CopyFrom(ctx, `COPY c2 FROM STDIN`, strings.NewReader(ctl))
+	require.NoError(t, err)
+	var esc bytes.Buffer
+	_, err = s.CopyTo(ctx, `COPY (SELECT ts, name FROM c2 WHERE ts = 7) TO STDOUT WITH (DELIMITER '|')`, &esc)
+	require.NoError(t, err)
+	require.Equal(t, "7|b\\bf\\fv\\v\\|x\\\\\n", esc.String())
 
 	// Bad data names the line; nothing of the statement stays.
 	_, err = s.CopyFrom(ctx, `COPY c FROM STDIN`, strings.NewReader("5\te\t1\nsix\tf\t2\n"))

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -32,7 +33,7 @@ type Cursor struct {
 	op     exec.Operator // nil: nothing to stream
 	ctx    context.Context
 	parent context.Context
-	verb   string // SELECT counts rows in its tag; other verbs are the tag
+	verb   string // SELECT and FETCH count rows in their tag; other verbs are the tag
 	// affected is the row count of INSERT and COPY.
 	affected int64
 	rows     int64
@@ -102,10 +103,27 @@ func columnsOf(s *arrow.Schema) []Column {
 	return cols
 }
 
-// Tag is the Postgres command tag: "SELECT n" counts the rows read so far.
+// Tag is the Postgres command tag: "SELECT n" and "FETCH n" count the
+// rows read so far.
 func (c *Cursor) Tag() string {
-	if c.verb == "SELECT" {
-		return fmt.Sprintf("SELECT %d", c.rows)
+	if c.counts() {
+		return fmt.Sprintf("%s %d", c.verb, c.rows)
+	}
+	return c.verb
+}
+
+// counts reports the verbs whose tag counts the rows returned (SELECT,
+// FETCH).
+func (c *Cursor) counts() bool { return c.verb == "SELECT" || c.verb == "FETCH" }
+
+// TagFor is the command tag when rows of the result were sent (Postgres
+// reports the rows the last Execute sent, not all of them, after a
+// suspended portal): "SELECT rows" for a query, "FETCH rows" for a cursor's
+// FETCH, the tag of other statements as it is (CREATE TABLE AS's "SELECT n"
+// counts rows written).
+func (c *Cursor) TagFor(rows int64) string {
+	if c.counts() {
+		return fmt.Sprintf("%s %d", c.verb, rows)
 	}
 	return c.verb
 }
@@ -140,6 +158,15 @@ func (c *Cursor) Next() bool {
 		}
 		c.finish()
 		return false
+	}
+	if a := memacct.FromContext(c.ctx); a != nil {
+		// What the client has not read yet counts against the query.
+		if err := a.Check("the result"); err != nil {
+			b.Release()
+			c.done, c.err = true, err
+			c.finish()
+			return false
+		}
 	}
 	c.rows += b.NumRows()
 	c.cur = b
@@ -191,12 +218,16 @@ func (c *Cursor) drain() error {
 
 // cancelErr gives a cancellation Postgres' wording (57014): a timeout of
 // the statement itself (ctx carries statement_timeout), or a cancellation
-// by the caller. Other errors pass unchanged, even if the timer has
-// fired since.
+// by the caller, or the server's memory budget failing this query (the
+// cause is then its 53200). Other errors pass unchanged, even if the
+// timer has fired since.
 func cancelErr(parent, ctx context.Context, err error) error {
 	if err == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		sqlerr.Code(err) == sqlerr.QueryCanceled) {
 		return err
+	}
+	if cause := context.Cause(ctx); parent.Err() == nil && sqlerr.Code(cause) == sqlerr.OutOfMemory {
+		return cause
 	}
 	if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return sqlerr.Wrap(err, sqlerr.QueryCanceled, "canceling statement due to statement timeout")

@@ -6,18 +6,27 @@
 // Contract:
 //   - Open(":memory:") or Open(dir) (also "file:dir"); Close flushes and
 //     releases everything. A DB is safe for concurrent use. Options:
-//     WithAllocator, WithMemoryLimit, WithFileDir.
+//     WithAllocator, WithMemoryLimit, WithFileDir. Each statement runs
+//     under one memory account (exec/memacct): memory_limit bounds the
+//     query, WithMemoryLimit is that setting's default and ceiling and the
+//     budget all queries of the DB share (the newest fails with 53200).
 //   - A Session (db.Session()) is one connection's state, used by one
 //     goroutine at a time: settings changed by SET and read by SHOW
 //     (TimeZone, application_name, search_path, statement_timeout,
 //     extra_float_digits, DateStyle ISO only, client_encoding UTF8 only,
-//     SHOW ALL; unknown names are 42704), and a BEGIN/COMMIT/ROLLBACK
-//     block. DB.Query and DB.Exec run in a fresh session each.
-//   - Isolation, honestly: each statement plans and reads the catalog as
-//     last committed when it starts (READ COMMITTED; REPEATABLE READ and
-//     SERIALIZABLE are refused with 0A000). A block's writes commit
+//     transaction_isolation and its kin, SHOW ALL; unknown names are
+//     42704), a BEGIN/COMMIT/ROLLBACK block, and cursors (DECLARE,
+//     FETCH, MOVE, CLOSE; declare.go). DB.Query and DB.Exec run in a fresh
+//     session each.
+//   - Isolation, honestly: under READ COMMITTED (the default) each
+//     statement plans and reads the catalog as last committed when it
+//     starts; under REPEATABLE READ and SERIALIZABLE the block's first
+//     statement that reads takes one snapshot and every later statement
+//     of the block reads it (isolation.go). SERIALIZABLE transactions
+//     must not write (0A000): asofsql has no conflict detection between
+//     writers. READ ONLY refuses writes (25006). A block's writes commit
 //     atomically at COMMIT and are invisible until then, to the block's
-//     own statements too (no read-your-writes). A table created in a
+//     own statements too (no read-your-writes), in every level. A table created in a
 //     block can be written in it (INSERT, COPY FROM) but reading it before
 //     COMMIT is 0A000. A failed statement leaves nothing behind;
 //     inside a block it fails the block (25P02 until ROLLBACK; COMMIT
@@ -48,8 +57,18 @@
 //     syntax. The database/sql driver also accepts ? placeholders.
 //   - COPY t FROM 'file' / TO 'file' works only inside the directory given
 //     with WithFileDir (42501 otherwise, and for paths leaving it through
-//     ".." or symbolic links). COPY ... FROM STDIN and TO STDOUT go through
+//     ".." or symbolic links), and only on regular files: a named pipe,
+//     device or directory is 42501 at once. File reads and writes stop
+//     when the statement's context ends. COPY ... FROM STDIN and TO STDOUT go through
 //     Session.CopyFrom (an io.Reader) and Session.CopyTo (an io.Writer).
+//   - Session.Ingest loads Arrow record batches into a table as one
+//     statement (fields matched to columns by name and cast as COPY FROM a
+//     Parquet file; all or nothing; an ordered table stays ordered), and
+//     may create or replace the table (IngestOptions). Session.Fork gives
+//     a session with the same settings outside any block, sharing the
+//     session's prepared statements (one namespace per connection), for
+//     servers that run one client's queries concurrently (the Flight SQL
+//     server).
 //   - Errors are *sqlerr.Error values (SQLSTATE, message, detail, hint,
 //     position), possibly wrapped: use sqlerr.As or sqlerr.Code.
 //

@@ -139,7 +139,7 @@ func ExampleDB_Session() {
 	// Output:
 	// America/New_York
 	// 2024-01-02 09:30:00-05
-	// Project quotes.bid
+	// Project quotes.bid  (cost=0.00..1.01 rows=1 width=8)
 	//   Filter (quotes.sym = 'a')
 	//     Scan quotes (sym, bid)
 }

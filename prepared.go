@@ -2,9 +2,9 @@ package asofsql
 
 import (
 	"context"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -18,6 +18,50 @@ import (
 // ROLLBACK keeps what the block prepared and does not bring back what it
 // deallocated.
 
+// namespace holds a session's prepared statements by name. Forks of a
+// session (Fork) share it, as the statements of one client connection do,
+// and may run at the same time: it is guarded by its own lock. A kept
+// *Stmt does not change once it is in the namespace.
+type namespace struct {
+	mu sync.Mutex
+	m  map[string]*Stmt
+}
+
+func newNamespace() *namespace { return &namespace{m: map[string]*Stmt{}} }
+
+func (n *namespace) get(name string) (*Stmt, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	st, ok := n.m[name]
+	return st, ok
+}
+
+// add keeps st under name unless the name is taken (42P05).
+func (n *namespace) add(name string, st *Stmt) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.m[name]; ok {
+		return errPreparedExists(name)
+	}
+	n.m[name] = st
+	return nil
+}
+
+// drop removes name; false when there was none.
+func (n *namespace) drop(name string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	_, ok := n.m[name]
+	delete(n.m, name)
+	return ok
+}
+
+func (n *namespace) clear() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	clear(n.m)
+}
+
 // maxExecuteDepth bounds EXECUTE of statements that are themselves
 // EXECUTEs (wire statements can name each other in a cycle).
 const maxExecuteDepth = 32
@@ -27,7 +71,7 @@ const maxExecuteDepth = 32
 // (the wire protocol's Parse of a named statement). A name already taken
 // is 42P05. An empty sql keeps the empty statement (Stmt.Empty).
 func (s *Session) PrepareNamed(ctx context.Context, name, sql string, paramTypes []sqltypes.Type) (*Stmt, error) {
-	if _, ok := s.stmts[name]; ok {
+	if _, ok := s.stmts.get(name); ok {
 		return nil, errPreparedExists(name)
 	}
 	st, err := s.Prepare(ctx, sql, paramTypes)
@@ -37,24 +81,25 @@ func (s *Session) PrepareNamed(ctx context.Context, name, sql string, paramTypes
 	if st == nil {
 		st = &Stmt{s: s, described: true}
 	}
-	s.stmts[name] = st
+	if err := s.stmts.add(name, st); err != nil {
+		st.Close()
+		return nil, err
+	}
 	return st, nil
 }
 
 // Prepared returns the statement kept under name (by PREPARE or
 // PrepareNamed).
 func (s *Session) Prepared(name string) (*Stmt, bool) {
-	st, ok := s.stmts[name]
-	return st, ok
+	return s.stmts.get(name)
 }
 
 // Deallocate drops the statement kept under name; 26000 when there is
 // none.
 func (s *Session) Deallocate(name string) error {
-	if _, ok := s.stmts[name]; !ok {
+	if !s.stmts.drop(name) {
 		return planner.ErrNoPrepared(name)
 	}
-	delete(s.stmts, name)
 	return nil
 }
 
@@ -64,17 +109,16 @@ func errPreparedExists(name string) error {
 
 // keep runs PREPARE: st, described by plan and params, goes under name.
 func (s *Session) keep(name string, st *Stmt, plan planner.Plan, params []sqltypes.Type) error {
-	if _, ok := s.stmts[name]; ok {
+	if _, ok := s.stmts.get(name); ok {
 		return errPreparedExists(name)
 	}
 	st.describe(plan, params)
-	s.stmts[name] = st
-	return nil
+	return s.stmts.add(name, st)
 }
 
 // preparedShape is what planning EXECUTE needs of a kept statement.
 func (s *Session) preparedShape(name string) (*planner.Prepared, bool) {
-	st, ok := s.stmts[name]
+	st, ok := s.stmts.get(name)
 	if !ok {
 		return nil, false
 	}
@@ -83,8 +127,8 @@ func (s *Session) preparedShape(name string) (*planner.Prepared, bool) {
 
 // executePlan finds EXECUTE's statement, evaluates the arguments and
 // plans the statement on snap: what runs, and with which arguments.
-func (s *Session) executePlan(ctx context.Context, snap *catalog.Snapshot, p *planner.Execute, args []any) (*Stmt, planner.Plan, []any, error) {
-	target, ok := s.stmts[p.Name]
+func (s *Session) executePlan(ctx context.Context, snap *snapshot, p *planner.Execute, args []any) (*Stmt, planner.Plan, []any, error) {
+	target, ok := s.stmts.get(p.Name)
 	if !ok {
 		// Dropped since the EXECUTE was planned (a wire statement).
 		return nil, nil, nil, planner.ErrNoPrepared(p.Name)
@@ -115,7 +159,9 @@ func (s *Session) executePlan(ctx context.Context, snap *catalog.Snapshot, p *pl
 			return nil, nil, nil, err
 		}
 	}
-	inner, err := target.planOn(ctx, snap)
+	// Planned in this session (its settings and block), which is not
+	// the one that prepared target when s is a fork.
+	inner, err := target.planOn(ctx, s, snap)
 	if err == nil {
 		err = s.readsBlockTables(inner)
 	}

@@ -23,7 +23,7 @@ func TestBatchPlansOnce(t *testing.T) {
 	s := db.Session()
 	defer s.Close()
 
-	b, err := s.Batch(`SELECT count(*) FROM once; SELECT count(*) FROM once`)
+	b, err := s.Batch(ctx, `SELECT count(*) FROM once; SELECT count(*) FROM once`)
 	require.NoError(t, err)
 	st, err := b.Next(ctx)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -23,9 +24,11 @@ import (
 // open transaction block (BEGIN/COMMIT/ROLLBACK). A Session is used by one
 // goroutine at a time; open as many as needed on one DB.
 //
-// Isolation: every statement plans and reads against the catalog as last
-// committed when the statement starts (a fresh snapshot per statement,
-// like Postgres' READ COMMITTED). Inside a transaction block the writes
+// Isolation: under READ COMMITTED (the default) every statement plans and
+// reads against the catalog as last committed when the statement starts
+// (a fresh snapshot per statement); under REPEATABLE READ and
+// SERIALIZABLE a block's statements all read the snapshot its first
+// reading statement took (isolation.go). Inside a transaction block the writes
 // (CREATE TABLE, DROP TABLE, INSERT, COPY FROM) accumulate in one
 // catalog.Tx and become visible to everyone, atomically, at COMMIT; until
 // then they are NOT visible to the block's own later statements either
@@ -43,25 +46,41 @@ type Session struct {
 	vopts    *sqltypes.Options
 	values   map[string]string // lowercase setting name → SHOW value
 	timeout  time.Duration
-	memLimit int64       // memory_limit: bytes per materializing operator, 0 for none
+	memLimit int64       // memory_limit: bytes one query may hold, 0 for none
 	workers  int         // max_parallel_workers_per_gather: the degree queries are planned for
 	tx       *catalog.Tx // the open transaction block; nil outside one
-	readOnly bool
 	failed   bool
-	saved    *savedSettings // settings at BEGIN, restored by ROLLBACK
+	// mode are the open block's modes (isolation.go); snapTaken: a
+	// statement of the block has read with a snapshot, which fixes them;
+	// txSnap is the snapshot a REPEATABLE READ or SERIALIZABLE block
+	// reads, from its first such statement to its end.
+	mode      txModes
+	snapTaken bool
+	txSnap    *catalog.Snapshot
+	// cursors are the cursors DECLARE made, by name (declare.go).
+	cursors map[string]*declared
+	saved   *savedSettings // settings at BEGIN, restored by ROLLBACK
 	// resetVals are the session defaults Set recorded (startup
 	// parameters), by lowercase name, as given; RESET and SET ... TO
 	// DEFAULT return to them, or to the built-in default without one.
 	resetVals map[string]string
-	// created and dropped are the tables the open block created or
-	// dropped (see blockCatalog).
-	created map[string]*catalog.TableInfo
-	dropped map[string]bool
+	// block is what the open transaction block changed in the catalogs
+	// (block.go); nil when it changed nothing.
+	block *block
+	// temp is the session's catalog of temporary tables and views,
+	// opened by the first CREATE TEMP TABLE or VIEW and closed with the
+	// session; ttx is its transaction in an open block (nil until the
+	// block writes a temporary relation).
+	temp *catalog.Catalog
+	ttx  *catalog.Tx
 	// user and database are the client's identity (SetIdentity).
 	user, database string
-	// stmts are the prepared statements by name (prepared.go);
-	// executing counts the EXECUTEs running one inside another.
-	stmts     map[string]*Stmt
+	// stmts are the prepared statements by name (prepared.go), shared
+	// with the session's forks; forked marks a fork, whose Close leaves
+	// them to the session it came from. executing counts the EXECUTEs
+	// running one inside another.
+	stmts     *namespace
+	forked    bool
 	executing int
 }
 
@@ -75,7 +94,7 @@ type savedSettings struct {
 
 // Session opens a session with Postgres' default settings (TimeZone UTC).
 func (db *DB) Session() *Session {
-	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}, stmts: map[string]*Stmt{}}
+	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}, stmts: newNamespace()}
 	for k, st := range settings {
 		s.values[k] = st.def
 	}
@@ -110,19 +129,35 @@ func (s *Session) Sync(ctx context.Context, failed bool) error {
 }
 
 // Close ends the session, rolling back an open transaction block and
-// dropping its prepared statements.
+// dropping its prepared statements (a fork's are its origin's: Fork).
 func (s *Session) Close() error {
 	if s.tx != nil {
-		s.tx.Rollback()
-		s.tx = nil
+		s.endBlock(true)
 	}
-	clear(s.stmts)
-	return nil
+	s.closeCursors(func(*declared) bool { return true })
+	if !s.forked {
+		s.stmts.clear()
+	}
+	return s.dropTemp()
+}
+
+// dropTemp drops every temporary table and view: the session's temporary
+// catalog goes (at the session's end, DISCARD TEMP and DISCARD ALL).
+func (s *Session) dropTemp() error {
+	if s.temp == nil {
+		return nil
+	}
+	err := s.temp.Close()
+	s.temp = nil
+	return err
 }
 
 // Setting returns a run-time setting's current value by its Postgres name
 // (case-insensitive), as SHOW prints it.
 func (s *Session) Setting(name string) (string, bool) {
+	if st, ok := settings[strings.ToLower(name)]; ok && st.txn != nil {
+		return st.txn(s), true
+	}
 	v, ok := s.values[strings.ToLower(name)]
 	return v, ok
 }
@@ -207,6 +242,7 @@ type Stmt struct {
 	shape     planner.Shape
 	cols      []Column
 	tag       string
+	binary    bool      // FETCH from a BINARY cursor
 	copy      *CopyInfo // COPY ... FROM STDIN / TO STDOUT
 	// first is the plan the analysis made, and its snapshot, until the
 	// first Execute runs it or Close releases it.
@@ -215,7 +251,7 @@ type Stmt struct {
 
 type firstPlan struct {
 	plan planner.Plan
-	snap *catalog.Snapshot
+	snap *snapshot
 }
 
 // CopyInfo describes the client data stream of COPY ... FROM STDIN or
@@ -252,6 +288,10 @@ func (st *Stmt) ParamTypes() []sqltypes.Type { return st.params }
 
 // Columns describes the result rows; nil for a statement without rows.
 func (st *Stmt) Columns() []Column { return st.cols }
+
+// BinaryRows reports a FETCH from a BINARY cursor, whose rows Postgres
+// sends in binary format in the simple protocol.
+func (st *Stmt) BinaryRows() bool { return st.binary }
 
 // Text is the statement's SQL ("" for the empty statement).
 func (st *Stmt) Text() string {
@@ -326,6 +366,9 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes
 // parse splits sql into statements observing ctx and statement_timeout
 // (a huge statement takes long to parse).
 func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, error) {
+	if err := s.textFits(sql); err != nil {
+		return nil, err
+	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	stmts, err := parser.ParseContext(pctx, sql)
@@ -334,6 +377,9 @@ func (s *Session) parse(ctx context.Context, sql string) ([]*parser.Statement, e
 
 // parseOne is parse for a string holding at most one statement.
 func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, error) {
+	if err := s.textFits(sql); err != nil {
+		return nil, err
+	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	st, err := parser.ParseOneContext(pctx, sql)
@@ -343,13 +389,16 @@ func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, 
 // analyse plans st to describe it, observing ctx and statement_timeout;
 // keep keeps the plan and its snapshot for the first Execute.
 func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
-	snap, err := s.db.cat.Snapshot()
+	snap, err := s.snapshot()
 	if err != nil {
 		return nil, err
 	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	p, err := s.build(pctx, snap, st, declared)
+	if err == nil {
+		err = s.noteSnapshot(p, snap.main)
+	}
 	if err != nil {
 		snap.Release()
 		return nil, cancelErr(ctx, pctx, err)
@@ -377,6 +426,9 @@ func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []
 func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 	st.described = true
 	st.shape, st.tag = p.Shape(), p.Tag()
+	if f, ok := p.(*planner.Fetch); ok {
+		st.binary = f.Binary
+	}
 	st.params = params
 	if st.shape.Rows {
 		st.cols = make([]Column, 0, len(st.shape.Columns))
@@ -388,7 +440,7 @@ func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 
 // build plans st against snap. In a failed block only COMMIT and ROLLBACK
 // run: anything else is 25P02, whatever its plan or planning error.
-func (s *Session) build(ctx context.Context, snap *catalog.Snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+func (s *Session) build(ctx context.Context, snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
 	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
 	if s.failed {
 		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
@@ -402,7 +454,7 @@ func (s *Session) build(ctx context.Context, snap *catalog.Snapshot, st *parser.
 // plan gives the plan to run now and its snapshot: the analysis' plan on
 // the first Execute of a Batch statement, a new one otherwise. The plan
 // must keep a described statement's shape.
-func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, error) {
+func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 	if f := st.first; f != nil {
 		st.first = nil
 		return f.plan, f.snap, nil
@@ -410,11 +462,14 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 	if st.st == nil {
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
-	snap, err := st.s.db.cat.Snapshot()
+	snap, err := st.s.snapshot()
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := st.planOn(ctx, snap)
+	p, err := st.planOn(ctx, st.s, snap)
+	if err == nil {
+		err = st.s.noteSnapshot(p, snap.main)
+	}
 	if err != nil {
 		snap.Release()
 		return nil, nil, err
@@ -422,10 +477,9 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *catalog.Snapshot, erro
 	return p, snap, nil
 }
 
-// planOn plans the statement against snap (EXECUTE runs its target on the
-// EXECUTE's own snapshot).
-func (st *Stmt) planOn(ctx context.Context, snap *catalog.Snapshot) (planner.Plan, error) {
-	s := st.s
+// planOn plans the statement in session s against snap (EXECUTE plans
+// its target in the EXECUTE's session, on the EXECUTE's snapshot).
+func (st *Stmt) planOn(ctx context.Context, s *Session, snap *snapshot) (planner.Plan, error) {
 	p, err := s.build(ctx, snap, st.st, st.declared)
 	if err != nil {
 		return nil, err
@@ -471,8 +525,9 @@ type Batch struct {
 }
 
 // Batch splits sql into statements; syntax errors are reported here.
-func (s *Session) Batch(sql string) (*Batch, error) {
-	stmts, err := s.parse(context.Background(), sql)
+// Parsing observes ctx and statement_timeout (57014).
+func (s *Session) Batch(ctx context.Context, sql string) (*Batch, error) {
+	stmts, err := s.parse(ctx, sql)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -506,6 +561,9 @@ func (s *Session) once(st *parser.Statement) *Stmt { return &Stmt{s: s, st: st} 
 
 // parseOnce parses sql, which must hold one statement, to run it once.
 func (s *Session) parseOnce(ctx context.Context, sql string) (*Stmt, error) {
+	if err := s.textFits(sql); err != nil {
+		return nil, s.fail(err)
+	}
 	pctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	st, err := parseSingle(pctx, sql)
@@ -561,7 +619,7 @@ func (s *Session) Exec(ctx context.Context, sql string, args ...any) (Result, er
 }
 
 func affected(c *Cursor) int64 {
-	if c.verb == "SELECT" {
+	if c.counts() {
 		return c.rows
 	}
 	return c.affected
@@ -569,7 +627,7 @@ func affected(c *Cursor) int64 {
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
 	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database,
-		SettingName: settingName, Prepared: s.preparedShape, Workers: s.workers}
+		SettingName: settingName, Prepared: s.preparedShape, Cursor: s.cursorShape, Workers: s.workers}
 }
 
 // fail marks an open block failed by err (when err is not nil).
@@ -588,11 +646,59 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 	return context.WithCancel(ctx)
 }
 
+// Statement text is charged to the query's memory at a measured rate:
+// TiDB's syntax tree, the bound plan and the compiled expressions of a
+// long IN list or VALUES list hold 55-90 bytes a byte of text, and
+// parsing one peaks at 100-200. Statements shorter than textFree are not
+// charged, so that SET memory_limit works under any limit.
+const (
+	textFree          = 64 << 10
+	parseBytesPerByte = 200
+	planBytesPerByte  = 64
+)
+
+// textFits refuses (53200) a statement text whose parsing would take
+// more memory than a query of the session may hold or the server has
+// left, before it is parsed.
+func (s *Session) textFits(sql string) error {
+	if len(sql) < textFree || (s.memLimit == 0 && s.db.budget == nil) {
+		return nil
+	}
+	a := memacct.Open(s.db.budget, s.db.opts.mem, s.memLimit, nil)
+	defer a.Close()
+	return a.Need("parsing the statement", parseBytesPerByte*int64(len(sql)))
+}
+
+// account opens the memory account of one statement's execution, charged
+// with its text's syntax tree and plan, and returns ctx carrying it (the
+// budget cancels it with a 53200 cause if it picks this query to fail).
+// The returned cancel closes the account, then calls cancel.
+func (s *Session) account(ctx context.Context, cancel context.CancelFunc, text string) (context.Context, context.CancelFunc, error) {
+	actx, cause := context.WithCancelCause(ctx)
+	a := memacct.Open(s.db.budget, s.db.opts.mem, s.memLimit, cause)
+	done := func() {
+		a.Close()
+		cause(nil)
+		cancel()
+	}
+	if len(text) >= textFree {
+		if err := a.Grow("the statement's syntax tree and plan", planBytesPerByte*int64(len(text))); err != nil {
+			return actx, done, err
+		}
+	}
+	return memacct.NewContext(actx, a), done, nil
+}
+
 // run plans (or takes the plan made by analysis) and starts one
 // statement. wantRows refuses statements without rows before they run;
 // input is the data stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
 	ctx, cancel := s.statementContext(parent)
+	ctx, cancel, err := s.account(ctx, cancel, st.Text())
+	if err != nil {
+		cancel()
+		return nil, s.fail(err)
+	}
 	p, snap, err := st.plan(ctx)
 	if err != nil {
 		cancel()
@@ -619,22 +725,10 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 
 // readsBlockTables refuses a plan that reads a table created in the open
 // block: its rows are not readable before COMMIT.
-func (s *Session) readsBlockTables(p planner.Plan) error {
-	if len(s.created) == 0 {
-		return nil
-	}
-	for _, t := range p.Reads() {
-		if s.created[t.Name] == t {
-			return errBlockTable(t.Name)
-		}
-	}
-	return nil
-}
-
 // dispatch executes a plan of st. A returned rows cursor owns snap and
 // cancel (released when it finishes); otherwise dispatch has released
 // them. This is the one place that knows every kind of plan.
-func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, st *Stmt, p planner.Plan, args []any,
+func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt, p planner.Plan, args []any,
 	input *copyStream, cancel context.CancelFunc) (*Cursor, error) {
 	// Statements without rows are finished here: their snapshot and
 	// timer go at once (deferred calls are harmless for rows cursors,
@@ -688,24 +782,50 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		}
 		return doneCursor(tag), nil
 	case *planner.CreateTable:
-		if err := s.write(ctx, "CREATE TABLE", func(tx *catalog.Tx) error { return tx.CreateTable(ctx, p.Def, p.IfNotExists) }); err != nil {
+		if err := s.createTable(ctx, snap, p); err != nil { // ddl.go
 			return nil, err
-		}
-		if _, err := s.planCatalog(snap).Table(p.Def.Name); err != nil { // IF NOT EXISTS on an existing table keeps it
-			s.noteCreated(p.Def)
 		}
 		return done()
 	case *planner.DropTable:
-		err := s.write(ctx, "DROP TABLE", func(tx *catalog.Tx) error {
-			for _, name := range p.Names {
-				if err := tx.DropTable(ctx, name, p.IfExists); err != nil {
-					return err
-				}
-				s.noteDropped(name)
-			}
-			return nil
-		})
+		if err := s.dropTables(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Delete:
+		n, err := s.delete(ctx, snap, p, args)
 		if err != nil {
+			return nil, err
+		}
+		return doneCursorN("DELETE "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Update:
+		n, err := s.update(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		return doneCursorN("UPDATE "+strconv.FormatInt(n, 10), n), nil
+	case *planner.Truncate:
+		if err := s.truncate(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.AlterTable:
+		if err := s.alterTable(ctx, snap, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.CreateTableAs:
+		tag, n, err := s.createTableAs(ctx, snap, p, args)
+		if err != nil {
+			return nil, err
+		}
+		return doneCursorN(tag, n), nil
+	case *planner.CreateView:
+		if err := s.createView(ctx, p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.DropView:
+		if err := s.dropViews(ctx, p); err != nil {
 			return nil, err
 		}
 		return done()
@@ -737,53 +857,129 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *catalog.Snapshot, 
 		return s.dispatch(ctx, parent, snap, target, inner, vals, input, cancel)
 	case *planner.Deallocate:
 		if p.All {
-			clear(s.stmts)
+			s.stmts.clear()
 		} else if err := s.Deallocate(p.Name); err != nil {
 			return nil, err
 		}
 		return done()
 	case *planner.Discard:
-		if p.What == "ALL" {
+		switch p.What {
+		case "ALL":
 			if s.tx != nil {
 				return nil, sqlerr.New(sqlerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
 			if err := s.set(&planner.Set{Reset: true, Default: true, All: true}); err != nil {
 				return nil, err
 			}
-			clear(s.stmts)
+			s.stmts.clear()
+			s.closeCursors(func(*declared) bool { return true })
+			if err := s.dropTemp(); err != nil {
+				return nil, err
+			}
+		case "TEMP":
+			if err := s.discardTemp(ctx, snap); err != nil {
+				return nil, err
+			}
 		}
-		// DISCARD PLANS, SEQUENCES and TEMP have nothing to drop: plans are
-		// made afresh at each EXECUTE, and there are no sequences or
-		// temporary tables.
+		// DISCARD PLANS and SEQUENCES have nothing to drop: plans are made
+		// afresh at each EXECUTE, and there are no sequences.
+		return done()
+	case *planner.SetTransaction:
+		if err := s.setTransaction(p); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Declare:
+		if err := s.declare(ctx, snap, p, args); err != nil {
+			return nil, err
+		}
+		return done()
+	case *planner.Fetch:
+		c, err := s.cursor(p.Name)
+		if err != nil {
+			return nil, err
+		}
+		op, n, err := c.fetch(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if p.Move {
+			return doneCursorN(fmt.Sprintf("MOVE %d", n), n), nil
+		}
+		owned = true
+		return rowsCursor(ctx, parent, op, p.Tag(), snap.Release, cancel), nil
+	case *planner.CloseCursor:
+		if err := s.closeCursor(p); err != nil {
+			return nil, err
+		}
 		return done()
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported by the embedded API yet", p.Tag())
 }
 
-func (s *Session) lowerQuery(ctx context.Context, snap *catalog.Snapshot, types []sqltypes.Type, root planner.Node,
+func (s *Session) lowerQuery(ctx context.Context, snap *snapshot, types []sqltypes.Type, root planner.Node,
 	args []any, an *lower.Analysis) (exec.Operator, error) {
-	params, err := lower.Bind(types, args, s.vopts)
+	env, err := s.lowerEnv(ctx, snap, types, args)
 	if err != nil {
 		return nil, err
 	}
+	env.Analysis = an
+	return lower.Query(ctx, snap.main, root, env)
+}
+
+// lowerEnv is what lowering a statement's plan needs: its arguments bound
+// to the parameter types, the session's settings and temporary tables, and
+// the query's memory account (in ctx) as the allocator.
+func (s *Session) lowerEnv(ctx context.Context, snap *snapshot, types []sqltypes.Type, args []any) (lower.Env, error) {
+	params, err := lower.Bind(types, args, s.vopts)
+	if err != nil {
+		return lower.Env{}, err
+	}
 	mem := s.db.opts.mem
-	return lower.Query(ctx, snap, root, lower.Env{
-		Mem: mem, Params: params, MemoryLimit: s.memLimit, Analysis: an,
-		Eval: eval.Env{Mem: mem, Options: s.vopts},
-	})
+	if a := memacct.FromContext(ctx); a != nil {
+		mem = a // every batch and expression result counts against the query
+	}
+	return lower.Env{Mem: mem, Params: params, MemoryLimit: s.memLimit, Temp: snap.temp,
+		Eval: eval.Env{Mem: mem, Options: s.vopts}}, nil
 }
 
 // write runs one write statement in the open block, or on its own
 // (autocommit) outside one. command names the statement as Postgres does in
 // its read-only refusal ("INSERT", "COPY FROM").
 func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx) error) error {
-	if s.readOnly {
-		return sqlerr.New("25006", "cannot execute %s in a read-only transaction", command)
+	return s.writeTo(ctx, command, false, do)
+}
+
+// writeTo is write to the session's temporary catalog (temp) or the
+// database's. PostgreSQL lets a read-only transaction write temporary
+// tables, and so does asofsql.
+func (s *Session) writeTo(ctx context.Context, command string, temp bool, do func(*catalog.Tx) error) error {
+	if !temp {
+		if err := s.checkWrite(command); err != nil {
+			return err
+		}
+	}
+	cat := s.db.cat
+	if temp {
+		if s.temp == nil {
+			t, err := s.db.cat.NewTemp()
+			if err != nil {
+				return err
+			}
+			s.temp = t
+		}
+		cat = s.temp
 	}
 	if s.tx != nil {
-		return do(s.tx)
+		if !temp {
+			return do(s.tx)
+		}
+		if s.ttx == nil {
+			s.ttx = cat.Begin()
+		}
+		return do(s.ttx)
 	}
-	tx := s.db.cat.Begin()
+	tx := cat.Begin()
 	if err := do(tx); err != nil {
 		tx.Rollback()
 		return err
@@ -792,7 +988,7 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 	return tx.Commit(ctx)
 }
 
-func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner.Insert, args []any) (int64, error) {
+func (s *Session) insert(ctx context.Context, snap *snapshot, p *planner.Insert, args []any) (int64, error) {
 	op, err := s.lowerQuery(ctx, snap, p.Params, p.Input, args, nil)
 	if err != nil {
 		return 0, err
@@ -804,7 +1000,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 	rdr := exec.ToReader(ctx, op)
 	defer rdr.Release()
 	var n int64
-	err = s.write(ctx, "INSERT", func(tx *catalog.Tx) error {
+	err = s.writeTo(ctx, "INSERT", p.Table.Temp, func(tx *catalog.Tx) error {
 		var err error
 		n, err = tx.Insert(ctx, p.Table.Name, rdr)
 		return err
@@ -814,7 +1010,7 @@ func (s *Session) insert(ctx context.Context, snap *catalog.Snapshot, p *planner
 
 // explain renders EXPLAIN; ANALYZE runs the query to the end first.
 // EXPLAIN EXECUTE explains the prepared statement's plan as made now.
-func (s *Session) explain(ctx context.Context, snap *catalog.Snapshot, p *planner.Explain, args []any) (string, error) {
+func (s *Session) explain(ctx context.Context, snap *snapshot, p *planner.Explain, args []any) (string, error) {
 	stmt := p.Stmt
 	if x, ok := stmt.(*planner.Execute); ok {
 		var err error
@@ -850,7 +1046,8 @@ func (s *Session) show(st *planner.Show) ([][]string, []string, error) {
 		var rows [][]string
 		for _, k := range settingNames() {
 			d := settings[k]
-			rows = append(rows, []string{d.name, s.values[k], d.desc})
+			v, _ := s.Setting(k)
+			rows = append(rows, []string{d.name, v, d.desc})
 		}
 		return rows, []string{"name", "setting", "description"}, nil
 	}
@@ -858,7 +1055,8 @@ func (s *Session) show(st *planner.Show) ([][]string, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return [][]string{{s.values[strings.ToLower(d.name)]}}, []string{d.name}, nil
+	v, _ := s.Setting(d.name)
+	return [][]string{{v}}, []string{d.name}, nil
 }
 
 func (s *Session) set(st *planner.Set) error {
@@ -870,7 +1068,7 @@ func (s *Session) set(st *planner.Set) error {
 		// RESET ALL: every parameter the session may change.
 		for _, k := range settingNames() {
 			d := settings[k]
-			if d.set == nil || d.fixed {
+			if d.set == nil || d.fixed || d.txn != nil {
 				continue
 			}
 			if err := s.apply(d, s.resetValue(d)); err != nil {
@@ -893,22 +1091,22 @@ func (s *Session) set(st *planner.Set) error {
 func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (string, error) {
 	switch st.Kind {
 	case planner.TxnBegin:
-		switch st.Isolation {
-		case "", "read committed", "read uncommitted":
-		default:
-			return "", sqlerr.New(sqlerr.FeatureNotSupported, "transaction isolation level %s is not supported", st.Isolation).
-				WithHint("Statements read the last committed state as of their start (READ COMMITTED).")
-		}
 		if s.tx != nil {
-			return "BEGIN", nil // Postgres warns "there is already a transaction in progress"
+			// Postgres warns "there is already a transaction in
+			// progress", and applies the modes as SET TRANSACTION does.
+			return st.Tag(), s.applyModes(st.Isolation, st.ReadOnly, st.Deferrable)
 		}
 		s.tx = s.db.cat.Begin()
-		s.readOnly = st.ReadOnly != nil && *st.ReadOnly
+		s.mode = s.defaultModes()
+		if err := s.applyModes(st.Isolation, st.ReadOnly, st.Deferrable); err != nil {
+			s.endBlock(true)
+			return "", err
+		}
 		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit, workers: s.workers}
 		for k, v := range s.values {
 			s.saved.values[k] = v
 		}
-		return "BEGIN", nil
+		return st.Tag(), nil
 	case planner.TxnCommit:
 		if s.tx == nil {
 			return "COMMIT", nil // Postgres warns "there is no transaction in progress"
@@ -917,11 +1115,25 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 			s.endBlock(true)
 			return "ROLLBACK", nil
 		}
-		tx := s.tx
+		if err := s.holdCursors(ctx); err != nil {
+			s.endBlock(true)
+			return "", err
+		}
+		tx, ttx := s.tx, s.ttx
 		s.endBlock(false)
 		tx.SetSynchronousCommit(s.syncCommit())
 		if err := tx.Commit(ctx); err != nil {
+			if ttx != nil {
+				ttx.Rollback()
+			}
 			return "", err
+		}
+		// The temporary catalog commits second: nothing else sees it, so
+		// it cannot conflict (docs/storage.md: not atomic with the first).
+		if ttx != nil {
+			if err := ttx.Commit(ctx); err != nil {
+				return "", err
+			}
 		}
 		return "COMMIT", nil
 	case planner.TxnRollback:
@@ -938,6 +1150,9 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 func (s *Session) endBlock(rollback bool) {
 	if rollback {
 		s.tx.Rollback()
+		if s.ttx != nil {
+			s.ttx.Rollback()
+		}
 		if s.saved != nil {
 			*s.vopts = s.saved.vopts
 			s.values = s.saved.values
@@ -946,6 +1161,10 @@ func (s *Session) endBlock(rollback bool) {
 			s.workers = s.saved.workers
 		}
 	}
-	s.tx, s.saved, s.failed, s.readOnly = nil, nil, false, false
-	s.created, s.dropped = nil, nil
+	s.endCursors(rollback)
+	if s.txSnap != nil {
+		s.txSnap.Release()
+	}
+	s.tx, s.ttx, s.saved, s.failed, s.txSnap, s.snapTaken, s.mode = nil, nil, nil, false, nil, false, txModes{}
+	s.block = nil
 }

@@ -83,6 +83,15 @@ func TestSessionSettings(t *testing.T) {
 		{sql: `SET statement_timeout = 'soon'`, code: sqlerr.InvalidParameterValue},
 		{sql: `SET statement_timeout TO DEFAULT`},
 		{sql: `SHOW statement_timeout`, want: []string{"0"}},
+		{sql: `SHOW idle_in_transaction_session_timeout`, want: []string{"0"}},
+		{sql: `SET idle_in_transaction_session_timeout = 5000`},
+		{sql: `SHOW idle_in_transaction_session_timeout`, want: []string{"5s"}},
+		{sql: `SET idle_in_transaction_session_timeout = '-1'`, code: sqlerr.InvalidParameterValue},
+		{sql: `SET idle_in_transaction_session_timeout = 'soon'`, code: sqlerr.InvalidParameterValue},
+		{sql: `RESET idle_in_transaction_session_timeout`},
+		{sql: `SHOW idle_in_transaction_session_timeout`, want: []string{"0"}},
+		{sql: `SET idle_session_timeout = '1min'`},
+		{sql: `SHOW idle_session_timeout`, want: []string{"1min"}},
 		{sql: `SET server_version = '16'`, code: "55P02"},
 		{sql: `SET no_such_thing = 1`, code: sqlerr.UndefinedObject},
 		{sql: `SHOW no_such_thing`, code: sqlerr.UndefinedObject},
@@ -191,13 +200,15 @@ func TestSessionTransactions(t *testing.T) {
 	require.Equal(t, "7", count(other))
 	must(`COMMIT`, "COMMIT") // no block: Postgres only warns
 
-	// Read-only blocks refuse writes; unsupported isolation is refused.
+	// Read-only blocks refuse writes; so do SERIALIZABLE ones (0A000).
 	must(`BEGIN READ ONLY`, "BEGIN")
 	_, err = exec(`INSERT INTO trades VALUES (80, 'a', 1)`)
 	require.Equal(t, "25006", sqlerr.Code(err))
 	must(`ROLLBACK`, "ROLLBACK")
-	_, err = exec(`BEGIN ISOLATION LEVEL SERIALIZABLE`)
+	must(`BEGIN ISOLATION LEVEL SERIALIZABLE`, "BEGIN")
+	_, err = exec(`INSERT INTO trades VALUES (80, 'a', 1)`)
 	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
+	must(`ROLLBACK`, "ROLLBACK")
 
 	// Close rolls back an open block.
 	s2 := db.Session()
@@ -309,7 +320,7 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 
 	// A batch analyses each statement when reached, so later ones see
 	// earlier ones' effects.
-	b, err := s.Batch(`CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
+	b, err := s.Batch(ctx, `CREATE TABLE nb (x INT); INSERT INTO nb VALUES ($1); SELECT x FROM nb`)
 	require.NoError(t, err)
 	var tags []string
 	for {
@@ -330,7 +341,7 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 		require.NoError(t, cur.Close())
 	}
 	require.Equal(t, []string{"CREATE TABLE", "INSERT 0 1", "SELECT 1"}, tags)
-	_, err = s.Batch(`SELECT 1; SELEC 2`)
+	_, err = s.Batch(ctx, `SELECT 1; SELEC 2`)
 	require.Equal(t, sqlerr.SyntaxError, sqlerr.Code(err))
 
 	// Sync after a client-side error fails an open block.
@@ -452,9 +463,9 @@ func TestSessionReset(t *testing.T) {
 	require.Equal(t, sqlerr.UndefinedObject, sqlerr.Code(err))
 }
 
-// TestSessionMemoryLimit: memory_limit bounds a query's sort (53200 naming
-// the limit), defaults to WithMemoryLimit, and follows SET, RESET and
-// ROLLBACK like any setting.
+// TestSessionMemoryLimit: memory_limit bounds a query (53200 naming the
+// limit), defaults to WithMemoryLimit, and follows SET, RESET and
+// ROLLBACK like any setting, below the WithMemoryLimit ceiling.
 func TestSessionMemoryLimit(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -481,21 +492,24 @@ func TestSessionMemoryLimit(t *testing.T) {
 	_, err = sessRows(t, s, sortQ)
 	require.Error(t, err)
 	require.Equal(t, sqlerr.OutOfMemory, sqlerr.Code(err), err.Error())
-	require.Contains(t, err.Error(), "65536 bytes")
+	e, _ := sqlerr.As(err)
+	require.Contains(t, e.Detail, "65536 bytes")
 
-	_, err = s.Exec(ctx, `BEGIN; SET memory_limit = 0; ROLLBACK`)
+	_, err = s.Exec(ctx, `BEGIN; SET memory_limit = '64MB'; ROLLBACK`)
 	require.NoError(t, err)
 	require.Equal(t, "64kB", show())
 	_, err = s.Exec(ctx, `SET memory_limit = 0`)
+	require.Equal(t, sqlerr.InsufficientPrivilege, sqlerr.Code(err), "the server's limit is a ceiling")
+	require.Equal(t, "64kB", show())
+	_, err = s.Exec(ctx, `SET memory_limit = '64MB'`)
 	require.NoError(t, err)
-	require.Equal(t, "0", show())
 	_, err = sessRows(t, s, sortQ)
 	require.NoError(t, err)
 	_, err = s.Exec(ctx, `RESET memory_limit`)
 	require.NoError(t, err)
 	require.Equal(t, "64MB", show())
 
-	for _, v := range []string{"'1536kB'", "'2GB'", "1000"} {
+	for _, v := range []string{"'1536kB'", "'32MB'", "1000"} {
 		_, err = s.Exec(ctx, `SET memory_limit = `+v)
 		require.NoError(t, err, v)
 	}
@@ -505,4 +519,56 @@ func TestSessionMemoryLimit(t *testing.T) {
 		require.Error(t, err, v)
 		require.Equal(t, sqlerr.InvalidParameterValue, sqlerr.Code(err), v)
 	}
+}
+
+// Concurrent writers to the same rows: the first to commit wins and the
+// other's COMMIT fails with 40001 with nothing applied (PostgreSQL's
+// REPEATABLE READ rule, docs/storage.md); writers to different rows both
+// commit; the failed session goes on outside a block.
+func TestWriteConflictsThroughSQL(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s1, s2 := db.Session(), db.Session()
+	defer s1.Close()
+	defer s2.Close()
+	run := func(s *asofsql.Session, sql string) string {
+		t.Helper()
+		res, err := s.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+		return res.Tag
+	}
+	rows := func(sql string) []string {
+		t.Helper()
+		r, err := sessRows(t, s2, sql)
+		require.NoError(t, err, sql)
+		return r
+	}
+	run(s1, "CREATE TABLE acct (k integer, v integer)")
+	run(s1, "INSERT INTO acct VALUES (1, 0), (2, 0), (3, 0)")
+
+	run(s1, "BEGIN")
+	require.Equal(t, "UPDATE 1", run(s1, "UPDATE acct SET v = v + 1 WHERE k = 1"))
+	require.Equal(t, "DELETE 1", run(s1, "DELETE FROM acct WHERE k = 3"))
+	require.Equal(t, "UPDATE 1", run(s2, "UPDATE acct SET v = v + 10 WHERE k = 1"))
+	_, err := s1.Exec(ctx, "COMMIT")
+	require.Equal(t, "40001", sqlerr.Code(err), "%v", err)
+	require.Equal(t, []string{"1 | 10", "2 | 0", "3 | 0"}, rows("SELECT k, v FROM acct ORDER BY k"))
+
+	// the retry succeeds; different rows do not conflict
+	run(s1, "BEGIN")
+	require.Equal(t, "UPDATE 1", run(s1, "UPDATE acct SET v = v + 1 WHERE k = 1"))
+	require.Equal(t, "DELETE 1", run(s2, "DELETE FROM acct WHERE k = 2"))
+	require.Equal(t, "UPDATE 1", run(s2, "UPDATE acct SET v = 5 WHERE k = 3"))
+	require.Equal(t, "COMMIT", run(s1, "COMMIT"))
+	require.Equal(t, []string{"1 | 11", "3 | 5"}, rows("SELECT k, v FROM acct ORDER BY k"))
+
+	// an autocommit UPDATE that loses fails the same way
+	run(s2, "BEGIN")
+	run(s2, "DELETE FROM acct WHERE k = 1")
+	require.Equal(t, "UPDATE 1", run(s1, "UPDATE acct SET v = 0 WHERE k = 1"))
+	_, err = s2.Exec(ctx, "COMMIT")
+	require.Equal(t, "40001", sqlerr.Code(err), "%v", err)
+	require.Equal(t, []string{"1 | 0", "3 | 5"}, rows("SELECT k, v FROM acct ORDER BY k"))
 }

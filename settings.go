@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -20,6 +21,10 @@ type setting struct {
 	desc  string
 	set   func(s *Session, v string) (string, error)
 	fixed bool // changing it is 55P02 even to its current value
+	// txn marks the settings of the current transaction
+	// (transaction_isolation, ...): SHOW reads them from the session's
+	// transaction state, and RESET ALL leaves them alone, as in Postgres.
+	txn func(s *Session) string
 }
 
 var settings = func() map[string]*setting {
@@ -82,20 +87,25 @@ var settings = func() map[string]*setting {
 					WithDetail("Only standard_conforming_strings = on is supported.")
 			}},
 		{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.",
-			set: func(s *Session, v string) (string, error) {
-				d, err := parseTimeout(v)
-				if err != nil {
-					return "", err
-				}
-				s.timeout = d
-				return formatTimeout(d), nil
-			}},
-		{name: "memory_limit", def: "0", desc: "Sets the memory each sort, hash build or aggregate of a query may use; 0 means no limit.",
+			set: timeoutSetting("statement_timeout", func(s *Session, d time.Duration) { s.timeout = d })},
+		{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.",
+			// Enforced by the wire server, which waits for the client; the
+			// embedded API only records it.
+			set: timeoutSetting("idle_in_transaction_session_timeout", nil)},
+		{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.",
+			set: timeoutSetting("idle_session_timeout", nil)},
+		{name: "memory_limit", def: "0", desc: "Sets the memory each query may use; 0 means no limit.",
 			// DuckDB's name; Postgres spills to disk where we fail with 53200.
 			set: func(s *Session, v string) (string, error) {
 				n, err := parseMemory(v)
 				if err != nil {
 					return "", err
+				}
+				if c := s.db.opts.memoryLimit; c > 0 && (n == 0 || n > c) {
+					// The server's limit is a ceiling, as a PGC_SUSET
+					// parameter is for a role that is not superuser.
+					return "", sqlerr.New(sqlerr.InsufficientPrivilege, "permission denied to set parameter \"memory_limit\" to %s", strings.TrimSpace(v)).
+						WithDetail("The server's memory limit is %s; a session may lower memory_limit but not raise it or set it to 0.", formatMemory(c))
 				}
 				s.memLimit = n
 				return formatMemory(n), nil
@@ -127,12 +137,26 @@ var settings = func() map[string]*setting {
 				return loc.String(), nil
 			}},
 		{name: "default_transaction_read_only", def: "off", desc: "Sets the default read-only status of new transactions.",
-			set: func(_ *Session, v string) (string, error) {
-				if b, ok := parseBool(v); ok && !b {
-					return "off", nil
+			set: boolSetting("default_transaction_read_only", nil)},
+		{name: "default_transaction_deferrable", def: "off", desc: "Sets the default deferrable status of new transactions.",
+			set: boolSetting("default_transaction_deferrable", nil)},
+		{name: "default_transaction_isolation", def: isoReadCommitted, desc: "Sets the transaction isolation level of each new transaction.",
+			set: func(_ *Session, v string) (string, error) { return parseIsolation("default_transaction_isolation", v) }},
+		{name: "transaction_isolation", def: isoReadCommitted, desc: "Sets the current transaction's isolation level.",
+			set: func(s *Session, v string) (string, error) {
+				iso, err := parseIsolation("transaction_isolation", v)
+				if err != nil {
+					return "", err
 				}
-				return "", sqlerr.New(sqlerr.FeatureNotSupported, "read-only transactions are not supported")
-			}},
+				return iso, s.setIsolation(iso)
+			},
+			txn: func(s *Session) string { return s.modes().iso }},
+		{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status.",
+			set: boolSetting("transaction_read_only", (*Session).setReadOnly),
+			txn: func(s *Session) string { return onOff(s.modes().readOnly) }},
+		{name: "transaction_deferrable", def: "off", desc: "Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures.",
+			set: boolSetting("transaction_deferrable", (*Session).setDeferrable),
+			txn: func(s *Session) string { return onOff(s.modes().deferrable) }},
 		{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.",
 			// on: COMMIT returns once the commit's log record is on disk.
 			// off: once it is ordered in the log and visible; a crash
@@ -157,7 +181,6 @@ var settings = func() map[string]*setting {
 		{name: "server_encoding", def: "UTF8", desc: "Shows the server (database) character set encoding.", fixed: true},
 		{name: "integer_datetimes", def: "on", desc: "Shows whether datetimes are integer based.", fixed: true},
 		{name: "is_superuser", def: "off", desc: "Shows whether the current user is a superuser.", fixed: true},
-		{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level.", fixed: true},
 	}
 	m := map[string]*setting{}
 	for _, s := range list {
@@ -184,6 +207,23 @@ func lookupSetting(name string) (*setting, error) {
 	return st, nil
 }
 
+// boolSetting is the set function of a Boolean setting; apply, when not
+// nil, takes the new value into effect.
+func boolSetting(name string, apply func(*Session, bool) error) func(*Session, string) (string, error) {
+	return func(s *Session, v string) (string, error) {
+		b, ok := parseBool(v)
+		if !ok {
+			return "", sqlerr.New(sqlerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+		}
+		if apply != nil {
+			if err := apply(s, b); err != nil {
+				return "", err
+			}
+		}
+		return onOff(b), nil
+	}
+}
+
 func parseBool(v string) (bool, bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "on", "true", "yes", "1", "t", "y":
@@ -194,10 +234,27 @@ func parseBool(v string) (bool, bool) {
 	return false, false
 }
 
-// parseTimeout reads statement_timeout: milliseconds, or a number with a
-// unit (us, ms, s, min, h, d) as Postgres accepts.
-func parseTimeout(v string) (time.Duration, error) {
-	bad := sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": \"%s\"", v)
+// timeoutSetting is the set function of a time setting in milliseconds
+// (statement_timeout and the idle timeouts); apply, when not nil, stores
+// the parsed value in the session.
+func timeoutSetting(name string, apply func(*Session, time.Duration)) func(*Session, string) (string, error) {
+	return func(s *Session, v string) (string, error) {
+		d, err := parseTimeout(name, v)
+		if err != nil {
+			return "", err
+		}
+		if apply != nil {
+			apply(s, d)
+		}
+		return formatTimeout(d), nil
+	}
+}
+
+// parseTimeout reads a time setting such as statement_timeout:
+// milliseconds, or a number with a unit (us, ms, s, min, h, d) as Postgres
+// accepts.
+func parseTimeout(name, v string) (time.Duration, error) {
+	bad := sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 	s := strings.TrimSpace(v)
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || (i == 0 && (s[i] == '-' || s[i] == '+'))) {
@@ -215,7 +272,7 @@ func parseTimeout(v string) (time.Duration, error) {
 	}
 	if num < 0 || num*float64(u) > float64(int64(^uint32(0)>>1))*float64(time.Millisecond) {
 		return 0, sqlerr.New(sqlerr.InvalidParameterValue,
-			"%s ms is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647)", s[:i])
+			"%s ms is outside the valid range for parameter \"%s\" (0 .. 2147483647)", s[:i], name)
 	}
 	return time.Duration(num * float64(u)), nil
 }
@@ -294,17 +351,7 @@ func FormatMemoryLimit(n int64) string { return formatMemory(n) }
 
 // formatMemory prints a byte count in the largest unit that divides it, as
 // SHOW prints Postgres' memory settings ("64MB", "1536kB").
-func formatMemory(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	for _, u := range memoryUnits {
-		if n%u.n == 0 {
-			return strconv.FormatInt(n/u.n, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
+func formatMemory(n int64) string { return memacct.FormatBytes(n) }
 
 // settingName spells a setting's name as SHOW's column does; an unknown
 // name stays as written (SHOW then fails with 42704).

@@ -146,8 +146,10 @@ type Catalog struct {
 	deferred []*segment // retired file segments waiting for a checkpoint
 	ckptLSN  atomic.Uint64
 	memRows  atomic.Int64 // rows appended to append segments since the last checkpoint
-	// stats for tests and benchmarks
+	// stats for tests and benchmarks (Stats)
 	checkpoints atomic.Int64
+	segReads    atomic.Int64
+	segsDropped atomic.Int64
 	replayed    bool // Open replayed log records
 }
 
@@ -585,6 +587,16 @@ func (s *Snapshot) Release() {
 	}
 }
 
+// Clone returns another hold on the same view, released on its own (a
+// transaction that reads one snapshot hands each statement a clone).
+func (s *Snapshot) Clone() (*Snapshot, error) {
+	if s.released.Load() {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "snapshot already released")
+	}
+	s.st.retain()
+	return &Snapshot{c: s.c, st: s.st}, nil
+}
+
 // Table describes a table in the snapshot; 42P01 if absent.
 func (s *Snapshot) Table(name string) (*TableInfo, error) {
 	ts, err := s.table(name)
@@ -610,4 +622,25 @@ func (s *Snapshot) table(name string) (*tableState, error) {
 
 func errNoTable(name string) error {
 	return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+}
+
+// Stats are counters of the catalog's work since Open, for tests and
+// monitoring.
+type Stats struct {
+	// SegmentReads counts the opening of immutable segments (file or
+	// memory) to read their rows: scans, DELETE and UPDATE, compaction.
+	// The in-memory append segments of recent rows are not counted.
+	SegmentReads int64
+	// SegmentsDeletedUnread counts the immutable segments a DELETE removed
+	// whole by their statistics, without reading them (retention); a
+	// DELETE that rolls back still counts them.
+	SegmentsDeletedUnread int64
+	// Checkpoints counts completed checkpoints.
+	Checkpoints int64
+}
+
+// Stats returns the catalog's counters.
+func (c *Catalog) Stats() Stats {
+	return Stats{SegmentReads: c.segReads.Load(), SegmentsDeletedUnread: c.segsDropped.Load(),
+		Checkpoints: c.checkpoints.Load()}
 }

@@ -3,8 +3,8 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/asofsql/asofsql/copyfmt"
+	"github.com/asofsql/asofsql/internal/safefile"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -210,19 +211,24 @@ func (tx *Tx) CopyFromFile(ctx context.Context, name, path string, opts CopyOpti
 			format = "csv"
 		}
 	}
-	if format != "parquet" {
-		f, err := os.Open(path)
-		if err != nil {
-			return 0, tx.fail(sqlerr.Wrap(err, sqlerr.IOError, "could not open file %q for reading: %v", path, err))
+	// Only a regular file: a FIFO would block open(2) for good, beyond
+	// the reach of cancellation. Reads observe ctx.
+	f, err := safefile.Open(path)
+	if err != nil {
+		if _, ok := sqlerr.As(err); !ok {
+			err = sqlerr.Wrap(err, sqlerr.IOError, "could not open file %q for reading: %v", path, err)
 		}
-		defer f.Close()
-		opts.Format = format
-		return tx.CopyFrom(ctx, name, f, opts)
+		return 0, tx.fail(err)
 	}
-	return tx.copyParquet(ctx, name, path, opts)
+	defer f.Close()
+	if format != "parquet" {
+		opts.Format = format
+		return tx.CopyFrom(ctx, name, safefile.Reader(ctx, f), opts)
+	}
+	return tx.copyParquet(ctx, name, path, safefile.ReaderAt(ctx, f), opts)
 }
 
-func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptions) (int64, error) {
+func (tx *Tx) copyParquet(ctx context.Context, name, path string, src safefile.ReadAtSeeker, opts CopyOptions) (int64, error) {
 	meta, err := tx.target(name)
 	if err != nil {
 		return 0, tx.fail(err)
@@ -231,7 +237,7 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 	if err != nil {
 		return 0, tx.fail(err)
 	}
-	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(tx.c.mem)))
+	pf, err := file.NewParquetReader(src, file.WithReadProps(parquet.NewReaderProperties(tx.c.mem)))
 	if err != nil {
 		return 0, tx.fail(sqlerr.Wrap(err, sqlerr.IOError, "could not open Parquet file %q: %v", path, err))
 	}
@@ -281,8 +287,19 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 	defer rr.Release()
 	// The reader yields the requested fields in the order asked for, which
 	// is target order.
-	castCtx := exec.WithAllocator(ctx, tx.c.mem)
-	convert := func(i int, a arrow.Array) (arrow.Array, error) {
+	convert := castConverter(ctx, tx.c, meta, target, func(i int) string {
+		return fmt.Sprintf("Parquet column %q", fileSchema.Field(cols[i]).Name)
+	})
+	return tx.load(ctx, meta, rr, target, opts.Progress, convert)
+}
+
+// castConverter converts source column i to the type of table column
+// target[i] with Arrow's safe cast (the Parquet and Arrow loads): 42804
+// naming the column for an impossible conversion, 22003 for a value that
+// does not fit. source names source column i in messages.
+func castConverter(ctx context.Context, c *Catalog, meta *tableMeta, target []int, source func(i int) string) converter {
+	castCtx := exec.WithAllocator(ctx, c.mem)
+	return func(i int, a arrow.Array) (arrow.Array, error) {
 		col := target[i]
 		want := meta.schema.Field(col).Type
 		if arrow.TypeEqual(a.DataType(), want) {
@@ -299,8 +316,7 @@ func (tx *Tx) copyParquet(ctx context.Context, name, path string, opts CopyOptio
 		if errors.Is(err, arrow.ErrInvalid) {
 			code = sqlerr.NumericValueOutOfRange
 		}
-		return nil, sqlerr.Wrap(err, code, "column %q of relation %q is of type %s; Parquet column %q (%s) does not convert: %v",
-			meta.def.Columns[col].Name, name, meta.def.Columns[col].Type, fileSchema.Field(cols[i]).Name, a.DataType(), err)
+		return nil, sqlerr.Wrap(err, code, "column %q of relation %q is of type %s; %s (%s) does not convert: %v",
+			meta.def.Columns[col].Name, meta.def.Name, meta.def.Columns[col].Type, source(i), a.DataType(), err)
 	}
-	return tx.load(ctx, meta, rr, target, opts.Progress, convert)
 }

@@ -412,10 +412,10 @@ func TestCrashRecovery(t *testing.T) {
 	next := 0 // the first op the next child runs
 	kills, acked, inflight := 0, 0, 0
 	var recovery []time.Duration
-	// A safety net for an overloaded machine; typical runs take 15 s (30 s
-	// with -race).
-	deadline := time.Now().Add(240 * time.Second)
-	for kills < 50 && time.Now().Before(deadline) {
+	// Typical runs take 15 s (30 s with -race); a loaded machine only
+	// makes them slower, never failing: nothing here is timed except
+	// the hang guards.
+	for kills < 50 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashRecovery$")
 		cmd.Env = append(os.Environ(), envCrashDir+"="+dir, envCrashStart+"="+strconv.Itoa(next))
 		stdout, err := cmd.StdoutPipe()
@@ -424,13 +424,19 @@ func TestCrashRecovery(t *testing.T) {
 		acks := make(chan int, 1<<16)
 		lines := make(chan string, 16)
 		ready := make(chan struct{})
+		acked1 := make(chan struct{})
 		opens := make(chan time.Duration, 1)
 		go func() {
 			sc := bufio.NewScanner(stdout)
+			first := true
 			for sc.Scan() {
 				if n, ok := strings.CutPrefix(sc.Text(), "ACK "); ok {
 					op, _ := strconv.Atoi(n)
 					acks <- op
+					if first {
+						first = false
+						close(acked1)
+					}
 				} else if ns, ok := strings.CutPrefix(sc.Text(), "READY "); ok {
 					d, _ := strconv.ParseInt(ns, 10, 64)
 					opens <- time.Duration(d)
@@ -443,16 +449,22 @@ func TestCrashRecovery(t *testing.T) {
 		}()
 		// Kill at a random moment: one time in ten while the child starts
 		// up and recovers (process start-up time varies a lot under
-		// -race), otherwise in the middle of its stream of commits.
+		// -race), otherwise in the middle of its stream of commits, once
+		// it has acknowledged one (however slow the machine).
 		if rng.IntN(10) == 0 {
 			time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		} else {
-			select {
-			case <-ready:
-			case l := <-lines:
-				t.Fatalf("child failed: %s", l)
-			case <-time.After(30 * time.Second):
-				t.Fatal("child did not start")
+			for _, step := range []struct {
+				done <-chan struct{}
+				what string
+			}{{ready, "did not start"}, {acked1, "acknowledged no commit"}} {
+				select {
+				case <-step.done:
+				case l := <-lines:
+					t.Fatalf("child failed: %s", l)
+				case <-time.After(60 * time.Second):
+					t.Fatalf("child %s within a minute", step.what)
+				}
 			}
 			time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
 		}
@@ -493,8 +505,7 @@ func TestCrashRecovery(t *testing.T) {
 		next = last + 2
 		inflight++
 	}
-	require.GreaterOrEqual(t, kills, 50, "kills within the time budget")
-	require.Greater(t, acked, kills, "children made progress")
+	require.Positive(t, acked, "children made progress")
 	slices.Sort(recovery)
 	rows := 0
 	for _, m := range model {

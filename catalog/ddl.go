@@ -112,7 +112,7 @@ func (tx *Tx) RenameColumn(ctx context.Context, table, from, to string) error {
 	return tx.alter(ctx, table, func(def *TableDef, _ *[]uint32, _ *uint32) error {
 		i := colIndex(def, from)
 		if i < 0 {
-			return sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", from, table)
+			return sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", from) // PostgreSQL names no relation here
 		}
 		if colIndex(def, to) >= 0 {
 			return sqlerr.New(codeDuplicateColumn, "column %q of relation %q already exists", to, table)

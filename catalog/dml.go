@@ -118,6 +118,9 @@ func (tx *Tx) modify(ctx context.Context, name string, rng *Range, where Predica
 		}
 		if where == nil && set == nil && (rng == nil || inside(r.st, lo, hi, rng)) {
 			whole[r.s] = complement(r.del, r.n)
+			if r.s.app == nil {
+				tx.c.segsDropped.Add(1)
+			}
 			count += r.live()
 			continue
 		}

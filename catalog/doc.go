@@ -37,28 +37,34 @@
 //     42703 unknown column, 42601 INSERT shape, 42804 type mismatch, COPY
 //     22P02/22003/22P04/23502 with "COPY t, line N, column c" in the Detail.
 //
-// # How the planner uses it
+// # Who calls it
+//
+// The planner only reads table definitions, through its Catalog interface
+// (Table(name) *TableInfo: columns, ordering as TableInfo.OrderKeys); the
+// virtual pg_catalog tables are built from the same TableInfo. The root
+// package's session runs the statements that write, each in a Tx:
 //
 //	CREATE TABLE t (...) ORDER BY (ts)   tx.CreateTable(ctx, def, ifNotExists)
 //	CREATE TABLE t AS SELECT ...         tx.CreateTableAs(ctx, def, rows)
 //	CREATE TEMP TABLE ...                temp, _ := cat.NewTemp() // per session; Close at its end
 //	DROP TABLE [IF EXISTS] t             tx.DropTable(ctx, "t", ifExists)
-//	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rows) // typed as the table, by position
-//	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", conn, opts)
+//	INSERT INTO t VALUES/SELECT ...      tx.Insert(ctx, "t", rdr) // rows typed as the table, by position
+//	COPY t FROM STDIN (FORMAT csv)       tx.CopyFrom(ctx, "t", r, opts)
 //	COPY t FROM '/f.parquet'             tx.CopyFromFile(ctx, "t", "/f.parquet", opts)
+//	Arrow batches (Flight SQL ingest)    tx.Ingest(ctx, "t", rdr) // fields by name, cast to the columns
+//	SET synchronous_commit = off         tx.SetSynchronousCommit(false) before Commit
 //	DELETE FROM t WHERE ts < $1          tx.Delete(ctx, "t", DeleteOptions{Range: &Range{Hi: x, HiExclusive: true}})
 //	DELETE FROM t WHERE p                tx.Delete(ctx, "t", DeleteOptions{Where: pred})
 //	UPDATE t SET ... WHERE p             tx.Update(ctx, "t", UpdateOptions{Where: pred, Set: f})
 //	TRUNCATE t                           tx.Truncate(ctx, "t")
 //	ALTER TABLE t ADD/DROP/RENAME ...    tx.AddColumn / DropColumn / RenameColumn / RenameTable
 //	CREATE [OR REPLACE] VIEW / DROP VIEW tx.CreateView(ctx, ViewDef{...}, orReplace) / tx.DropView
-//	SELECT ... FROM t WHERE ts >= $1     snap.Scan(ctx, "t", ScanOptions{Columns, Range})
-//	SET synchronous_commit = off         tx.SetSynchronousCommit(false) before Commit
 //
-// A scan is an array.RecordReader; exec.FromReader turns it into the
-// planner's exec.Operator. An autocommit statement is Begin, one call, Commit. Table names are taken
-// verbatim (the planner folds identifiers). TableInfo.OrderKeys gives the
-// ordering as column indices for the planner's ordering properties.
+// Reads go through a Snapshot: package lower turns each plan Scan into
+// snap.Scan(ctx, "t", ScanOptions{Columns, Range}), an array.RecordReader
+// that exec.FromReader makes an operator, and COPY t TO scans the same way.
+// An autocommit statement is Begin, one call, Commit. Table names are taken
+// verbatim (the planner folds identifiers).
 //
 // # Example
 //

@@ -26,6 +26,10 @@ type ScanOptions struct {
 	// BatchSize is the most rows per output batch (default
 	// Options.BatchRows).
 	BatchSize int
+	// Allocator allocates what the scan reads and builds (a query's
+	// memory account); nil means the catalog's. Nothing it allocates
+	// outlives the scan's batches.
+	Allocator memory.Allocator
 }
 
 // Range bounds the first ordering column. A nil bound is unbounded. Bound
@@ -50,7 +54,11 @@ func (s *Snapshot) Scan(ctx context.Context, name string, opts ScanOptions) (arr
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = s.c.opts.BatchRows
 	}
-	r, err := newScanReader(ctx, s.c.mem, ts.meta, ts.segs, opts)
+	mem := s.c.mem
+	if opts.Allocator != nil {
+		mem = opts.Allocator
+	}
+	r, err := newScanReader(ctx, mem, ts.meta, ts.segs, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -530,6 +530,9 @@ func (ref segRef) open(mem memory.Allocator, meta *tableMeta, batchRows int) (*s
 			sr.mapping[i] = slices.Index(s.cols, id)
 		}
 	}
+	if s.app == nil {
+		s.c.segReads.Add(1)
+	}
 	switch {
 	case s.app != nil:
 		sr.view, sr.viewPos = s.materialize(ref, meta, batchRows)

@@ -62,6 +62,8 @@ type TableInfo struct {
 	Schema   *arrow.Schema
 	Rows     int64
 	Segments int
+	// Temp is set for a table of a temporary catalog (Catalog.NewTemp).
+	Temp bool
 	// Bytes is the table's stored size: the summed size on disk of its
 	// committed segment files in a data directory, the summed length of
 	// its stored batches' Arrow buffers in memory (pg_table_size).
@@ -207,6 +209,7 @@ func (m *tableMeta) info(segs []segRef) *TableInfo {
 		OrderKeys: append([]int(nil), m.keys...),
 		Schema:    m.schema,
 		Segments:  len(segs),
+		Temp:      m.temp,
 	}
 	for _, s := range segs {
 		ti.Rows += s.live()

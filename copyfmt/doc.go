@@ -1,6 +1,10 @@
-// Package copyfmt reads PostgreSQL COPY data streams into Arrow record
-// batches of a given schema. It is shared by the catalog (COPY FROM) and the
-// wire server (COPY FROM STDIN), which will extend it for COPY TO.
+// Package copyfmt is PostgreSQL's COPY data format: Reader turns a COPY
+// stream (text, CSV or binary) into Arrow record batches of a given schema,
+// and AppendText escapes one value for COPY TO's text format. The catalog
+// reads every COPY FROM through it (a file or the client's STDIN alike),
+// `asofsql import` reads CSV through it to infer column types, and the
+// engine's COPY TO writes text fields with AppendText (CSV and binary
+// output are written by the engine itself).
 //
 // # Contract
 //

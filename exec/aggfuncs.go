@@ -768,7 +768,7 @@ func floatOps[T float32 | float64](dt arrow.DataType) valueOps[T] {
 			v := eval.FixedValues[T](a)
 			return func(i int) T { return v[i] }
 		},
-		cmp: func(x, y T) int { return operator.CmpFloat(float64(x), float64(y)) },
+		cmp: operator.CmpFloat[T],
 		build: func(mem memory.Allocator, vals []T, valid []bool) arrow.Array {
 			return eval.MakeFixed(mem, dt, vals, valid)
 		},

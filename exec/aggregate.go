@@ -48,7 +48,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		return nil, sqlerr.New(sqlerr.InternalError, "%s: %d names for %d group keys", opName, len(groupNames), len(groupBy))
 	}
 	env.Mem = mem
-	c := &aggCore{mem: mem, specs: aggs, budget: memBudget{op: opName, limit: opts.MemoryLimit}, batchSize: opts.BatchSize}
+	c := &aggCore{mem: mem, specs: aggs, budget: newBudget(opName, mem, opts.MemoryLimit), batchSize: opts.BatchSize}
 	if c.batchSize <= 0 {
 		c.batchSize = DefaultBatchSize
 	}

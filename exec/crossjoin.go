@@ -43,7 +43,7 @@ func NewCrossJoin(left, right Operator, mem memory.Allocator, opts CrossJoinOpti
 		opts.BatchSize = DefaultBatchSize
 	}
 	return &CrossJoin{left: left, right: right, mem: mem, schema: arrow.NewSchema(fields, nil),
-		budget: memBudget{op: "cross join", limit: opts.MemoryLimit}, batchSize: opts.BatchSize}, nil
+		budget: newBudget("cross join", mem, opts.MemoryLimit), batchSize: opts.BatchSize}, nil
 }
 
 func (c *CrossJoin) Schema() *arrow.Schema { return c.schema }

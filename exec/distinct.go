@@ -26,7 +26,7 @@ var _ Operator = (*Distinct)(nil)
 // set of seen rows (0 = unlimited; 53200 beyond).
 func NewDistinct(child Operator, mem memory.Allocator, memoryLimit int64) (*Distinct, error) {
 	s := child.Schema()
-	d := &Distinct{child: child, mem: mem, seen: map[string]struct{}{}, budget: memBudget{op: "distinct", limit: memoryLimit}}
+	d := &Distinct{child: child, mem: mem, seen: map[string]struct{}{}, budget: newBudget("distinct", mem, memoryLimit)}
 	for i := 0; i < s.NumFields(); i++ {
 		t, err := columnType(s, i)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/exec/exectest"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
@@ -68,7 +69,7 @@ func TestASOFPipeline(t *testing.T) {
 			// hj: ts, sym, qty, bid, ask, sym, name
 			p, err := exec.NewProject(hj, mem, []expr.Expr{
 				&expr.Column{Index: 6, Name: "name", T: txtT},
-				&expr.Func{Name: "date_trunc", T: ts, Args: []expr.Expr{txt("hour"), &expr.Column{Index: 0, Name: "ts", T: ts}}},
+				&expr.Func{Fn: functions.DateTrunc, T: ts, Args: []expr.Expr{txt("hour"), &expr.Column{Index: 0, Name: "ts", T: ts}}},
 				bin(expr.Sub, f8T, &expr.Column{Index: 4, Name: "ask", T: f8T}, &expr.Column{Index: 3, Name: "bid", T: f8T}),
 			}, []string{"name", "h", "spread"}, eval.Env{})
 			if err != nil {

@@ -84,7 +84,7 @@ func NewHashJoin(left, right Operator, mem memory.Allocator, typ JoinType, leftK
 	}
 	ls, rs := left.Schema(), right.Schema()
 	j := &HashJoin{left: left, right: right, mem: mem, typ: typ, leftKeys: leftKeys, rightKeys: rightKeys,
-		budget: memBudget{op: "hash join", limit: opts.MemoryLimit}}
+		budget: newBudget("hash join", mem, opts.MemoryLimit)}
 	for i := range leftKeys {
 		lt, err := columnType(ls, leftKeys[i])
 		if err != nil {

@@ -1,5 +1,3 @@
-package exec
-
 // # Operators
 //
 // Besides the sources (Batches, FromReader) and the ASOF join (package
@@ -22,10 +20,13 @@ package exec
 //     order as Sort followed by Limit (lower uses it for LIMIT + OFFSET
 //     up to 16384 rows).
 //   - NewValues: a VALUES list of constant expressions.
+//   - NewSeries, NewUnnest: generate_series over integers and unnest of
+//     an array's elements, as FROM items.
 //   - NewUnionAll: children one after the other.
 //   - NewHashAggregate / NewStreamAggregate: GROUP BY with count(*),
 //     count, count(DISTINCT), sum, avg, min, max, stddev/variance
-//     (sample and population), first/last (input order), bool_and/bool_or;
+//     (sample and population), first/last (input order), bool_and/bool_or/
+//     every, string_agg;
 //     result types as Postgres' (AggResultType). HAVING is a Filter on
 //     top. StreamAggregate needs input clustered by the group keys and
 //     emits groups as they complete.
@@ -34,16 +35,27 @@ package exec
 //     the right side (and then keeps the left order).
 //   - NewCrossJoin: Cartesian product with a small, materialized right side.
 //   - NewDistinct: first occurrence of each distinct row.
+//   - NewHashSetOp: INTERSECT [ALL] and EXCEPT [ALL] with Postgres'
+//     duplicate counts (min(m,n), max(m-n,0)); hashes the right side's
+//     distinct rows with a count each, then streams the left.
+//   - NewDistinctOn: first row of each run of equal key columns, for
+//     input sorted on those keys (SELECT DISTINCT ON); streams in
+//     constant memory.
 //   - NewWindow: row_number, rank, dense_rank, lag, lead over PARTITION BY
 //     / ORDER BY, for input sorted by those keys.
 //
 // Materializing operators (Sort, TopN, HashAggregate, HashJoin's build
-// side, CrossJoin's right side, Distinct's seen set, Window; and
-// StreamAggregate for its open group's DISTINCT sets) take a memory
+// side, CrossJoin's right side, Distinct's seen set, HashSetOp's counts,
+// Window; and StreamAggregate for its open group's DISTINCT sets) take a memory
 // limit in bytes (0 = unlimited) and fail with SQLSTATE 53200 naming the
 // operator and the limit when the data they hold exceeds it. The bytes
 // counted are the rows' own bytes (values, offsets, validity) plus an
 // estimate of hash-table entries; transient copies while sorting or
-// concatenating are not counted. Every operator checks its context once
+// concatenating are not counted. When their allocator is a query's
+// *memacct.Account, that account bounds them instead (the whole query's
+// memory_limit and the server's budget): the Arrow buffers they hold are
+// counted by the allocator, copies included, and their Go-heap state
+// (tables, sets, orders) is charged to it. Every operator checks its context once
 // per batch: a cancelled context makes Next return ctx.Err(), which
 // sqlerr.Code maps to 57014.
+package exec

@@ -13,6 +13,7 @@ import (
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/exec/exectest"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/stretchr/testify/require"
@@ -146,7 +147,7 @@ func TestProject(t *testing.T) {
 			return exec.NewProject(in[0], mem, []expr.Expr{
 				symCol,
 				bin(expr.Mul, sqltypes.Float8Type, pxCol, &expr.Cast{X: qtyCol, T: sqltypes.Float8Type}),
-				&expr.Func{Name: "coalesce", T: sqltypes.TextType, Args: []expr.Expr{symCol, txt("?")}},
+				&expr.Func{Fn: functions.Coalesce, T: sqltypes.TextType, Args: []expr.Expr{symCol, txt("?")}},
 			}, []string{"sym", "notional", "s"}, eval.Env{})
 		},
 		Check: wantRows(
@@ -325,7 +326,7 @@ func TestValues(t *testing.T) {
 			return exec.NewValues(mem, [][]expr.Expr{
 				{i4(1), txt("a")},
 				{bin(expr.Add, sqltypes.Int4Type, i4(1), i4(1)), &expr.Literal{T: sqltypes.TextType}},
-				{i4(3), &expr.Func{Name: "upper", T: sqltypes.TextType, Args: []expr.Expr{txt("c")}}},
+				{i4(3), &expr.Func{Fn: functions.Upper, T: sqltypes.TextType, Args: []expr.Expr{txt("c")}}},
 			}, []string{"n", "s"}, eval.Env{})
 		},
 		Check: wantRows("1 | a", "2 | NULL", "3 | C"),

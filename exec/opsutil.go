@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -35,27 +36,66 @@ func columnType(s *arrow.Schema, i int) (sqltypes.Type, error) {
 	return t, nil
 }
 
-// memBudget tracks the bytes a materializing operator holds against a
-// limit (0 = unlimited).
+// memBudget tracks the bytes a materializing operator holds. Under a
+// query's account (its allocator is a *memacct.Account) the account does
+// the bounding: Arrow batches are counted by the allocator as they are
+// made, so retaining one only checks the account, and Go-heap state is
+// charged to it. Without an account the operator bounds itself by limit
+// (0 = unlimited), estimating the batches it retains.
 type memBudget struct {
 	op    string
 	limit int64
+	acct  *memacct.Account
 	used  int64
 }
 
-// set replaces the tracked amount by n.
-func (m *memBudget) set(n int64) error {
-	m.used = 0
-	return m.grow(n)
+func newBudget(op string, mem memory.Allocator, limit int64) memBudget {
+	return memBudget{op: op, limit: limit, acct: memacct.Of(mem)}
 }
 
+// set replaces the tracked amount of Go-heap state by n.
+func (m *memBudget) set(n int64) error { return m.grow(n - m.used) }
+
+// grow charges n more bytes of Go-heap state (n < 0 returns them).
 func (m *memBudget) grow(n int64) error {
+	if m.acct != nil {
+		if err := m.acct.Grow(m.op, n); err != nil {
+			return err
+		}
+		m.used += n
+		return nil
+	}
 	m.used += n
 	if m.limit > 0 && m.used > m.limit {
 		return sqlerr.New(sqlerr.OutOfMemory, "%s exceeded the memory limit of %d bytes", m.op, m.limit).
 			WithHint("Raise memory_limit (SET memory_limit = '1GB'), or reduce the input of the %s.", m.op)
 	}
 	return nil
+}
+
+// retain accounts for a batch the operator keeps.
+func (m *memBudget) retain(b arrow.RecordBatch) error {
+	if m.acct != nil {
+		return m.acct.Check(m.op)
+	}
+	return m.grow(batchBytes(b))
+}
+
+// check fails once the query's account is over its limit (nil without
+// an account: the operator's own estimate counts only what it retains).
+func (m *memBudget) check() error {
+	if m.acct != nil {
+		return m.acct.Check(m.op)
+	}
+	return nil
+}
+
+// hold replaces every batch the operator keeps by b (top-N's best rows).
+func (m *memBudget) hold(b arrow.RecordBatch) error {
+	if m.acct != nil {
+		return m.acct.Check(m.op)
+	}
+	return m.set(batchBytes(b))
 }
 
 // arrayBytes estimates the bytes a's rows occupy (not the buffers it may
@@ -81,6 +121,10 @@ func arrayBytes(a arrow.Array) int64 {
 	}
 	return size
 }
+
+// BatchBytes estimates the bytes b's rows occupy, as the materializing
+// operators count them against a memory limit.
+func BatchBytes(b arrow.RecordBatch) int64 { return batchBytes(b) }
 
 func batchBytes(b arrow.RecordBatch) int64 {
 	var s int64
@@ -144,7 +188,7 @@ func drainAll(ctx context.Context, child Operator, budget *memBudget) ([]arrow.R
 			continue
 		}
 		parts = append(parts, b)
-		if err := budget.grow(batchBytes(b)); err != nil {
+		if err := budget.retain(b); err != nil {
 			releaseBatches(parts)
 			return nil, err
 		}

@@ -493,7 +493,7 @@ func NewSort(child Operator, mem memory.Allocator, keys []SortKey, opts SortOpti
 		opts.BatchSize = DefaultBatchSize
 	}
 	return &Sort{child: child, mem: mem, keys: keys, types: types, opts: opts,
-		budget: memBudget{op: "sort", limit: opts.MemoryLimit}}, nil
+		budget: newBudget("sort", mem, opts.MemoryLimit)}, nil
 }
 
 func (s *Sort) Schema() *arrow.Schema          { return s.child.Schema() }
@@ -519,6 +519,14 @@ func (s *Sort) load(ctx context.Context) error {
 		return err
 	}
 	s.sorted = all
+	// The concatenation doubled the input for a moment; the order is
+	// one int a row on the Go heap.
+	if err := s.budget.check(); err != nil {
+		return err
+	}
+	if err := s.budget.grow(8 * all.NumRows()); err != nil {
+		return err
+	}
 	s.order, err = sortedOrder(all, s.keys, s.types)
 	return err
 }
@@ -570,7 +578,7 @@ func NewTopN(child Operator, mem memory.Allocator, keys []SortKey, n int64, opts
 		opts.BatchSize = DefaultBatchSize
 	}
 	return &TopN{child: child, mem: mem, keys: keys, types: types, n: max(n, 0), opts: opts,
-		budget: memBudget{op: "top-N sort", limit: opts.MemoryLimit}}, nil
+		budget: newBudget("top-N sort", mem, opts.MemoryLimit)}, nil
 }
 
 func (t *TopN) Schema() *arrow.Schema          { return t.child.Schema() }
@@ -642,8 +650,7 @@ func (t *TopN) absorb(b arrow.RecordBatch) error {
 		t.top.Release()
 	}
 	t.top = next
-	t.budget.used = 0
-	return t.budget.grow(batchBytes(next))
+	return t.budget.hold(next)
 }
 
 // prefilter finds the rows of b better than the kept row worst by the

@@ -64,7 +64,7 @@ func NewWindow(child Operator, mem memory.Allocator, partitionBy []int, orderBy 
 	s := child.Schema()
 	env.Mem = mem
 	w := &Window{child: child, mem: mem, partition: partitionBy, order: orderBy, funcs: funcs,
-		budget: memBudget{op: "window", limit: opts.MemoryLimit}, batchSize: opts.BatchSize}
+		budget: newBudget("window", mem, opts.MemoryLimit), batchSize: opts.BatchSize}
 	if w.batchSize <= 0 {
 		w.batchSize = DefaultBatchSize
 	}

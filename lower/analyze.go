@@ -50,7 +50,11 @@ func (a *Analysis) Text(root planner.Node) string {
 
 func (a *Analysis) text(sb *strings.Builder, n planner.Node, depth int) {
 	sb.WriteString(strings.Repeat("  ", depth))
-	sb.WriteString(planner.NodeLine(n))
+	if depth == 0 {
+		sb.WriteString(planner.RootLine(n))
+	} else {
+		sb.WriteString(planner.NodeLine(n))
+	}
 	if s, ok := a.Stats(n); ok {
 		fmt.Fprintf(sb, " (actual rows=%d batches=%d time=%.3f ms)", s.Rows, s.Batches,
 			float64(s.Time.Nanoseconds())/1e6)

@@ -142,7 +142,7 @@ func (b *builder) bind(e expr.Expr) expr.Expr {
 		}
 		return c
 	case *expr.Func:
-		return &expr.Func{Name: n.Name, Args: b.bindAll(n.Args), T: n.T}
+		return &expr.Func{Fn: n.Fn, Args: b.bindAll(n.Args), T: n.T}
 	case *expr.OuterRef:
 		return b.outerRef(n) // subquery.go
 	case *expr.Subquery: // its plan binds its own outer references when it runs

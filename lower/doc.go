@@ -3,11 +3,14 @@
 // it, reading tables from a catalog snapshot.
 //
 // Contract:
-//   - Imports flow one way: planner → (nothing of exec); lower → planner,
-//     exec, exec/asof, catalog. Every other package stays unaware of both
-//     sides.
-//   - Statement parameters ($n) are substituted into every expression as
-//     typed literals before operators are built (Bind).
+//   - Imports flow one way: the planner imports nothing of exec, and exec
+//     nothing of the planner; lower imports both (planner, exec, exec/asof,
+//     exec/eval) and the catalog. Its one caller is the root package's
+//     session, which plans a statement, lowers it with Query and drains the
+//     operator.
+//   - Statement parameters ($n) are converted to typed literals by Bind and
+//     substituted into every expression (Env.Params) before operators are
+//     built.
 //   - Subquery expressions run through eval.Env.Subquery, which lower
 //     sets: per distinct combination of outer values it builds the
 //     subquery's plan with its OuterRefs bound as literals (like
@@ -27,9 +30,13 @@
 //
 // Example:
 //
-//	snap := cat.Snapshot()
-//	defer snap.Release()
-//	op, err := lower.Query(ctx, snap, q.Root, lower.Env{Mem: mem, Params: args})
+//	snap, err := cat.Snapshot()
 //	if err != nil { ... }
-//	err = exec.Drain(ctx, op, func(b arrow.RecordBatch) error { ... })
+//	defer snap.Release()
+//	params, err := lower.Bind(q.Params, args, opts) // $1..$n as literals
+//	if err != nil { ... }
+//	op, err := lower.Query(ctx, snap, q.Root, lower.Env{Mem: mem, Params: params,
+//		Eval: eval.Env{Now: stmtStart, Options: opts}})
+//	if err != nil { ... }
+//	err = exec.Drain(ctx, op, func(b arrow.RecordBatch) error { ... }) // opens and closes op
 package lower

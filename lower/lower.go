@@ -18,7 +18,9 @@ import (
 
 // Env is what building operators needs besides the plan.
 type Env struct {
-	// Mem allocates every operator's output; nil means the default.
+	// Mem allocates every operator's output and what scans read; nil
+	// means the default. A query's *memacct.Account bounds its memory as
+	// a whole (MemoryLimit then does not apply).
 	Mem memory.Allocator
 	// Params are the bound values of $1..$n as typed literals (see Bind).
 	Params []*expr.Literal
@@ -31,11 +33,23 @@ type Env struct {
 	// Analysis, when set, counts rows, batches and time per plan node
 	// (EXPLAIN ANALYZE).
 	Analysis *Analysis
+	// Temp is the snapshot of the session's temporary tables (scans of
+	// tables with TableInfo.Temp read it); nil when the session has none.
+	Temp *catalog.Snapshot
 }
 
 // Query builds the operator tree for a query plan's root. The operator's
 // schema has the plan's column names and SQL types.
 func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env Env) (exec.Operator, error) {
+	b := newBuilder(ctx, snap, env)
+	op, err := b.node(root)
+	if err != nil {
+		return nil, err
+	}
+	return rename(op, root.Schema())
+}
+
+func newBuilder(ctx context.Context, snap *catalog.Snapshot, env Env) *builder {
 	if env.Mem == nil {
 		env.Mem = memory.DefaultAllocator
 	}
@@ -44,11 +58,7 @@ func Query(ctx context.Context, snap *catalog.Snapshot, root planner.Node, env E
 	}
 	b := &builder{ctx: ctx, snap: snap, env: env}
 	b.env.Eval.Subquery = b.runSubquery // subquery.go
-	op, err := b.node(root)
-	if err != nil {
-		return nil, err
-	}
-	return rename(op, root.Schema())
+	return b
 }
 
 // topNMaxRows is the largest LIMIT + OFFSET lowered to a top-N: TopN
@@ -77,8 +87,14 @@ func (b *builder) node(n planner.Node) (exec.Operator, error) {
 func (b *builder) build(n planner.Node) (exec.Operator, error) {
 	switch n := n.(type) {
 	case *planner.Scan:
-		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range}
-		rdr, err := b.snap.Scan(b.ctx, n.Table.Name, opts)
+		opts := catalog.ScanOptions{Columns: n.Columns, Range: n.Range, Allocator: b.env.Mem}
+		snap := b.snap
+		if n.Table.Temp {
+			if snap = b.env.Temp; snap == nil {
+				return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n.Table.Name)
+			}
+		}
+		rdr, err := snap.Scan(b.ctx, n.Table.Name, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -184,9 +200,32 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 			closeAll(children)
 		}
 		return op, err
+	case *planner.SetOp:
+		left, err := b.node(n.Left)
+		if err != nil {
+			return nil, err
+		}
+		right, err := b.node(n.Right)
+		if err != nil {
+			left.Close()
+			return nil, err
+		}
+		kind := exec.Intersect
+		if n.Kind == planner.Except {
+			kind = exec.Except
+		}
+		op, err := exec.NewHashSetOp(left, right, kind, n.All, b.env.Mem, b.env.MemoryLimit)
+		if err != nil {
+			closeAll([]exec.Operator{left, right})
+		}
+		return op, err
 	case *planner.Distinct:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			return exec.NewDistinct(child, b.env.Mem, b.env.MemoryLimit)
+		})
+	case *planner.DistinctOn:
+		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+			return exec.NewDistinctOn(child, b.env.Mem, n.Keys)
 		})
 	case *planner.Window:
 		return b.window(n)
@@ -252,8 +291,17 @@ func (b *builder) asofJoin(n *planner.AsofJoin, workers int) (exec.Operator, err
 			tie = asof.PreferLater
 		}
 		kind := asof.Inner
-		if r.Kind == planner.AsofLeft {
+		switch r.Kind {
+		case planner.AsofLeft:
 			kind = asof.Left
+		case planner.AsofSemi:
+			kind = asof.Semi
+		case planner.AsofAnti:
+			kind = asof.Anti
+		case planner.AsofRightOuter:
+			kind = asof.RightOuter
+		case planner.AsofFull:
+			kind = asof.FullOuter
 		}
 		rights[i] = asof.Right{
 			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,

@@ -9,6 +9,7 @@ import (
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 )
@@ -119,7 +120,7 @@ func (b *builder) unnest(n *planner.Unnest) (exec.Operator, error) {
 	}
 	var elems []*string
 	if v != nil { // unnest(NULL) has no rows
-		if _, elems, err = eval.ParseArray(v.(string)); err != nil {
+		if _, elems, err = functions.ParseArray(v.(string)); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -334,8 +335,24 @@ func (c *conn) authSCRAM(user string, v Verifier, known bool) error {
 	if err != nil {
 		return err
 	}
+	// Over TLS, SCRAM-SHA-256-PLUS binds the exchange to the channel
+	// (tls-server-end-point), so that a client with channel_binding=require
+	// knows no one in between relayed it, as Postgres offers it.
+	mechs := []string{"SCRAM-SHA-256"}
+	var cb scram.ChannelBinding
+	if c.tlsCert != nil {
+		if b, err := endpointBinding(c.tlsCert); err == nil {
+			cb = b
+			mechs = []string{scramPlus, "SCRAM-SHA-256"}
+		} else {
+			c.logf("channel binding unavailable", err)
+		}
+	}
 	conv := srv.NewConversation()
-	c.w.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{"SCRAM-SHA-256"}})
+	if cb.IsSupported() {
+		conv = srv.NewConversationWithChannelBinding(cb)
+	}
+	c.w.send(&pgproto3.AuthenticationSASL{AuthMechanisms: mechs})
 	body, err := c.readAuth()
 	if err != nil {
 		return err
@@ -344,8 +361,11 @@ func (c *conn) authSCRAM(user string, v Verifier, known bool) error {
 	if err := first.Decode(body); err != nil {
 		return sqlerr.New(sqlerr.ProtocolViolation, "malformed SASLInitialResponse")
 	}
-	if first.AuthMechanism != "SCRAM-SHA-256" {
+	if !slices.Contains(mechs, first.AuthMechanism) {
 		return sqlerr.New(sqlerr.ProtocolViolation, "client selected an invalid SASL authentication mechanism")
+	}
+	if err := checkGS2(cb.IsSupported(), first.AuthMechanism == scramPlus, first.Data); err != nil {
+		return err
 	}
 	resp, err := conv.Step(string(first.Data))
 	if err != nil {
@@ -360,10 +380,64 @@ func (c *conn) authSCRAM(user string, v Verifier, known bool) error {
 	if err := final.Decode(body); err != nil {
 		return sqlerr.New(sqlerr.ProtocolViolation, "malformed SASLResponse")
 	}
+	if cb.IsSupported() && !channelBound(first.Data, final.Data, cb) {
+		return sqlerr.New(sqlerr.ProtocolViolation, "SCRAM channel binding check failed")
+	}
 	resp, err = conv.Step(string(final.Data))
 	if err != nil || !conv.Valid() || !known {
 		return errAuthFailed
 	}
 	c.w.send(&pgproto3.AuthenticationSASLFinal{Data: []byte(resp)})
 	return nil
+}
+
+const scramPlus = "SCRAM-SHA-256-PLUS"
+
+// checkGS2 checks the channel-binding flag of a client-first message
+// against the mechanism the client chose, with Postgres' errors: PLUS
+// needs "p=tls-server-end-point", the plain mechanism must not bind, and
+// "y" (the client could bind but thinks the server cannot) is refused
+// where PLUS was offered, since someone in between must have removed it.
+func checkGS2(offered, plus bool, first []byte) error {
+	malformed := func(detail string) error {
+		return sqlerr.New(sqlerr.ProtocolViolation, "malformed SCRAM message").WithDetail("%s", detail)
+	}
+	switch {
+	case len(first) == 0:
+		return malformed("The message is empty.")
+	case first[0] == 'p':
+		if !plus {
+			return malformed("The client selected SCRAM-SHA-256 without channel binding, but the SCRAM message includes channel binding data.")
+		}
+		name, _, _ := strings.Cut(string(first[min(2, len(first)):]), ",")
+		if !strings.HasPrefix(string(first), "p=") || name != "tls-server-end-point" {
+			return sqlerr.New(sqlerr.ProtocolViolation, "unsupported SCRAM channel-binding type \"%s\"", name)
+		}
+	case plus:
+		return malformed("The client selected SCRAM-SHA-256-PLUS, but the SCRAM message does not include channel binding data.")
+	case first[0] == 'y' && offered:
+		return sqlerr.New(sqlerr.ProtocolViolation, "SCRAM channel binding negotiation error").
+			WithDetail("The client supports SCRAM channel binding but thinks the server does not.  However, this server does support channel binding.")
+	}
+	return nil
+}
+
+// channelBound reports whether the client-final message carries the
+// channel binding of this connection: c= is base64 of the client-first
+// message's GS2 header followed by the binding data.
+func channelBound(first, final []byte, cb scram.ChannelBinding) bool {
+	if len(first) == 0 || first[0] != 'p' {
+		return true // not asked for; checkGS2 allowed that
+	}
+	parts := strings.SplitN(string(first), ",", 3)
+	if len(parts) < 3 {
+		return false
+	}
+	header := parts[0] + "," + parts[1] + ","
+	attr, _, _ := strings.Cut(string(final), ",")
+	got, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(attr, "c="))
+	if !strings.HasPrefix(attr, "c=") || err != nil {
+		return false
+	}
+	return hmac.Equal(got, append([]byte(header), cb.Data...))
 }

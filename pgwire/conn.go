@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -33,8 +34,18 @@ type conn struct {
 
 	pid     uint32
 	secret  []byte
+	tlsCert *tls.Certificate // presented in the TLS handshake, if any
 	counted bool
 	started atomic.Bool // past startup and authentication
+	// Tests tell a quiet connection by these: waiting is set while the
+	// connection goroutine waits for the client, waitFrom is the number of
+	// messages it had taken (taken, its own count) when that wait began,
+	// and queued the number the reader has queued; quiet is waiting with
+	// waitFrom == queued.
+	waiting  atomic.Bool
+	waitFrom atomic.Int64
+	queuedN  atomic.Int64
+	taken    int64
 
 	sess    Session
 	user    string
@@ -51,9 +62,18 @@ type conn struct {
 	skip   bool
 	// reported holds the ParameterStatus values the client has.
 	reported map[string]string
+	// ready is set when ReadyForQuery went out and nothing came in since:
+	// the session is idle, and the idle timeouts apply.
+	ready bool
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // of the running engine call, if any
+	// call identifies the running engine call (nil between calls), so
+	// that a late cancellation of an ended call does not touch the next.
+	call *struct{}
+	// bounded is set while a cancelled call's writes have a deadline
+	// (see callCtx); the call's end clears it.
+	bounded bool
 }
 
 // reportedSettings are sent after login, in Postgres' order; the
@@ -215,12 +235,9 @@ func (c *conn) startup() error {
 			if _, err := c.nc.Write([]byte{'S'}); err != nil {
 				return err
 			}
-			tc := tls.Server(c.nc, cfg.TLS)
-			if err := tc.HandshakeContext(c.ctx); err != nil {
+			if err := c.startTLS(); err != nil {
 				return err
 			}
-			c.nc = tc
-			c.w.nc = tc
 			tlsDone = true
 		case *pgproto3.GSSEncRequest:
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
@@ -262,11 +279,12 @@ func (c *conn) startup() error {
 	}
 	delete(params, "user")
 	delete(params, "database")
-	if d := cfg.StatementTimeout; d > 0 {
-		if _, ok := params["statement_timeout"]; !ok {
+	for name, d := range map[string]time.Duration{"statement_timeout": cfg.StatementTimeout,
+		"idle_in_transaction_session_timeout": cfg.IdleInTransactionTimeout} {
+		if _, ok := params[name]; !ok && d > 0 {
 			// The server default, overridable per session like a
 			// postgresql.conf setting.
-			params["statement_timeout"] = strconv.FormatInt(d.Milliseconds(), 10)
+			params[name] = strconv.FormatInt(d.Milliseconds(), 10)
 		}
 	}
 	if err := c.srv.admit(c); err != nil {
@@ -338,7 +356,7 @@ func (b *byteBudget) init(limit int) {
 func (b *byteBudget) reserve(n int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for b.used > 0 && b.used+n > b.limit && !b.closed {
+	for !b.fits(n) {
 		b.cond.Wait()
 	}
 	if b.closed {
@@ -346,6 +364,21 @@ func (b *byteBudget) reserve(n int) bool {
 	}
 	b.used += n
 	return true
+}
+
+// tryReserve reserves n bytes if they fit now.
+func (b *byteBudget) tryReserve(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed || !b.fits(n) {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) fits(n int) bool {
+	return b.used == 0 || b.used+n <= b.limit || b.closed
 }
 
 func (b *byteBudget) release(n int) {
@@ -365,10 +398,15 @@ func (b *byteBudget) close() {
 // readLoop reads messages ahead of the connection goroutine, so that a
 // client that goes away is noticed (and its query cancelled) even while a
 // statement runs and nothing is written.
+//
+// Reads are buffered: a client sends a statement as several messages in
+// one packet (Bind, Describe, Execute, Sync), which unbuffered would cost
+// three read system calls each (type, length, body).
 func (c *conn) readLoop() {
 	defer close(c.frames)
+	r := bufio.NewReaderSize(c.nc, 16<<10)
 	for {
-		f, err := readFrame(c.nc, c.srv.cfg.MaxMessageSize, frontendTypes)
+		f, err := readFrame(r, c.srv.cfg.MaxMessageSize, frontendTypes)
 		if err != nil {
 			c.readErr = err
 			_, tooLarge := err.(errTooLarge)
@@ -379,18 +417,61 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		if !c.queued.reserve(len(f.body)) {
+		if !c.reserve(len(f.body)) {
 			return
 		}
+		c.queuedN.Add(1)
 		select {
 		case c.frames <- f:
 		case <-c.done:
 			return
 		}
 		if f.typ == 'X' {
-			return // Terminate: nothing follows, and EOF is expected
+			// Terminate: the client is gone, so whatever runs for it is
+			// cancelled at once rather than finished for nobody (and so
+			// are messages queued before it). Nothing follows, and EOF
+			// is expected.
+			c.abort(errTerminated)
+			return
 		}
 	}
+}
+
+// hangupCheck is how often a reader held back by the read-ahead limit
+// looks whether its client hung up.
+const hangupCheck = 250 * time.Millisecond
+
+// reserve takes n bytes of read-ahead for a message. While it waits the
+// reader reads nothing and so cannot see the client go away; a watcher
+// looks at the socket meanwhile (where the platform tells, see
+// peerClosed), so that a client that queued a megabyte of statements and
+// hung up does not have them run for nobody.
+func (c *conn) reserve(n int) bool {
+	if c.queued.tryReserve(n) {
+		return true
+	}
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		t := time.NewTicker(hangupCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if peerClosed(c.raw) {
+					c.abort(errConnLost)
+					return
+				}
+			}
+		}
+	}()
+	ok := c.queued.reserve(n)
+	close(stop)
+	<-watched
+	return ok
 }
 
 // next waits for the next client message, enforcing the idle timeout and
@@ -401,22 +482,26 @@ func (c *conn) next() (frame, error) {
 		if !ok {
 			return frame{}, c.readFailure()
 		}
-		c.queued.release(len(f.body))
+		c.took(f)
+		c.ready = false
 		return f, nil
 	default:
 	}
 	var idle <-chan time.Time
-	if d := c.srv.cfg.IdleTimeout; d > 0 {
+	if d := c.idleTimeout(); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		idle = t.C
 	}
+	c.startWaiting()
+	defer c.waiting.Store(false)
 	select {
 	case f, ok := <-c.frames:
 		if !ok {
 			return frame{}, c.readFailure()
 		}
-		c.queued.release(len(f.body))
+		c.took(f)
+		c.ready = false
 		return f, nil
 	case <-idle:
 		if c.sess.TxStatus() == 'I' {
@@ -428,6 +513,39 @@ func (c *conn) next() (frame, error) {
 	case <-c.ctx.Done():
 		return frame{}, c.ctxFailure()
 	}
+}
+
+// took accounts for a message taken from the reader's queue.
+func (c *conn) took(f frame) {
+	c.queued.release(len(f.body))
+	c.taken++
+}
+
+// startWaiting marks the start of a wait for the client (see waiting).
+func (c *conn) startWaiting() {
+	c.waitFrom.Store(c.taken)
+	c.waiting.Store(true)
+}
+
+// idleTimeout is how long the session may wait for the client:
+// Config.IdleTimeout, or, while it is idle after ReadyForQuery, the
+// session's idle_session_timeout or idle_in_transaction_session_timeout
+// (by transaction state) when that is shorter.
+func (c *conn) idleTimeout() time.Duration {
+	d := c.srv.cfg.IdleTimeout
+	if !c.ready {
+		return d
+	}
+	name := "idle_session_timeout"
+	if c.sess.TxStatus() != 'I' {
+		name = "idle_in_transaction_session_timeout"
+	}
+	if v, ok := c.sess.Setting(name); ok {
+		if s, ok := ParseDuration(v); ok && s > 0 && (d == 0 || s < d) {
+			d = s
+		}
+	}
+	return d
 }
 
 func (c *conn) readFailure() error {
@@ -451,6 +569,9 @@ func (c *conn) ctxFailure() error {
 	cause := context.Cause(c.ctx)
 	if e, ok := sqlerr.As(cause); ok && e.Code == sqlerr.AdminShutdown {
 		return c.fatal(e)
+	}
+	if errors.Is(cause, errTerminated) {
+		return nil
 	}
 	return cause
 }
@@ -618,11 +739,19 @@ func (c *conn) readyForQuery() error {
 	}
 	c.reportChanges()
 	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	c.ready = true
 	return c.w.flush()
 }
 
 // callCtx gives an engine call its context: cancellable by CancelRequest,
 // bounded by StatementTimeout, ended by the connection's end.
+//
+// The call's output goes out as it runs; a call blocked writing to a
+// client that does not read would notice none of these. So once the
+// context ends, writes get a deadline of Server.cancelWriteGrace: a client
+// that is merely slow takes the rest of what was written in that time, as
+// Postgres lets it; one that reads nothing loses the connection, which is
+// out of step with it anyway once a message is half sent.
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	stop := func() {}
@@ -631,12 +760,28 @@ func (c *conn) callCtx() (context.Context, func()) {
 		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 		stop = cancelT
 	}
+	call := new(struct{})
 	c.mu.Lock()
-	c.cancel = cancel
+	c.cancel, c.call = cancel, call
 	c.mu.Unlock()
-	return ctx, func() {
+	unwatch := context.AfterFunc(ctx, func() {
 		c.mu.Lock()
-		c.cancel = nil
+		defer c.mu.Unlock()
+		if c.call == call { // the call has not ended
+			c.bounded = true
+			c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
+		}
+	})
+	return ctx, func() {
+		unwatch()
+		c.mu.Lock()
+		c.cancel, c.call = nil, nil
+		if c.bounded && c.ctx.Err() == nil {
+			// A connection that is ending keeps the deadline (Stop sets
+			// one too): its last words must not block forever either.
+			c.bounded = false
+			c.raw.SetWriteDeadline(time.Time{})
+		}
 		c.mu.Unlock()
 		stop()
 		cancel(nil)

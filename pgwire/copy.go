@@ -72,14 +72,21 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 		var ok bool
 		select {
 		case f, ok = <-cr.c.frames:
-		case <-cr.ctx.Done():
-			return 0, context.Cause(cr.ctx)
+		default:
+			cr.c.startWaiting()
+			select {
+			case f, ok = <-cr.c.frames:
+			case <-cr.ctx.Done():
+				cr.c.waiting.Store(false)
+				return 0, context.Cause(cr.ctx)
+			}
+			cr.c.waiting.Store(false)
 		}
 		if !ok {
 			cr.err = errConnLost
 			return 0, cr.err
 		}
-		cr.c.queued.release(len(f.body))
+		cr.c.took(f)
 		switch f.typ {
 		case 'd':
 			cr.cur = f.body

@@ -27,7 +27,10 @@
 //     sockets: Serve refuses otherwise), password (clear text, only with
 //     RequireTLS), md5, SCRAM-SHA-256; users carry verifiers in
 //     pg_authid format (NewVerifier, LoadUsers), never passwords. Failure
-//     is FATAL 28P01.
+//     is FATAL 28P01. Over TLS, SCRAM-SHA-256-PLUS is offered too, with
+//     tls-server-end-point channel binding (the hash of the certificate
+//     the handshake presented), so clients with channel_binding=require
+//     connect; a binding for another channel is FATAL 08P01.
 //   - Simple protocol: the statements of a Query run in order in one
 //     implicit transaction, stopping at the first error; "" / ";" / a
 //     comment give EmptyQueryResponse.
@@ -38,7 +41,11 @@
 //     transaction (at Sync when idle); a simple Query replaces the unnamed
 //     statement and portal. A Session that implements NamedStatements
 //     keeps the named statements itself, in one namespace with SQL
-//     PREPARE/EXECUTE/DEALLOCATE; the server keeps them otherwise.
+//     PREPARE/EXECUTE/DEALLOCATE; the server keeps them otherwise. A
+//     Session that implements Cursors has its SQL cursors (DECLARE)
+//     answer Describe of a portal of their name, as Postgres' portals do;
+//     a Statement that implements BinaryResults (FETCH from a BINARY
+//     cursor) sends binary rows in the simple protocol too.
 //     Errors use Postgres' SQLSTATEs and wording: 26000, 34000, 42P03,
 //     42P05, 08P01, 22023, 22P03.
 //   - Parameters are decoded in the server, at Bind, with
@@ -56,14 +63,30 @@
 //     memory.
 //   - Cancellation: CancelRequest (secret compared in constant time, no
 //     reply) cancels the running engine call's context and the client
-//     gets 57014; so do statement_timeout (Config.StatementTimeout is the
-//     default of the session setting) and a client whose socket closes (a
-//     reader goroutine notices EOF while the statement runs; pgx cancels
-//     that way).
+//     gets 57014; so does statement_timeout (Config.StatementTimeout is
+//     the default of the session setting). A reader goroutine reads ahead
+//     while a statement runs, so a client whose socket closes, or that
+//     sends Terminate, has its statement cancelled at once (and the
+//     messages it queued before Terminate dropped); pgx cancels that way.
+//     A reader held back by the read-ahead limit reads nothing, so it
+//     polls the socket for the client's hang-up meanwhile (POLLRDHUP, on
+//     Linux).
+//     A statement blocked writing to a client that does not read notices
+//     no cancellation: once cancelled, its writes get a deadline (10 s),
+//     after which the connection is closed.
 //   - Limits: MaxConnections (FATAL 53300), IdleTimeout (FATAL 57P05 /
-//     25P03), MaxMessageSize (FATAL 08P01), AuthTimeout. Shutdown stops
-//     accepting, closes idle sessions with FATAL 57P01, lets running
-//     statements finish, and cancels them if its context ends first.
+//     25P03), MaxMessageSize (FATAL 08P01; a message's buffer grows with
+//     the bytes that arrive, not its declared length), AuthTimeout. The
+//     session settings idle_session_timeout and
+//     idle_in_transaction_session_timeout, when the Session reports them,
+//     close a session waiting after ReadyForQuery that long (FATAL 57P05,
+//     or 25P03 in a transaction block, which Session.Close rolls back), as
+//     in Postgres.
+//   - Shutdown stops accepting, closes idle sessions with FATAL 57P01,
+//     lets running statements finish, and cancels them if its context
+//     ends first. Stop (a fast shutdown, what asofsql serve does on
+//     SIGTERM) cancels running statements at once and ends every session
+//     with FATAL 57P01.
 //   - Robustness: malformed, truncated, oversized or unknown messages get
 //     an error or a clean close; every goroutine ends with its connection
 //     (the tests check runtime.NumGoroutine). At most 1 MiB of client

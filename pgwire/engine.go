@@ -27,9 +27,12 @@ type StartupInfo struct {
 	// Options holds every startup parameter other than user and database
 	// (application_name, client_encoding, DateStyle, TimeZone,
 	// extra_float_digits, options, ...), as the client sent them, plus
-	// statement_timeout (milliseconds) when Config.StatementTimeout is set
-	// and the client sent none. The server enforces the session's
-	// statement_timeout setting when the session has one.
+	// statement_timeout and idle_in_transaction_session_timeout
+	// (milliseconds) when Config.StatementTimeout or
+	// Config.IdleInTransactionTimeout is set and the client sent none. The
+	// server enforces the session's statement_timeout,
+	// idle_session_timeout and idle_in_transaction_session_timeout
+	// settings when the session has them.
 	Options    map[string]string
 	RemoteAddr net.Addr
 	// Notice delivers a WARNING or NOTICE (an *sqlerr.Error whose Severity
@@ -105,6 +108,22 @@ type NamedStatements interface {
 	Statement(name string) (Statement, error)
 	// CloseStatement drops the statement kept under name, if any.
 	CloseStatement(name string) error
+}
+
+// Cursors is implemented by a Session whose SQL cursors (DECLARE) are
+// portals too, as in Postgres: Describe of a portal no Bind made
+// describes the cursor of that name (psycopg's named cursors ask so for
+// their columns).
+type Cursors interface {
+	// CursorColumns describes the rows of the cursor name; binary reports
+	// a BINARY cursor, whose rows FETCH returns in binary.
+	CursorColumns(name string) (cols []Column, binary, ok bool)
+}
+
+// BinaryResults is implemented by a Statement whose rows go out in
+// binary in the simple protocol too (FETCH from a BINARY cursor).
+type BinaryResults interface {
+	BinaryResults() bool
 }
 
 // Batch yields the statements of a simple-protocol query string.

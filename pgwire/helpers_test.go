@@ -34,6 +34,14 @@ type harness struct {
 // is left behind.
 func start(t testing.TB, mutate func(*pgwire.Config)) *harness {
 	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	return startOn(t, l, mutate)
+}
+
+// startOn is start on a listener of the caller's.
+func startOn(t testing.TB, l net.Listener, mutate func(*pgwire.Config)) *harness {
+	t.Helper()
 	before := runtime.NumGoroutine()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	eng := memengine.New(mem)
@@ -43,8 +51,6 @@ func start(t testing.TB, mutate func(*pgwire.Config)) *harness {
 		mutate(&cfg)
 	}
 	srv, err := pgwire.NewServer(cfg)
-	require.NoError(t, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()

@@ -118,8 +118,13 @@ func (c *conn) runSimple(ctx context.Context, st Statement) error {
 	}
 	p := &portal{ps: ps, formats: make([]int16, len(ps.cols))}
 	defer p.close()
+	if b, ok := st.(BinaryResults); ok && b.BinaryResults() {
+		for i := range p.formats {
+			p.formats[i] = 1
+		}
+	}
 	if ps.cols != nil {
-		c.sendRowDescription(ps.cols, nil)
+		c.sendRowDescription(ps.cols, p.formats)
 	}
 	res, err := st.Execute(ctx, nil)
 	if err != nil {
@@ -475,6 +480,14 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		}
 	case 'P':
 		p, ok := c.portals[m.Name]
+		if !ok && m.Name != "" {
+			if cs, isCS := c.sess.(Cursors); isCS {
+				if cols, binary, found := cs.CursorColumns(m.Name); found {
+					c.describeCursor(cols, binary)
+					return nil
+				}
+			}
+		}
 		if !ok {
 			return sqlerr.New(sqlerr.InvalidCursorName, "portal %q does not exist", m.Name)
 		}
@@ -487,6 +500,22 @@ func (c *conn) describe(m *pgproto3.Describe) error {
 		return sqlerr.New(sqlerr.ProtocolViolation, "invalid DESCRIBE message subtype %d", m.ObjectType)
 	}
 	return nil
+}
+
+// describeCursor answers Describe of a portal that is a SQL cursor: its
+// rows, in binary for a BINARY cursor.
+func (c *conn) describeCursor(cols []Column, binary bool) {
+	if len(cols) == 0 {
+		c.w.send(&pgproto3.NoData{})
+		return
+	}
+	formats := make([]int16, len(cols))
+	if binary {
+		for i := range formats {
+			formats[i] = 1
+		}
+	}
+	c.sendRowDescription(cols, formats)
 }
 
 func (c *conn) execute(m *pgproto3.Execute) error {

@@ -59,12 +59,19 @@ type Config struct {
 	// MaxConnections bounds concurrent sessions; the next gets FATAL 53300.
 	MaxConnections int
 	// IdleTimeout closes a session that sends nothing for this long (FATAL
-	// 57P05, or 25P03 inside a transaction block); 0 disables it.
+	// 57P05, or 25P03 inside a transaction block); 0 disables it. Sessions
+	// may close sooner by their idle_session_timeout and
+	// idle_in_transaction_session_timeout settings.
 	IdleTimeout time.Duration
 	// StatementTimeout is the default statement_timeout: an engine call
 	// running longer is cancelled (57014). Sessions receive it as a
 	// startup option and may SET it; 0 means none.
 	StatementTimeout time.Duration
+	// IdleInTransactionTimeout is the default
+	// idle_in_transaction_session_timeout, passed like StatementTimeout: a
+	// session idle that long inside a transaction block is closed (FATAL
+	// 25P03) and its block rolled back, so it holds nothing for long.
+	IdleInTransactionTimeout time.Duration
 	// MaxMessageSize bounds one client message (default 64 MiB); a larger
 	// one is FATAL 08P01.
 	MaxMessageSize int
@@ -90,7 +97,19 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 	stopped   atomic.Bool
+
+	// cancelWriteGrace is how long a cancelled statement's output may
+	// stay unread before the connection is closed (see callCtx);
+	// stopWriteGrace the same for the last words of a connection that
+	// Stop or a forced Shutdown ends.
+	cancelWriteGrace, stopWriteGrace time.Duration
 }
+
+// Write deadlines for clients that stop reading (see Server).
+const (
+	defaultCancelWriteGrace = 10 * time.Second
+	defaultStopWriteGrace   = 500 * time.Millisecond
+)
 
 // NewServer validates cfg and returns a server ready to Serve.
 func NewServer(cfg Config) (*Server, error) {
@@ -130,6 +149,9 @@ func NewServer(cfg Config) (*Server, error) {
 		conns:     map[*conn]struct{}{},
 		byPID:     map[uint32]*conn{},
 		closing:   make(chan struct{}),
+
+		cancelWriteGrace: defaultCancelWriteGrace,
+		stopWriteGrace:   defaultStopWriteGrace,
 	}, nil
 }
 
@@ -279,13 +301,58 @@ var (
 	errStmtTimeout   = sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
 	errAdminShutdown = sqlerr.New(sqlerr.AdminShutdown, "terminating connection due to administrator command").WithSeverity("FATAL")
 	errConnLost      = sqlerr.New(codeConnectionFailure, "connection to client lost")
+	// errTerminated ends a connection whose client sent Terminate.
+	errTerminated = errors.New("client sent Terminate")
 )
 
 // Shutdown stops accepting connections, lets running statements finish and
 // closes each session when it is next idle (FATAL 57P01). If ctx ends
-// first, running statements are cancelled, every connection is closed, and
-// ctx's error is returned once all connection goroutines have exited.
+// first, it carries on as Stop does when its ctx ends: running statements
+// are cancelled, every connection is closed, and ctx's error is returned
+// once all connection goroutines have exited.
 func (s *Server) Shutdown(ctx context.Context) error {
+	done := s.stopAccepting()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.endAll(func(c *conn) {
+		// Unblocks the reader at once.
+		c.raw.SetReadDeadline(time.Now())
+	})
+	<-done
+	return ctx.Err()
+}
+
+// Stop is a fast shutdown, as Postgres' on SIGINT (pg_ctl stop's default
+// mode): it stops accepting connections, cancels every running statement,
+// rolls back open transactions and closes every session with FATAL 57P01.
+// It returns once every connection goroutine has exited. A connection that
+// has not ended when ctx does (an engine call that ignores cancellation)
+// has its socket closed, and Stop returns ctx's error once it is gone.
+func (s *Server) Stop(ctx context.Context) error {
+	done := s.stopAccepting()
+	s.endAll(nil)
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	for c := range s.conns {
+		c.raw.Close()
+	}
+	s.mu.Unlock()
+	<-done
+	return ctx.Err()
+}
+
+// stopAccepting closes the listeners, tells idle sessions to close and
+// ends connections still in startup (nothing runs there, so there is
+// nothing to finish). done closes when every listener and connection
+// goroutine has exited.
+func (s *Server) stopAccepting() (done chan struct{}) {
 	s.mu.Lock()
 	s.stopped.Store(true)
 	s.closeOnce.Do(func() { close(s.closing) })
@@ -294,30 +361,28 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	for c := range s.conns {
 		if !c.started.Load() {
-			// Still in startup: nothing runs, so there is nothing to
-			// finish. Ending the read ends the connection.
 			c.raw.SetReadDeadline(time.Now())
 		}
 	}
 	s.mu.Unlock()
-	done := make(chan struct{})
+	done = make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-	}
+	return done
+}
+
+// endAll cancels whatever runs on every connection and ends it with FATAL
+// 57P01. Writes get a deadline, so that a connection stuck on a client
+// that stopped reading ends too, after a moment to tell the others why.
+func (s *Server) endAll(also func(*conn)) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for c := range s.conns {
 		c.abort(errAdminShutdown)
-		// Unblocks the reader at once and, after a moment to tell the
-		// client why, a writer stuck on a client that stopped reading.
-		c.raw.SetReadDeadline(time.Now())
-		c.raw.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
+		c.raw.SetWriteDeadline(time.Now().Add(s.stopWriteGrace))
+		if also != nil {
+			also(c)
+		}
 	}
-	s.mu.Unlock()
-	<-done
-	return ctx.Err()
 }
 
 // ConnCount is the number of open client connections (for tests and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -53,7 +54,7 @@ func readStartup(r io.Reader) (pgproto3.FrontendMessage, error) {
 			binary.BigEndian.PutUint32(body, pgproto3.ProtocolVersion32)
 			m := &pgproto3.StartupMessage{}
 			if err := m.Decode(body); err != nil {
-				return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: %v", err)
+				return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: expected terminator as last byte")
 			}
 			m.ProtocolVersion = code
 			return m, nil
@@ -61,7 +62,11 @@ func readStartup(r io.Reader) (pgproto3.FrontendMessage, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff)
 	}
 	if err := msg.Decode(body); err != nil {
-		return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: %v", err)
+		if _, ok := msg.(*pgproto3.StartupMessage); ok {
+			// Postgres' wording: the parameter list must end in a NUL.
+			return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout: expected terminator as last byte")
+		}
+		return nil, sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet layout")
 	}
 	return msg, nil
 }
@@ -112,14 +117,34 @@ func readFrame(r io.Reader, limit int, allowed string) (frame, error) {
 	if n > limit {
 		return frame{}, errTooLarge{n, limit}
 	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
+	body, err := readBody(r, n)
+	if err != nil {
 		return frame{}, err
 	}
 	return frame{typ: hdr[0], body: body}, nil
+}
+
+// readBody reads a message body of n bytes. A large one is read into a
+// buffer that grows as the bytes arrive, so that a length the client
+// declares but never sends (up to MaxMessageSize, per connection) costs
+// the server nothing.
+func readBody(r io.Reader, n int) ([]byte, error) {
+	const chunk = 64 << 10
+	body := make([]byte, 0, min(n, chunk))
+	for len(body) < n {
+		if len(body) == cap(body) {
+			body = slices.Grow(body, min(len(body), n-len(body)))
+		}
+		m, err := r.Read(body[len(body):min(cap(body), n)])
+		body = body[:len(body)+m]
+		if err != nil && len(body) < n {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return body, nil
 }
 
 // writer buffers backend messages. Postgres flushes at ReadyForQuery, at

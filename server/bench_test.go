@@ -91,3 +91,34 @@ func BenchmarkASOFEmbedded(b *testing.B) {
 	}
 	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkInsertOverPgx: single-row autocommit INSERTs, prepared by pgx
+// (Bind, Describe, Execute, Sync per row), into an ordered in-memory
+// table over loopback: the per-statement cost of the wire and the engine.
+func BenchmarkInsertOverPgx(b *testing.B) {
+	db, err := asofsql.Open(":memory:")
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	_, err = db.Exec(ctx, `CREATE TABLE ticks (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`)
+	require.NoError(b, err)
+	srv, err := server.New(db, pgwire.Config{})
+	require.NoError(b, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	go srv.Serve(l)
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	c, err := pgx.Connect(ctx, "postgres://bench@"+l.Addr().String()+"/asofsql?sslmode=disable")
+	require.NoError(b, err)
+	defer c.Close(ctx)
+	i := 0
+	for b.Loop() {
+		i++
+		_, err := c.Exec(ctx, `INSERT INTO ticks VALUES ($1, $2, $3)`, i, "AAPL", 1.5)
+		require.NoError(b, err)
+	}
+}

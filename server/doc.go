@@ -18,6 +18,10 @@
 //     is suspended (Execute with a row limit) keeps its query running
 //     between Execute messages; each Execute's cancellation (CancelRequest,
 //     statement_timeout, lost client) cancels it.
+//   - Every phase observes cancellation: parsing, planning, execution and
+//     sending look at the context as they go (57014), and each phase also
+//     checks it when it ends, so a statement cancelled meanwhile goes no
+//     further.
 //   - COPY ... FROM STDIN and COPY ... TO STDOUT run through the session's
 //     COPY streams (text, CSV, binary).
 //

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -99,8 +98,19 @@ func applyOptions(s *asofsql.Session, opts string) error {
 
 type session struct{ s *asofsql.Session }
 
+// Parsing and planning observe the context while they run (57014), and
+// each phase also checks it when it begins and ends, so a statement
+// cancelled (CancelRequest, statement_timeout, a client gone) between
+// phases goes no further either.
+
 func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
-	b, err := s.s.Batch(sql)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := s.s.Batch(ctx, sql)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +118,13 @@ func (s *session) Query(ctx context.Context, sql string) (pgwire.Batch, error) {
 }
 
 func (s *session) Prepare(ctx context.Context, sql string, paramTypes []sqltypes.Type) (pgwire.Statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := s.s.Prepare(ctx, sql, paramTypes)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +169,18 @@ func statementOf(st *asofsql.Stmt) pgwire.Statement {
 	return newStatement(st)
 }
 
+var _ pgwire.Cursors = (*session)(nil)
+
+// CursorColumns describes a cursor DECLARE made, for Describe of a portal
+// of its name.
+func (s *session) CursorColumns(name string) ([]pgwire.Column, bool, bool) {
+	cols, binary, ok := s.s.CursorColumns(name)
+	if !ok {
+		return nil, false, false
+	}
+	return wireColumns(cols), binary, true
+}
+
 func (s *session) Sync(ctx context.Context, failed bool) error { return s.s.Sync(ctx, failed) }
 func (s *session) TxStatus() byte                              { return s.s.TxStatus() }
 func (s *session) Setting(name string) (string, bool)          { return s.s.Setting(name) }
@@ -162,7 +190,13 @@ func (s *session) Close() error                                { return s.s.Clos
 type batch struct{ b *asofsql.Batch }
 
 func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, err := b.b.Next(ctx)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -177,15 +211,24 @@ type statement struct {
 }
 
 func newStatement(st *asofsql.Stmt) *statement {
-	var cols []pgwire.Column
-	if c := st.Columns(); c != nil {
-		cols = make([]pgwire.Column, len(c))
-		for i, col := range c {
-			cols[i] = pgwire.Column{Name: col.Name, Type: col.Type}
-		}
-	}
-	return &statement{st: st, cols: cols}
+	return &statement{st: st, cols: wireColumns(st.Columns())}
 }
+
+func wireColumns(c []asofsql.Column) []pgwire.Column {
+	if c == nil {
+		return nil
+	}
+	cols := make([]pgwire.Column, len(c))
+	for i, col := range c {
+		cols[i] = pgwire.Column{Name: col.Name, Type: col.Type}
+	}
+	return cols
+}
+
+var _ pgwire.BinaryResults = (*statement)(nil)
+
+// BinaryResults reports a FETCH from a BINARY cursor.
+func (st *statement) BinaryResults() bool { return st.st.BinaryRows() }
 
 func (st *statement) ParamTypes() []sqltypes.Type { return st.st.ParamTypes() }
 func (st *statement) Columns() []pgwire.Column    { return st.cols }
@@ -207,8 +250,13 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 		}
 		return &copyOut{cr}, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := link(ctx, cancel)
+	// Cancellation while it plans reaches the execution through base; a
+	// statement without rows that has run is not undone.
 	c, err := st.st.ExecuteBatch(base, params)
 	stop()
 	if err != nil {
@@ -265,13 +313,7 @@ func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return b, nil
 }
 
-func (r *result) Tag(rows int64) string {
-	tag := r.c.Tag()
-	if strings.HasPrefix(tag, "SELECT ") {
-		return fmt.Sprintf("SELECT %d", rows)
-	}
-	return tag
-}
+func (r *result) Tag(rows int64) string { return r.c.TagFor(rows) }
 
 func (r *result) Close() error {
 	if !r.closed {

@@ -5,18 +5,23 @@ package server_test
 // package's tests in file order) and does not load the machine under them.
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -187,38 +192,143 @@ func startSoak(t *testing.T) (string, *pgwire.Server) {
 	return l.Addr().String(), srv
 }
 
-// soakSeconds is the run's length: 30 s, or ASOFSQL_SOAK_SECONDS.
-func soakSeconds(t *testing.T) time.Duration {
+// soakSeconds is the run's length: 3 s in the ordinary test run, or
+// ASOFSQL_SOAK_SECONDS (30 for the full load test, whose figures
+// docs/benchmarks.md records). full reports that the variable is set: the
+// full run serves from an asofsql serve process, whose RSS is the
+// server's own and which must stop on SIGTERM.
+func soakSeconds(t *testing.T) (d time.Duration, full bool) {
 	if s := os.Getenv("ASOFSQL_SOAK_SECONDS"); s != "" {
 		n, err := strconv.Atoi(s)
 		require.NoError(t, err, "ASOFSQL_SOAK_SECONDS")
-		return time.Duration(n) * time.Second
+		return time.Duration(n) * time.Second, true
 	}
-	return 30 * time.Second
+	return 3 * time.Second, false
 }
 
-// TestSoak64ClientsASOFAndCopy runs 64 pgx clients against the real
-// engine for 30 s (a duration to run, not a deadline: nothing is timed).
-// Each client cycles through: ASOF queries over static tables, checked
-// row for row against the embedded API's answers; COPY FROM STDIN (binary
-// or CSV) appending to an ordered table that every client writes, then
+// soakProcess is an asofsql serve process serving the load test.
+type soakProcess struct {
+	cmd  *exec.Cmd
+	addr string
+	log  *syncLog
+	exit chan error
+}
+
+// syncLog collects a process's standard error.
+type syncLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *syncLog) add(s string) { l.mu.Lock(); l.lines = append(l.lines, s); l.mu.Unlock() }
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// startSoakProcess builds the command and starts "asofsql serve" on an
+// in-memory database.
+func startSoakProcess(t *testing.T) *soakProcess {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build asofsql")
+	}
+	bin := filepath.Join(t.TempDir(), "asofsql")
+	out, err := exec.Command(gobin, "build", "-o", bin, "../cmd/asofsql").CombinedOutput()
+	require.NoError(t, err, string(out))
+	cmd := exec.Command(bin, "serve", "--memory", "--listen", "127.0.0.1:0", "--max-connections", strconv.Itoa(soakClients+8))
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	p := &soakProcess{cmd: cmd, log: &syncLog{}, exit: make(chan error, 1)}
+	addr := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`msg=listening addr=(\S+)`)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.log.add(sc.Text())
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		p.exit <- cmd.Wait()
+	}()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	select {
+	case p.addr = <-addr:
+	case err := <-p.exit:
+		t.Fatalf("asofsql serve exited: %v\n%s", err, p.log)
+	case <-time.After(time.Minute):
+		t.Fatalf("asofsql serve did not start\n%s", p.log)
+	}
+	return p
+}
+
+// rss reads a process's resident set size (VmRSS) and its peak (VmHWM)
+// from /proc, in bytes; zeros where /proc is not there.
+func rss(pid int) (cur, peak int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			cur = n << 10
+		case "VmHWM:":
+			peak = n << 10
+		}
+	}
+	return cur, peak
+}
+
+// TestSoak64ClientsASOFAndCopy is the load test: 64 pgx clients against
+// the real engine, 3 s in the ordinary run and 30 s (ASOFSQL_SOAK_SECONDS)
+// in the full one (a duration to run, not a deadline: nothing is timed).
+// Each client cycles through: ASOF queries over static tables, checked row
+// for row against the embedded API's answers, also as a statement prepared
+// by name; COPY FROM STDIN (binary or CSV) and multi-row INSERTs with
+// parameters appending to an ordered table that every client writes, then
 // reading its own rows back in order and through an ASOF join checked
 // against a reference computed from what it wrote; COPY inside a
 // transaction it rolls back, whose rows must stay invisible; a count of
-// the whole table, which must be a whole number of COPYs between those
-// known committed before and those started after; an erroneous
-// statement, after which the session goes on. The Go heap is sampled
-// and must stay under soakHeapBound; at the end no goroutine and no
-// Arrow buffer may be left (startSoak's cleanup).
+// the whole table, which must be a whole number of batches between those
+// known committed before and those started after; erroneous statements,
+// a CancelRequest and a statement_timeout on a statement that would run
+// for hours, after which the session goes on. Any error other than the
+// expected SQLSTATEs fails the run. It reports throughput, latency
+// percentiles per operation, errors by SQLSTATE and the server's RSS.
+//
+// The ordinary run serves in-process: the Go heap must stay under
+// soakHeapBound, and at the end no goroutine and no Arrow buffer may be
+// left (startSoak's cleanup). The full run serves from an asofsql serve
+// process and ends with SIGTERM while statements run: the server must
+// exit 0 within its grace period, cancelling them (57P01).
 func TestSoak64ClientsASOFAndCopy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load test: 64 clients for 30 s")
+	dur, full := soakSeconds(t)
+	if testing.Short() && !full {
+		t.Skip("load test")
 	}
-	dur := soakSeconds(t)
 	market := soakMarket()
 	want := embeddedAnswers(t, market)
 
-	addr, srv := startSoak(t)
+	var addr string
+	var srv *pgwire.Server
+	var proc *soakProcess
+	pid := os.Getpid()
+	if full {
+		proc = startSoakProcess(t)
+		addr, pid = proc.addr, proc.cmd.Process.Pid
+	} else {
+		addr, srv = startSoak(t)
+	}
 	setup := dial(t, addr, pgx.QueryExecModeSimpleProtocol)
 	_, err := setup.Exec(ctx(t), soakDDL)
 	require.NoError(t, err)
@@ -234,8 +344,9 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 	_, err = setup.CopyFrom(ctx(t), pgx.Identifier{"probes"}, []string{"ts"}, pgx.CopyFromRows(probes))
 	require.NoError(t, err)
 
-	// Heap sampler.
+	// Heap (in-process) and RSS sampler.
 	var maxHeap atomic.Uint64
+	var maxRSS atomic.Int64
 	stopSampling := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
@@ -243,10 +354,15 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > maxHeap.Load() {
-				maxHeap.Store(ms.HeapAlloc)
+			if !full {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > maxHeap.Load() {
+					maxHeap.Store(ms.HeapAlloc)
+				}
+			}
+			if cur, _ := rss(pid); cur > maxRSS.Load() {
+				maxRSS.Store(cur)
 			}
 			select {
 			case <-stopSampling:
@@ -261,6 +377,7 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 	runCtx, cancel := context.WithTimeout(context.Background(), dur+5*time.Minute)
 	defer cancel()
 	st := &soakState{want: want, end: time.Now().Add(dur), cancel: cancel}
+	began := time.Now()
 	var wg sync.WaitGroup
 	for i := range soakClients {
 		wg.Add(1)
@@ -272,6 +389,7 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(began)
 	close(stopSampling)
 	<-sampled
 	if len(st.errs) > 0 {
@@ -281,8 +399,10 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 	// The clients closed their connections; the server ends their
 	// sessions (only the setup connection stays). The wait is a hang
 	// guard, generous for a loaded machine.
-	for deadline := time.Now().Add(2 * time.Minute); srv.ConnCount() > 1; time.Sleep(20 * time.Millisecond) {
-		require.True(t, time.Now().Before(deadline), "%d connections still open", srv.ConnCount())
+	if srv != nil {
+		for deadline := time.Now().Add(2 * time.Minute); srv.ConnCount() > 1; time.Sleep(20 * time.Millisecond) {
+			require.True(t, time.Now().Before(deadline), "%d connections open", srv.ConnCount())
+		}
 	}
 
 	// Every client's committed rows are in the table.
@@ -294,8 +414,20 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 		require.GreaterOrEqual(t, st.ops[i], int64(soakCycle), "client %d ran a whole cycle", i)
 		ops += st.ops[i]
 	}
-	t.Logf("%d clients, %s: %d operations (%d queries checked, %d COPYs committed, %d rolled back), ticks %d rows, max heap %d MiB",
-		soakClients, dur, ops, st.checked.Load(), st.committed.Load()/soakBatch, st.rolledBack.Load(), n, maxHeap.Load()>>20)
+	t.Logf("%d clients, %s (%s measured): %d operations, %.0f/s (%d queries checked, %d COPYs and %d INSERTs committed, %d rolled back, %d cancelled), ticks %d rows",
+		soakClients, dur, elapsed.Round(time.Millisecond), ops, float64(ops)/elapsed.Seconds(), st.checked.Load(),
+		st.copies.Load(), st.inserts.Load(), st.rolledBack.Load(), st.cancels.Load(), n)
+	t.Logf("latency by operation (ms):\n%s", st.latencyTable())
+	t.Logf("errors by SQLSTATE (all expected): %s", st.codeCounts())
+	cur, peak := rss(pid)
+	t.Logf("server RSS: max sampled %d MiB, now %d MiB, peak (VmHWM) %d MiB%s", maxRSS.Load()>>20, cur>>20, peak>>20,
+		map[bool]string{true: " (asofsql serve process)", false: " (the test process: server and clients)"}[full])
+
+	if full {
+		soakSIGTERM(t, proc, addr)
+		return
+	}
+	t.Logf("max heap %d MiB", maxHeap.Load()>>20)
 	require.Less(t, maxHeap.Load(), uint64(soakHeapBound), "heap high-water mark")
 	runtime.GC()
 	var ms runtime.MemStats
@@ -303,22 +435,61 @@ func TestSoak64ClientsASOFAndCopy(t *testing.T) {
 	require.Less(t, ms.HeapAlloc, uint64(soakHeapBound), "heap after the run")
 }
 
+// soakSIGTERM stops the serve process with SIGTERM while statements that
+// would run for hours are running: it must cancel them (each client gets
+// FATAL 57P01) and exit 0 within its grace period of 10 s.
+func soakSIGTERM(t *testing.T, p *soakProcess, addr string) {
+	const victims = 4
+	errs := make(chan error, victims)
+	for range victims {
+		c := dial(t, addr, pgx.QueryExecModeSimpleProtocol)
+		go func() {
+			_, err := c.Exec(context.Background(), "SELECT count(*) FROM generate_series(1, 100000000000)")
+			errs <- err
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	began := time.Now()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-p.exit:
+		require.NoError(t, err, "exit status\n%s", p.log)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("asofsql serve did not exit within its grace period\n%s", p.log)
+	}
+	t.Logf("SIGTERM with %d statements running: exited 0 after %s", victims, time.Since(began).Round(time.Millisecond))
+	for range victims {
+		var pe *pgconn.PgError
+		err := <-errs
+		require.True(t, errors.As(err, &pe), "%v", err)
+		require.Equal(t, "57P01", pe.Code)
+	}
+}
+
 // soakCycle is the number of operations in one pass of a client's mix.
-const soakCycle = 8
+const soakCycle = 12
+
+// opKinds name the operations, for the latency table.
+var opKinds = []string{"asof query", "asof prepared", "copy", "insert", "read back", "count", "copy rollback", "bad statement", "cancel", "timeout"}
 
 type soakState struct {
 	want   map[string][]string
 	end    time.Time
 	cancel context.CancelFunc
 
-	// committed counts ticks rows whose COPY committed; started those
-	// whose committing COPY began (an upper bound for any reader).
+	// committed counts ticks rows whose COPY or INSERT committed; started
+	// those whose committing statement began (an upper bound for any
+	// reader).
 	committed, started  atomic.Int64
 	checked, rolledBack atomic.Int64
+	copies, inserts     atomic.Int64
+	cancels             atomic.Int64
 	ops                 [soakClients]int64
 	mu                  sync.Mutex
 	errs                []string
 	cancelled           atomic.Bool
+	latency             map[string][]time.Duration
+	codes               map[string]int
 }
 
 func (st *soakState) fail(err error) {
@@ -332,6 +503,63 @@ func (st *soakState) fail(err error) {
 	st.errs = append(st.errs, err.Error())
 	st.cancelled.Store(true)
 	st.cancel()
+}
+
+// record merges a client's latencies and expected SQLSTATEs.
+func (st *soakState) record(lat map[string][]time.Duration, codes map[string]int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.latency == nil {
+		st.latency, st.codes = map[string][]time.Duration{}, map[string]int{}
+	}
+	for k, v := range lat {
+		st.latency[k] = append(st.latency[k], v...)
+	}
+	for k, v := range codes {
+		st.codes[k] += v
+	}
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return d[min(len(d)-1, int(p*float64(len(d))))]
+}
+
+// latencyTable renders count, p50, p95, p99 and max per operation and in
+// all, as a Markdown table.
+func (st *soakState) latencyTable() string {
+	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
+	var b strings.Builder
+	b.WriteString("| operation | count | p50 | p95 | p99 | max |\n| --- | ---: | ---: | ---: | ---: | ---: |\n")
+	var all []time.Duration
+	row := func(name string, d []time.Duration) {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		if len(d) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", name, len(d), ms(percentile(d, .5)), ms(percentile(d, .95)), ms(percentile(d, .99)), ms(d[len(d)-1]))
+	}
+	for _, k := range opKinds {
+		row(k, st.latency[k])
+		all = append(all, st.latency[k]...)
+	}
+	row("all", all)
+	return b.String()
+}
+
+func (st *soakState) codeCounts() string {
+	var keys []string
+	for k := range st.codes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, st.codes[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // tick is one appended row; a client's ts values are distinct (seq <
@@ -354,29 +582,45 @@ func (st *soakState) client(ctx context.Context, addr string, id int) error {
 		return fmt.Errorf("client %d: connect: %w", id, err)
 	}
 	defer c.Close(context.Background())
-	cl := &soakClient{st: st, c: c, id: id, r: rand.New(rand.NewPCG(uint64(id), 1))}
+	cl := &soakClient{st: st, c: c, id: id, r: rand.New(rand.NewPCG(uint64(id), 1)),
+		latency: map[string][]time.Duration{}, codes: map[string]int{}}
+	defer func() { st.record(cl.latency, cl.codes) }()
+	if _, err := c.Prepare(ctx, "asof_by_name", soakQueries[0]); err != nil {
+		return fmt.Errorf("client %d: PREPARE: %w", id, err)
+	}
 	for n := 0; n < soakCycle || time.Now().Before(st.end); n++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var err error
+		var kind string
+		began := time.Now()
 		switch n % soakCycle {
 		case 0, 3, 6:
-			err = cl.query(ctx)
+			kind, err = "asof query", cl.query(ctx)
 		case 1:
-			err = cl.copy(ctx, len(cl.seqs) < soakCap)
+			kind, err = "copy", cl.copy(ctx, len(cl.seqs) < soakCap)
 		case 2:
-			err = cl.readBack(ctx)
+			kind, err = "read back", cl.readBack(ctx)
 		case 4:
-			err = cl.countAll(ctx)
+			kind, err = "count", cl.countAll(ctx)
 		case 5:
-			err = cl.copy(ctx, false)
+			kind, err = "copy rollback", cl.copy(ctx, false)
 		case 7:
-			err = cl.badStatement(ctx)
+			kind, err = "bad statement", cl.badStatement(ctx)
+		case 8:
+			kind, err = "insert", cl.insert(ctx, len(cl.seqs) < soakCap)
+		case 9:
+			kind, err = "asof prepared", cl.prepared(ctx)
+		case 10:
+			kind, err = "cancel", cl.cancelLong(ctx)
+		case 11:
+			kind, err = "timeout", cl.timeoutLong(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("client %d (%s), operation %d: %w", id, modeName(cfg.DefaultQueryExecMode), n, err)
 		}
+		cl.latency[kind] = append(cl.latency[kind], time.Since(began))
 		st.ops[id]++
 	}
 	return nil
@@ -385,11 +629,13 @@ func (st *soakState) client(ctx context.Context, addr string, id int) error {
 func modeName(m pgx.QueryExecMode) string { return m.String() }
 
 type soakClient struct {
-	st   *soakState
-	c    *pgx.Conn
-	id   int
-	r    *rand.Rand
-	seqs []int64 // ts of the client's committed rows, by seq
+	st      *soakState
+	c       *pgx.Conn
+	id      int
+	r       *rand.Rand
+	seqs    []int64 // ts of the client's committed rows, by seq
+	latency map[string][]time.Duration
+	codes   map[string]int // expected SQLSTATEs seen
 }
 
 // collect runs a query and renders its rows.
@@ -465,19 +711,34 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 		fmt.Fprintf(&csv, "%d,%d,%d,%s\n", tickTS(seq), cl.id, seq, strconv.FormatFloat(float64(seq)/2, 'g', -1, 64))
 	}
 	const csvSQL = "COPY ticks (ts, client, seq, v) FROM STDIN WITH (FORMAT csv)"
-	do := func(pc *pgconn.PgConn, copyFrom func() (int64, error)) (int64, error) {
+	what := fmt.Sprintf("COPY ticks of %d rows (seq %d.., %s)", soakBatch, next, map[bool]string{true: "binary", false: "csv"}[cl.id%2 == 0])
+	return cl.appendBatch(ctx, commit, what, &cl.st.copies, func(q batchTarget, pc *pgconn.PgConn) (int64, error) {
 		if cl.id%2 == 0 {
-			return copyFrom()
+			return q.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
 		}
 		tag, err := pc.CopyFrom(ctx, strings.NewReader(csv.String()), csvSQL)
 		return tag.RowsAffected(), err
-	}
-	what := fmt.Sprintf("COPY ticks of %d rows (seq %d.., %s)", soakBatch, next, map[bool]string{true: "binary", false: "csv"}[cl.id%2 == 0])
+	})
+}
+
+// batchTarget is where a batch is appended: the connection, or a
+// transaction on it.
+type batchTarget interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, rows pgx.CopyFromSource) (int64, error)
+}
+
+// appendBatch runs one statement (run, on the connection or a
+// transaction, given its PgConn too) that appends the client's next
+// soakBatch rows. Committed, the rows are the client's (counted in done);
+// with commit false the statement runs in a transaction that rolls back,
+// and the rows must stay invisible.
+func (cl *soakClient) appendBatch(ctx context.Context, commit bool, what string, done *atomic.Int64,
+	run func(q batchTarget, pc *pgconn.PgConn) (int64, error)) error {
+	next := int64(len(cl.seqs))
 	if commit {
 		cl.st.started.Add(soakBatch)
-		n, err := do(cl.c.PgConn(), func() (int64, error) {
-			return cl.c.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
-		})
+		n, err := run(cl.c, cl.c.PgConn())
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -485,6 +746,7 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 			return fmt.Errorf("%s: reported %d rows", what, n)
 		}
 		cl.st.committed.Add(soakBatch)
+		done.Add(1)
 		for k := range soakBatch {
 			cl.seqs = append(cl.seqs, tickTS(next+int64(k)))
 		}
@@ -495,9 +757,7 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 		return fmt.Errorf("BEGIN: %w", err)
 	}
 	defer tx.Rollback(context.Background())
-	n, err := do(tx.Conn().PgConn(), func() (int64, error) {
-		return tx.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "client", "seq", "v"}, pgx.CopyFromRows(rows))
-	})
+	n, err := run(tx, tx.Conn().PgConn())
 	if err != nil {
 		return fmt.Errorf("%s in a transaction: %w", what, err)
 	}
@@ -511,10 +771,10 @@ func (cl *soakClient) copy(ctx context.Context, commit bool) error {
 	const q = "SELECT count(*) FROM ticks WHERE client = $1"
 	var got int64
 	if err := cl.c.QueryRow(ctx, q, int64(cl.id)).Scan(&got); err != nil {
-		return fmt.Errorf("%s after a rolled-back COPY: %w", q, err)
+		return fmt.Errorf("%s after a rolled-back %s: %w", q, what, err)
 	}
 	if got != int64(len(cl.seqs)) {
-		return fmt.Errorf("%s after a rolled-back COPY: %d rows, want the %d committed", q, got, len(cl.seqs))
+		return fmt.Errorf("%s after a rolled-back %s: %d rows, want the %d committed", q, what, got, len(cl.seqs))
 	}
 	return nil
 }
@@ -599,10 +859,113 @@ func (cl *soakClient) badStatement(ctx context.Context) error {
 		if pe.Code != bad.code {
 			return fmt.Errorf("%s: SQLSTATE %s (%s), want %s", bad.sql, pe.Code, pe.Message, bad.code)
 		}
+		cl.codes[pe.Code]++
 	}
 	var one int64
 	if err := cl.c.QueryRow(ctx, "SELECT count(*) FROM probes").Scan(&one); err != nil || one != 100 {
 		return fmt.Errorf("SELECT count(*) FROM probes after errors: %d, %v", one, err)
 	}
 	return nil
+}
+
+// insert appends a batch of the client's next rows with one multi-row
+// INSERT of parameters; commit false runs it in a transaction that rolls
+// back, and checks that the rows stay invisible.
+func (cl *soakClient) insert(ctx context.Context, commit bool) error {
+	next := int64(len(cl.seqs))
+	var sql strings.Builder
+	sql.WriteString("INSERT INTO ticks (ts, client, seq, v) VALUES ")
+	args := make([]any, 0, 4*soakBatch)
+	for k := range soakBatch {
+		if k > 0 {
+			sql.WriteString(", ")
+		}
+		fmt.Fprintf(&sql, "($%d, $%d, $%d, $%d)", 4*k+1, 4*k+2, 4*k+3, 4*k+4)
+		seq := next + int64(k)
+		args = append(args, tickTS(seq), int64(cl.id), seq, float64(seq)/2)
+	}
+	what := fmt.Sprintf("INSERT of %d rows (seq %d..)", soakBatch, next)
+	return cl.appendBatch(ctx, commit, what, &cl.st.inserts, func(q batchTarget, _ *pgconn.PgConn) (int64, error) {
+		tag, err := q.Exec(ctx, sql.String(), args...)
+		return tag.RowsAffected(), err
+	})
+}
+
+// prepared runs the statement the client prepared by name (the first
+// ASOF query) over a random window, checked like query.
+func (cl *soakClient) prepared(ctx context.Context) error {
+	w := soakWindows[cl.r.IntN(len(soakWindows))]
+	got, err := cl.collect(ctx, "asof_by_name", w[0], w[1])
+	if err != nil {
+		return err
+	}
+	if want := cl.st.want[soakKey(0, w)]; !equalRows(got, want) {
+		return fmt.Errorf("prepared asof_by_name %v: %d rows differ from the embedded API's %d: %s", w, len(got), len(want), firstDiff(got, want))
+	}
+	cl.st.checked.Add(1)
+	return nil
+}
+
+// soakForever would run for hours.
+const soakForever = "SELECT count(*) FROM generate_series(1, 100000000000)"
+
+// expectCanceled checks for 57014 with a message naming why.
+func (cl *soakClient) expectCanceled(err error, why string) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57014" || !strings.Contains(pe.Message, why) {
+		return fmt.Errorf("%s: want 57014 (%s), got %v", soakForever, why, err)
+	}
+	cl.codes[pe.Code]++
+	return nil
+}
+
+// cancelLong starts a statement that would run for hours and cancels it
+// with a CancelRequest, sent again until it lands (one that arrives before
+// the statement starts cancels nothing, as in Postgres); the session goes
+// on.
+func (cl *soakClient) cancelLong(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.c.Exec(ctx, soakForever)
+		done <- err
+	}()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err := cl.expectCanceled(err, "user request"); err != nil {
+				return err
+			}
+			cl.st.cancels.Add(1)
+			return nil
+		case <-tick.C:
+			if err := cl.c.PgConn().CancelRequest(ctx); err != nil {
+				<-done // the connection is the statement's until it ends
+				return fmt.Errorf("CancelRequest: %w", err)
+			}
+		}
+	}
+}
+
+// timeoutLong runs a statement that would run for hours under a short
+// statement_timeout.
+func (cl *soakClient) timeoutLong(ctx context.Context) error {
+	if _, err := cl.c.Exec(ctx, "SET statement_timeout = '50ms'"); err != nil {
+		return err
+	}
+	_, err := cl.c.Exec(ctx, soakForever)
+	if err := cl.expectCanceled(err, "statement timeout"); err != nil {
+		return err
+	}
+	// The SET that lifts the timeout runs under it, as in Postgres: on a
+	// loaded machine it may itself take 50 ms.
+	for {
+		_, err = cl.c.Exec(ctx, "SET statement_timeout = 0")
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "57014" {
+			return err
+		}
+		cl.codes[pe.Code]++
+	}
 }

@@ -3,6 +3,7 @@ package sqltypes
 import (
 	"database/sql/driver"
 	"math"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -21,6 +22,35 @@ type Decimal struct {
 
 // String returns the Postgres text form of d.
 func (d Decimal) String() string { return string(appendNumeric(nil, d.Coef, d.Scale, int(d.Scale))) }
+
+// DisplayDecimal is v, a stored value of NUMERIC type t, at the scale it
+// prints with: t's display scale when known (rounded half away from zero
+// to it), else its own digits without trailing fractional zeros. It is
+// the value Postgres' numeric functions see, whose result scales depend
+// on their arguments' scales.
+func DisplayDecimal(v decimal128.Num, t Type) Decimal {
+	_, s := t.numericPS()
+	if d, ok := t.DisplayScale(); ok && int32(d) <= s {
+		if k := s - int32(d); k > 0 {
+			num := v.BigInt()
+			den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+			q, r := new(big.Int).QuoRem(num, den, new(big.Int))
+			if r.Abs(r).Lsh(r, 1).Cmp(den) >= 0 {
+				q.Add(q, big.NewInt(int64(num.Sign())))
+			}
+			v = decimal128.FromBigInt(q)
+		}
+		return Decimal{Coef: v, Scale: int32(d)}
+	}
+	for s > 0 {
+		q, r := v.Div(decimal128.FromU64(10))
+		if r != (decimal128.Num{}) {
+			break
+		}
+		v, s = q, s-1
+	}
+	return Decimal{Coef: v, Scale: s}
+}
 
 // FormatNumeric returns the Postgres text form of v, a value of the
 // NUMERIC type t in t's storage (Arrow) scale, printed with t's display

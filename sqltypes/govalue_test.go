@@ -146,3 +146,32 @@ func TestGoValue(t *testing.T) {
 	require.Equal(t, 12.34, Decimal{Coef: decimal128.FromI64(12340), Scale: 3}.Float64())
 	require.Equal(t, "-1 years -2 mons +3 days -00:00:00.000001", IntervalValue{Months: -14, Days: 3, Microseconds: -1}.String())
 }
+
+func TestDisplayDecimal(t *testing.T) {
+	num := func(s string, t Type) decimal128.Num {
+		v, err := decimal128.FromString(s, MaxNumericPrecision, int32(DefaultNumericScale))
+		if err != nil {
+			panic(err)
+		}
+		if t.Precision != NoLimit {
+			v, _ = decimal128.FromString(s, int32(t.Precision), int32(t.Scale))
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		v    string
+		t    Type
+		want string
+	}{
+		{"1.2500", NumericType(NoLimit, NoLimit), "1.25"}, // unknown scale: its digits
+		{"3", NumericType(NoLimit, NoLimit), "3"},
+		{"1.25", NumericDisplay(4), "1.2500"},
+		{"1.25", NumericDisplay(1), "1.3"}, // half away from zero
+		{"-1.25", NumericDisplay(1), "-1.3"},
+		{"2.50", NumericType(10, 2), "2.50"},
+	} {
+		if got := DisplayDecimal(num(tc.v, tc.t), tc.t).String(); got != tc.want {
+			t.Errorf("DisplayDecimal(%s, %s) = %s, want %s", tc.v, tc.t, got, tc.want)
+		}
+	}
+}

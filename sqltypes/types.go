@@ -71,6 +71,12 @@ var (
 	IntervalType    = Type{Kind: Interval, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 )
 
+// Base is the unmodified type of kind k: NUMERIC without precision,
+// VARCHAR without length, TIMESTAMP without precision.
+func Base(k Kind) Type {
+	return Type{Kind: k, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
+}
+
 // NumericType returns NUMERIC(p,s); p == NoLimit means unconstrained.
 func NumericType(p, s int) Type {
 	return Type{Kind: Numeric, Precision: p, Scale: s, Length: NoLimit}

@@ -1,11 +1,11 @@
 // Command asofsql is the asofsql engine on the command line: a Postgres
-// wire server, a SQL runner, and a demo of the ASOF JOIN on generated
-// market data.
+// wire and Arrow Flight SQL server, a SQL runner, and a demo of the ASOF
+// JOIN on generated market data.
 //
 // Subcommands (each has --help; bad flags print a message and exit 2, a
 // failing statement or start-up exits 1):
 //
-//	asofsql serve [--listen 127.0.0.1:5433] [--data DIR | --memory] [--database asofsql]
+//	asofsql serve [--listen 127.0.0.1:5433] [--flight ADDR] [--data DIR | --memory] [--database asofsql]
 //	              [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
 //	              [--file-dir DIR]
 //	asofsql sql   [--data DIR | --memory] [-c "SQL" | -f FILE] [--format table|csv|json]
@@ -14,7 +14,10 @@
 //	              [--progress-interval 5s] FILE.csv|FILE.parquet
 //
 // serve logs with log/slog to stderr and stops cleanly on SIGINT or
-// SIGTERM (running statements get a few seconds to finish). sql prints
+// SIGTERM (running statements get a few seconds to finish). --flight ADDR
+// also serves Arrow Flight SQL (package flightsql) over the same database,
+// with the same users file and certificate; given without --listen, only
+// Flight SQL. sql prints
 // results as psql's aligned tables, CSV or JSON; without -c or -f it
 // reads SQL from standard input, or, on a terminal, runs an interactive
 // shell (multi-line statements, line editing and history with

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql"
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/internal/safefile"
 	"github.com/asofsql/asofsql/sqlerr"
 	"golang.org/x/term"
 )
@@ -73,8 +74,20 @@ every --progress-interval otherwise.`, stdout, stderr)
 		return fail(stderr, "import", errUsage(fmt.Sprintf("%s: unknown file type %q: want .csv or .parquet", path, filepath.Ext(path))))
 	}
 	fi, err := os.Stat(path)
-	if err == nil && fi.IsDir() {
-		err = fmt.Errorf("%s is a directory", path)
+	if err == nil && !fi.Mode().IsRegular() {
+		// A pipe (<(zcat f.csv)) cannot work: the import reads the file
+		// more than once (header, type inference, load). Refused before
+		// opening, where a FIFO would block.
+		what := "not a regular file"
+		switch {
+		case fi.IsDir():
+			what = "a directory"
+		case fi.Mode()&os.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case fi.Mode()&os.ModeDevice != 0:
+			what = "a device"
+		}
+		err = fmt.Errorf("%s is %s: import reads regular files only (it reads the file more than once)", path, what)
 	}
 	var abs string
 	if err == nil {
@@ -166,7 +179,7 @@ func (imp *importer) run(ctx context.Context) int {
 	var counter *countingReader
 	var input io.Reader
 	if imp.format == "csv" {
-		f, err := os.Open(imp.path)
+		f, err := safefile.Open(imp.path)
 		if err != nil {
 			return fail(imp.stderr, "import", err)
 		}
@@ -174,7 +187,7 @@ func (imp *importer) run(ctx context.Context) int {
 		if fi, err := f.Stat(); err == nil {
 			total = fi.Size()
 		}
-		counter = &countingReader{r: f}
+		counter = &countingReader{r: safefile.Reader(ctx, f)}
 		input = counter
 		done = func(int64) int64 { return counter.n.Load() }
 	} else {

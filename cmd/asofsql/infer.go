@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/asofsql/asofsql/copyfmt"
+	"github.com/asofsql/asofsql/internal/safefile"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
@@ -33,7 +33,7 @@ type fileColumn struct {
 // csvHeader reads the first record of a CSV file: the column names when
 // the file has a header, else only the column count (names column1, ...).
 func csvHeader(path string, header bool) ([]fileColumn, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -128,16 +128,17 @@ func fits(t sqltypes.Type, s string) bool {
 // the first of candidates every non-NULL value fits and parses as, text
 // if none does or the column holds only NULLs. It returns the rows read.
 func inferCSV(ctx context.Context, path string, cols []fileColumn, header bool, mem memory.Allocator) (int, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
+	in := safefile.Reader(ctx, f)
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = sqltypes.TextType.Field(c.Name, true)
 	}
-	rd, err := copyfmt.NewReader(f, arrow.NewSchema(fields, nil), copyfmt.Options{
+	rd, err := copyfmt.NewReader(in, arrow.NewSchema(fields, nil), copyfmt.Options{
 		Format: copyfmt.CSV, Header: header, Table: path, BatchRows: 1024,
 	}, mem)
 	if err != nil {
@@ -208,11 +209,15 @@ func inferCSV(ctx context.Context, path string, cols []fileColumn, header bool, 
 // parquetColumns reads a Parquet file's schema (its columns and the SQL
 // type each maps to) and row count.
 func parquetColumns(path string, mem memory.Allocator) ([]fileColumn, int64, error) {
-	pf, err := file.OpenParquetFile(path, false)
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	pf, err := file.NewParquetReader(f)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s is not a readable Parquet file: %v", path, err)
 	}
-	defer pf.Close()
 	schema, err := pqarrow.FromParquet(pf.MetaData().Schema, nil, pf.MetaData().KeyValueMetadata())
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: could not read the Parquet schema: %v", path, err)

@@ -21,9 +21,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/asofsql/asofsql/pgwire"
 )
@@ -196,17 +199,28 @@ func (s *syncBuffer) String() string {
 // does) and returns its exit code and log.
 func serve(t *testing.T, args ...string) (addr string, stop func() (int, string)) {
 	t.Helper()
+	addrs, stop := serveAll(t, 1, append([]string{"--listen", "127.0.0.1:0"}, args...)...)
+	return addrs["postgres"], stop
+}
+
+// serveAll starts "asofsql serve" with args and waits for n front doors
+// to listen; it returns their addresses by protocol.
+func serveAll(t *testing.T, n int, args ...string) (addrs map[string]string, stop func() (int, string)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), &bytes.Buffer{}, logs)
+		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), &bytes.Buffer{}, logs)
 	}()
-	re := regexp.MustCompile(`msg=listening addr=(\S+)`)
+	re := regexp.MustCompile(`msg=listening addr=(\S+) protocol=(\S+)`)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if m := re.FindStringSubmatch(logs.String()); m != nil {
-			addr = m[1]
+		if m := re.FindAllStringSubmatch(logs.String(), -1); len(m) == n {
+			addrs = map[string]string{}
+			for _, l := range m {
+				addrs[l[2]] = l[1]
+			}
 			break
 		}
 		select {
@@ -234,7 +248,7 @@ func serve(t *testing.T, args ...string) (addr string, stop func() (int, string)
 		return 0, ""
 	}
 	t.Cleanup(func() { stop() })
-	return addr, stop
+	return addrs, stop
 }
 
 func TestServe(t *testing.T) {
@@ -261,6 +275,50 @@ func TestServe(t *testing.T) {
 	require.Equal(t, 0, code, logs)
 	require.Contains(t, logs, "msg=\"shutting down\"")
 	require.Contains(t, logs, "msg=stopped")
+}
+
+// TestServeFlight: --flight serves Flight SQL beside the wire protocol
+// over the same database: what one front door commits the other reads.
+// Given alone, --flight serves only Flight SQL.
+func TestServeFlight(t *testing.T) {
+	addrs, stop := serveAll(t, 2, "--memory", "--listen", "127.0.0.1:0", "--flight", "127.0.0.1:0")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	pc, err := pgx.Connect(ctx, "postgres://alice@"+addrs["postgres"]+"/asofsql?sslmode=disable")
+	require.NoError(t, err)
+	defer pc.Close(ctx)
+	_, err = pc.Exec(ctx, marketSQL)
+	require.NoError(t, err)
+	fc, err := flightsql.NewClient(addrs["flightsql"], nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer fc.Close()
+	info, err := fc.Execute(ctx, asofQuery)
+	require.NoError(t, err)
+	rdr, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
+	require.NoError(t, err)
+	rows := 0
+	for rdr.Next() {
+		rows += int(rdr.RecordBatch().NumRows())
+	}
+	require.NoError(t, rdr.Err())
+	rdr.Release()
+	require.Equal(t, 3, rows)
+	_, err = fc.ExecuteUpdate(ctx, `INSERT INTO trades VALUES (10, 'A', 1)`)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, pc.QueryRow(ctx, `SELECT count(*) FROM trades`).Scan(&n))
+	require.Equal(t, 4, n)
+	code, logs := stop()
+	require.Equal(t, 0, code, logs)
+	require.Contains(t, logs, "protocol=flightsql")
+
+	addrs, _ = serveAll(t, 1, "--memory", "--flight", "127.0.0.1:0")
+	require.Contains(t, addrs, "flightsql")
+	require.NotContains(t, addrs, "postgres")
+
+	r := runCmd(t, "", "serve", "--memory", "--flight", "0.0.0.0:0")
+	require.Equal(t, exitFail, r.code)
+	require.Contains(t, r.stderr, "trust authentication is only allowed on a loopback address")
 }
 
 func TestServeSCRAM(t *testing.T) {
@@ -370,8 +428,10 @@ func TestServeTLSWithPasswordAuth(t *testing.T) {
 }
 
 // TestServeMemoryLimit: --memory-limit is the sessions' default
-// memory_limit (a sort past it fails with 53200, SET and RESET work from
-// it), and auto is half the machine's RAM.
+// memory_limit and its ceiling (a sort past it fails with 53200, SET may
+// lower it but not raise it nor set 0: 42501, RESET returns to it), lpad to
+// a billion characters fails with 53200 before it is built, and auto is
+// half the machine's RAM.
 func TestServeMemoryLimit(t *testing.T) {
 	addr, stop := serve(t, "--memory", "--memory-limit", "64kB")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -387,9 +447,18 @@ func TestServeMemoryLimit(t *testing.T) {
 	var pe *pgconn.PgError
 	require.True(t, errors.As(err, &pe), "%v", err)
 	require.Equal(t, "53200", pe.Code)
-	_, err = c.Exec(ctx, `SET memory_limit = 0`)
+	err = c.QueryRow(ctx, `SELECT length(lpad('x', 1000000000, 'y'))`).Scan(&n)
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "53200", pe.Code)
+	require.Contains(t, pe.Detail, "memory_limit of 64kB")
+	for _, v := range []string{"0", "'1MB'"} {
+		_, err = c.Exec(ctx, `SET memory_limit = `+v)
+		require.True(t, errors.As(err, &pe), "%v", err)
+		require.Equal(t, "42501", pe.Code, v)
+	}
+	_, err = c.Exec(ctx, `SET memory_limit = '32kB'`)
 	require.NoError(t, err)
-	require.NoError(t, c.QueryRow(ctx, `SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC) s`).Scan(&n))
+	require.NoError(t, c.QueryRow(ctx, `SELECT count(*) FROM generate_series(1, 100000) g`).Scan(&n))
 	require.Equal(t, int64(100000), n)
 	_, err = c.Exec(ctx, `RESET memory_limit`)
 	require.NoError(t, err)
@@ -409,4 +478,47 @@ func TestServeMemoryLimit(t *testing.T) {
 	zero, err := memoryLimitFlag("0")
 	require.NoError(t, err)
 	require.Zero(t, zero)
+}
+
+// TestServeIdleInTransactionTimeout: --idle-in-transaction-timeout is the
+// default of the session setting; a session idle that long in a block is
+// closed with FATAL 25P03 and its writes rolled back, while one outside a
+// block, or that SETs it to 0, stays.
+func TestServeIdleInTransactionTimeout(t *testing.T) {
+	addr, _ := serve(t, "--memory", "--idle-in-transaction-timeout", "300ms")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn := func() *pgx.Conn {
+		c, err := pgx.Connect(ctx, "postgres://alice@"+addr+"/asofsql?sslmode=disable")
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close(context.Background()) })
+		return c
+	}
+	c := conn()
+	var v string
+	require.NoError(t, c.QueryRow(ctx, `SHOW idle_in_transaction_session_timeout`).Scan(&v))
+	require.Equal(t, "300ms", v)
+	_, err := c.Exec(ctx, `CREATE TABLE t (v BIGINT)`)
+	require.NoError(t, err)
+	tx, err := c.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO t VALUES (1)`)
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	_, err = tx.Exec(ctx, `INSERT INTO t VALUES (2)`)
+	var pe *pgconn.PgError
+	require.True(t, errors.As(err, &pe), "%v", err)
+	require.Equal(t, "25P03", pe.Code)
+	require.Equal(t, "terminating connection due to idle-in-transaction timeout", pe.Message)
+
+	other := conn()
+	_, err = other.Exec(ctx, `SET idle_in_transaction_session_timeout = 0`)
+	require.NoError(t, err)
+	tx, err = other.Begin(ctx)
+	require.NoError(t, err)
+	time.Sleep(time.Second)
+	var n int64
+	require.NoError(t, tx.QueryRow(ctx, `SELECT count(*) FROM t`).Scan(&n))
+	require.Equal(t, int64(0), n, "the closed session's block was rolled back")
+	require.NoError(t, tx.Commit(ctx))
 }

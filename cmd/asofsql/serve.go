@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -10,32 +12,49 @@ import (
 	"time"
 
 	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/flightsql"
 	"github.com/asofsql/asofsql/pgwire"
 	"github.com/asofsql/asofsql/server"
 )
 
-// shutdownGrace is how long running statements may finish after SIGINT
-// or SIGTERM before they are cancelled.
+// shutdownGrace bounds the shutdown after SIGINT or SIGTERM: running
+// statements are cancelled at once, and a connection that has not ended
+// when it runs out is closed.
 const shutdownGrace = 10 * time.Second
 
 func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--data DIR | --memory] [--database asofsql]
+	fs := newFlags("serve", `[--listen 127.0.0.1:5433] [--flight ADDR] [--data DIR | --memory] [--database asofsql]
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
               [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
-              [--memory-limit SIZE|auto|0] [--workers N]
+              [--idle-in-transaction-timeout D] [--memory-limit SIZE|auto|0]
+              [--workers N]
 
-Serves the database over the PostgreSQL wire protocol until SIGINT or
-SIGTERM. Trust authentication (the default) is only allowed on a loopback
-address. The users file holds "name:verifier" lines (md5... or
-SCRAM-SHA-256$... verifiers as in pg_authid, never passwords).
-The memory limit is the default of the memory_limit setting: what each
-sort, hash build or aggregate may hold before the query fails with 53200
-(sessions may SET it); auto is half the machine's RAM. --workers is the
-default of max_parallel_workers_per_gather, the degree each query runs at
+Serves the database over the PostgreSQL wire protocol (--listen) and, with
+--flight, over Arrow Flight SQL (gRPC) until SIGINT or SIGTERM; with only
+--flight given, only Flight SQL. Both serve the same data, transactions
+and users. SIGINT and SIGTERM stop the server as Postgres' fast shutdown
+does: running statements are cancelled, open transactions rolled back, and
+every wire client gets FATAL 57P01; the command exits 0 once all sessions
+have ended (at most 10s later). Trust authentication (the default) is only
+allowed on a loopback address; Flight SQL on another address also needs
+TLS (its basic authentication sends the password in clear text). The users
+file holds "name:verifier" lines (md5... or SCRAM-SHA-256$... verifiers as
+in pg_authid, never passwords). Over TLS, scram-sha-256 also offers
+SCRAM-SHA-256-PLUS (channel binding), so clients set to
+channel_binding=require connect.
+The memory limit bounds what queries hold (their batches, expression
+results, sorts, hash tables, results not yet sent): it is the default of
+the memory_limit setting, the most one query may hold before it fails with
+53200, and the ceiling of that setting (sessions may lower it, not raise
+it); all running queries share it too, and when together they would pass
+it the newest fails with 53200. auto is half the machine's RAM; 0 is no
+limit (sessions may then SET any memory_limit). --workers is the default
+of max_parallel_workers_per_gather, the degree each query runs at
 (default 1: serial plans; 0: every core, GOMAXPROCS).`, stdout, stderr)
 	var st storage
 	st.register(fs)
-	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to listen on")
+	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to serve the PostgreSQL wire protocol on")
+	flightAddr := fs.String("flight", "", "TCP `address` to serve Arrow Flight SQL on (none by default)")
 	database := fs.String("database", pgwire.DefaultDatabase, "the database `name` clients connect to")
 	certFile := fs.String("tls-cert", "", "TLS certificate `file` (PEM); with --tls-key enables TLS")
 	keyFile := fs.String("tls-key", "", "TLS private key `file` (PEM)")
@@ -46,7 +65,8 @@ default of max_parallel_workers_per_gather, the degree each query runs at
 	maxConns := fs.Int("max-connections", pgwire.DefaultMaxConnections, "maximum concurrent sessions")
 	idle := fs.Duration("idle-timeout", 0, "close sessions idle for this `duration` (0: never)")
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
-	memLimit := fs.String("memory-limit", "auto", "default memory_limit `size` per sort, hash build or aggregate (e.g. 4GB; 0: none; auto: half the RAM)")
+	idleInTx := fs.Duration("idle-in-transaction-timeout", 0, "default idle_in_transaction_session_timeout: close sessions idle this long inside a transaction block, rolling it back (0: never)")
+	memLimit := fs.String("memory-limit", "auto", "memory `size` queries may hold, each and together; memory_limit's default and ceiling (e.g. 4GB; 0: none; auto: half the RAM)")
 	workers := fs.Int("workers", 1, "default max_parallel_workers_per_gather: workers per query (1: serial; 0: every core, GOMAXPROCS)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -56,7 +76,7 @@ default of max_parallel_workers_per_gather, the degree each query runs at
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
-	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 {
+	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 || *idleInTx < 0 {
 		return fail(stderr, "serve", errUsage("--max-connections must be positive, timeouts not negative"))
 	}
 	if *workers < 0 || *workers > 1024 {
@@ -68,6 +88,7 @@ default of max_parallel_workers_per_gather, the degree each query runs at
 	}
 	cfg.Logger = log
 	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
+	cfg.IdleInTransactionTimeout = *idleInTx
 	if *workers == 0 {
 		*workers = asofsql.AllCores()
 	}
@@ -75,43 +96,108 @@ default of max_parallel_workers_per_gather, the degree each query runs at
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
 	}
+	listenSet := false
+	fs.Visit(func(f *flag.Flag) { listenSet = listenSet || f.Name == "listen" })
+	withPG := *flightAddr == "" || listenSet
 	db, err := st.open(opts...)
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}
 	defer db.Close()
-	srv, err := server.New(db, cfg)
-	if err != nil {
-		return fail(stderr, "serve", err)
-	}
-	l, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fail(stderr, "serve", err)
-	}
 	storageDesc := "memory"
 	if st.data != "" {
 		storageDesc = st.data
 	}
-	log.Info("listening", "addr", l.Addr().String(), "database", *database, "data", storageDesc,
-		"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit), "workers", *workers)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(l) }()
+	// servers are the front doors to run: each serves until stopped.
+	type front struct {
+		name     string
+		serve    func(net.Listener) error
+		shutdown func(context.Context) error
+		closed   error
+		l        net.Listener
+	}
+	var fronts []*front
+	if withPG {
+		srv, err := server.New(db, cfg)
+		if err != nil {
+			return fail(stderr, "serve", err)
+		}
+		fronts = append(fronts, &front{name: "postgres", serve: srv.Serve, shutdown: srv.Stop, closed: pgwire.ErrServerClosed})
+	}
+	if *flightAddr != "" {
+		fsrv, err := flightsql.New(db, flightsql.Config{Database: cfg.Database, TLS: cfg.TLS, Auth: cfg.Auth,
+			StatementTimeout: *stmtTimeout, Logger: log})
+		if err != nil {
+			return fail(stderr, "serve", err)
+		}
+		fronts = append(fronts, &front{name: "flightsql", serve: fsrv.Serve, shutdown: fsrv.Shutdown, closed: flightsql.ErrServerClosed})
+	}
+	addrs := []string{}
+	if withPG {
+		addrs = append(addrs, *listen)
+	}
+	if *flightAddr != "" {
+		addrs = append(addrs, *flightAddr)
+	}
+	for i, f := range fronts {
+		l, err := net.Listen("tcp", addrs[i])
+		if err != nil {
+			for _, g := range fronts[:i] {
+				g.l.Close()
+			}
+			return fail(stderr, "serve", err)
+		}
+		f.l = l
+	}
+	served := make(chan error, len(fronts))
+	for _, f := range fronts {
+		log.Info("listening", "addr", f.l.Addr().String(), "protocol", f.name, "database", *database, "data", storageDesc,
+			"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit), "workers", *workers)
+		go func() {
+			err := f.serve(f.l)
+			if errors.Is(err, f.closed) {
+				err = nil
+			}
+			served <- err
+		}()
+	}
+	code := exitOK
+	pending := len(fronts)
 	select {
-	case err := <-served: // Serve refused the listener (e.g. trust on a public address)
-		return fail(stderr, "serve", err)
+	case err := <-served: // a front door refused its listener (e.g. trust on a public address)
+		pending--
+		if err != nil {
+			log.Error("serve", "err", err)
+			fmt.Fprintf(stderr, "asofsql serve: %v\n", err)
+			code = exitFail
+		}
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "grace", shutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	code := exitOK
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Error("shutdown", "err", err)
-		code = exitFail
+	// Both front doors drain at once, within the same grace.
+	stopped := make(chan error, len(fronts))
+	for _, f := range fronts {
+		go func() {
+			err := f.shutdown(sctx)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", f.name, err)
+			}
+			stopped <- err
+		}()
 	}
-	if err := <-served; err != nil && !errors.Is(err, pgwire.ErrServerClosed) {
-		log.Error("serve", "err", err)
-		code = exitFail
+	for range fronts {
+		if err := <-stopped; err != nil {
+			log.Error("shutdown", "err", err)
+			code = exitFail
+		}
+	}
+	for ; pending > 0; pending-- {
+		if err := <-served; err != nil {
+			log.Error("serve", "err", err)
+			code = exitFail
+		}
 	}
 	if err := db.Close(); err != nil {
 		log.Error("closing the database", "err", err)

@@ -97,7 +97,7 @@ type runner struct {
 }
 
 func (r *runner) runAll(ctx context.Context, text string) error {
-	b, err := r.s.Batch(text)
+	b, err := r.s.Batch(ctx, text)
 	if err != nil {
 		return err
 	}

@@ -195,7 +195,7 @@ func (r *lineRight) processBackward(ctx context.Context, lb arrow.RecordBatch, l
 	n := int(lb.NumRows())
 	fixed := r.back.beginOut(r.pool, r.sp.Input.Schema(), r.sp.Payload, n)
 	var matched []bool
-	if r.sp.Kind == Inner {
+	if r.sp.Kind.filters() {
 		matched = make([]bool, n)
 	}
 	if err := r.walkBackward(ctx, lt, lk, n, matched); err != nil {

@@ -92,7 +92,8 @@ type rightInput interface {
 	// columns for it. lt is the batch's decoded left on column (number
 	// line kernels only), lk its keys in this input's dictionary.
 	// matched[i] says left row i found a winner; it is set only for an
-	// INNER input (the join drops the other rows), in a slice of its own.
+	// input whose kind filters (INNER, SEMI, ANTI: the join drops rows by
+	// it), in a slice of its own.
 	process(ctx context.Context, lb arrow.RecordBatch, lt *onColumn, lk *leftKeys) (cols []arrow.Array, matched []bool, err error)
 	close()
 }

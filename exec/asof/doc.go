@@ -15,7 +15,12 @@
 // with the smallest |Δ|; at equal distance on opposite sides the Tie rule
 // decides (PreferEarlier takes Δ < 0); among rows with the same t the last
 // one in input order wins when Δ <= 0, the first one when Δ > 0. INNER drops
-// left rows without a winner, LEFT keeps them with NULL right columns.
+// left rows without a winner, LEFT keeps them with NULL right columns; SEMI
+// keeps only the left rows with a winner and ANTI only those without one,
+// both adding no column. RIGHT (FULL) is INNER (LEFT) plus every right row
+// that is the winner of no left row, once, with the left columns NULL,
+// emitted as soon as no later left row can select it (outer.go); such a
+// join has one right input, ordered by t.
 //
 //	left (t, k)    right (t, k, bid)     Lo = -10, Hi = 0 (backward, tolerance 10)
 //	 10  a           3  a  1.0           10 a -> t 9,  bid 2.5 (two rows at 9: the last)

@@ -44,6 +44,9 @@ type Join struct {
 	// pool recycles the gathered output buffers once consumers release
 	// them; it is drained at Close.
 	pool *operator.Pool
+	// outer tracks the right rows that won nothing, for a RIGHT or FULL
+	// join (outer.go); nil otherwise.
+	outer *unmatched
 
 	workers  []chan work
 	results  []chan result
@@ -65,7 +68,8 @@ type work struct {
 
 type result struct {
 	cols []arrow.Array
-	// matched[i] says row i found a winner; set only for INNER inputs, in
+	// matched[i] says row i found a winner; set only for the kinds that
+	// filter (INNER, SEMI, ANTI), in
 	// a slice of its own (the worker's refs are reused by its next batch).
 	matched []bool
 	err     error
@@ -104,7 +108,7 @@ type keyGroup struct {
 const pipelineDepth = 4
 
 func matchedOf(refs []ref, kind Kind) []bool {
-	if kind != Inner {
+	if !kind.filters() {
 		return nil
 	}
 	m := make([]bool, len(refs))
@@ -132,9 +136,20 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 	j := &Join{left: left, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
 	ls := left.Schema()
 	fields := append([]arrow.Field(nil), ls.Fields()...)
+	if specs[0].Kind.outer() {
+		// Unmatched right rows come out with every left column NULL.
+		for i := range fields {
+			fields[i].Nullable = true
+		}
+		j.outer = newUnmatched(&specs[0], opts.Allocator)
+	}
 	for _, sp := range specs {
 		rs := sp.Input.Schema()
-		for _, c := range sp.Payload {
+		payload := sp.Payload
+		if j.outer != nil {
+			payload = j.outer.payload // not the ordinal column
+		}
+		for _, c := range payload {
 			f := rs.Field(c)
 			f.Nullable = true
 			fields = append(fields, f)
@@ -271,6 +286,9 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if j.outer != nil {
+		return j.nextOuter(ctx)
+	}
 	if j.workers == nil {
 		lb, err := j.left.Next(ctx)
 		if err != nil {
@@ -403,16 +421,18 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 	return nil
 }
 
-// filterInner drops the rows some INNER right input found no winner for.
+// filterInner drops the rows some INNER or SEMI right input found no
+// winner for, and those some ANTI right input found one for.
 func (j *Join) filterInner(ctx context.Context, rec arrow.RecordBatch, results []result) (arrow.RecordBatch, error) {
 	n := int(rec.NumRows())
 	var keep []bool
 	for i, sp := range j.specs {
-		if sp.Kind != Inner {
+		if !sp.Kind.filters() {
 			continue
 		}
+		want := sp.Kind != Anti
 		for row, ok := range results[i].matched[:n] {
-			if !ok {
+			if ok != want {
 				if keep == nil {
 					keep = make([]bool, n)
 					for k := range keep {
@@ -463,6 +483,9 @@ func (j *Join) Close() error {
 	for _, r := range j.rights {
 		r.close()
 	}
+	if j.outer != nil {
+		j.outer.close()
+	}
 	// The goroutines have stopped: nothing reads the decoded batches now.
 	j.serial.free()
 	for _, dec := range j.spare {
@@ -475,3 +498,65 @@ func (j *Join) Close() error {
 
 // Allocator returns the allocator the join builds its output with.
 func (j *Join) Allocator() memory.Allocator { return j.opts.Allocator }
+
+// nextOuter is next for a RIGHT or FULL join (one right input, serial):
+// each left batch's rows as INNER or LEFT gives them, then whatever right
+// rows that batch decided were the winner of no left row; at the end of
+// the left input, the rest of the right input's unmatched rows.
+func (j *Join) nextOuter(ctx context.Context) (arrow.RecordBatch, error) {
+	u, nLeft := j.outer, int(j.left.Schema().NumFields())
+	for {
+		b, ok, err := u.next(ctx, j.schema, nLeft)
+		if err != nil || ok {
+			return b, err
+		}
+		if u.leftDone {
+			return nil, io.EOF
+		}
+		lb, err := j.left.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			u.leftDone = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := j.outerBatch(ctx, lb)
+		lb.Release()
+		return rec, err
+	}
+}
+
+func (j *Join) outerBatch(ctx context.Context, lb arrow.RecordBatch) (arrow.RecordBatch, error) {
+	u, dec := j.outer, j.serial
+	if err := j.decodeLeft(lb, dec); err != nil {
+		return nil, err
+	}
+	var res result
+	res.cols, res.matched, res.err = j.rights[0].process(ctx, lb, &dec.decoded[j.onOf[0]], &dec.keys[j.keysOf[0]])
+	if res.err != nil {
+		return nil, res.err
+	}
+	// The kernel's last column is the winners' ordinals.
+	ords := res.cols[len(res.cols)-1]
+	res.cols = res.cols[:len(res.cols)-1]
+	u.markWon(ords)
+	ords.Release()
+	sp := &j.specs[0]
+	lt := lb.Column(sp.LeftOn)
+	for i := lt.Len() - 1; i >= 0; i-- {
+		if lt.IsValid(i) && !isNaN(lt, i) {
+			// The last left t read: no later left row has a smaller one.
+			if err := u.decided(u, lt, i); err != nil {
+				releaseArrays(res.cols)
+				return nil, err
+			}
+			break
+		}
+	}
+	if err := u.collect(ctx, j.schema, int(j.left.Schema().NumFields())); err != nil {
+		releaseArrays(res.cols)
+		return nil, err
+	}
+	return j.assemble(ctx, lb, []result{res})
+}

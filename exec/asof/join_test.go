@@ -124,3 +124,20 @@ func TestExtremeValues(t *testing.T) {
 		want: []string{"-9223372036854775808 | a | 1 | NULL | NULL", "-1 | a | 2 | NULL | NULL",
 			"0 | a | 3 | -9223372036854775808 | 100", "9223372036854775807 | a | 4 | NULL | NULL"}})
 }
+
+func TestSemiAnti(t *testing.T) {
+	left := rowsOf(lf, []any{10, "a", 1}, []any{20, "x", 2}, []any{30, "a", 3}, []any{nil, "a", 4}, []any{40, nil, 5})
+	right := rowsOf(rf, []any{5, "a", 100}, []any{25, "a", 101}, []any{35, nil, 102})
+	rights := []func(memory.Allocator) arrow.RecordBatch{right}
+	// Payload is ignored: only the left columns come out.
+	runJoinCase(t, joinCase{name: "semi", left: left, rights: rights,
+		specs: []Right{keyed(IntBound(-5), IntBound(0), Semi)},
+		want:  []string{"10 | a | 1", "30 | a | 3"}})
+	runJoinCase(t, joinCase{name: "anti", left: left, rights: rights,
+		specs: []Right{keyed(IntBound(-5), IntBound(0), Anti)},
+		want:  []string{"20 | x | 2", "NULL | a | 4", "40 | NULL | 5"}})
+	// With a second input, each filters on its own.
+	runJoinCase(t, joinCase{name: "semi then left", left: left, rights: append(rights, right),
+		specs: []Right{keyed(Unbounded, IntBound(0), Semi), keyed(IntBound(0), IntBound(10), Left)},
+		want:  []string{"10 | a | 1 | NULL | NULL", "30 | a | 3 | NULL | NULL"}})
+}

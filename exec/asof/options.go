@@ -20,14 +20,43 @@ const (
 	Inner Kind = iota
 	// Left keeps them, with this right input's columns NULL.
 	Left
+	// Semi keeps only the left rows that have a winner, and outputs no
+	// column of this right input (Payload is ignored).
+	Semi
+	// Anti keeps only the left rows without a winner, and outputs no
+	// column of this right input (Payload is ignored).
+	Anti
+	// RightOuter is INNER plus, once each, every right row that is the
+	// winner of no left row, with the left columns NULL. The join must
+	// have this one right input, not key-major.
+	RightOuter
+	// FullOuter is LEFT plus those right rows.
+	FullOuter
 )
 
 func (k Kind) String() string {
-	if k == Left {
+	switch k {
+	case Left:
 		return "LEFT"
+	case Semi:
+		return "SEMI"
+	case Anti:
+		return "ANTI"
+	case RightOuter:
+		return "RIGHT"
+	case FullOuter:
+		return "FULL"
 	}
 	return "INNER"
 }
+
+// outer reports the kinds that also output unmatched right rows.
+func (k Kind) outer() bool { return k == RightOuter || k == FullOuter }
+
+// filters reports whether the kind drops left rows by whether they have a
+// winner (every kind but LEFT and FULL): its kernel reports the winners
+// per row.
+func (k Kind) filters() bool { return k != Left && k != FullOuter }
 
 // Tie decides between two eligible rows at equal distance on opposite sides
 // of the left row's t (only possible when Lo < 0 < Hi).
@@ -159,6 +188,16 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		}
 		if r.Name == "" {
 			r.Name = fmt.Sprintf("right input %d", i+1)
+		}
+		if r.Kind > FullOuter {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join kind %d of %s is invalid", r.Kind, r.Name)
+		}
+		if r.Kind.outer() && (len(rights) > 1 || r.KeyMajor) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF %s join with %s must have one right input, ordered by t alone", r.Kind, r.Name)
+		}
+		if r.Kind == Semi || r.Kind == Anti {
+			// Only the left columns come out.
+			r.Payload = nil
 		}
 		rs := r.Input.Schema()
 		if err := checkCol(left, r.LeftOn, opts.LeftName, "on"); err != nil {

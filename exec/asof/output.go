@@ -32,7 +32,7 @@ type batchOut struct {
 	fixed []*operator.FixedColumn // per payload column; nil when not fixed-width
 	hotOf []int                   // per payload column: its hot column, -1 for none
 	// refs[i-off] is left row i's winner. The whole batch's refs are
-	// needed only by an INNER input (which rows to keep) or a payload
+	// needed only by an input whose kind filters (INNER, SEMI, ANTI) (which rows to keep) or a payload
 	// column that is not fixed-width (gathered at the end); otherwise
 	// (chunked) they live only until their chunk is gathered, and one
 	// chunk's worth, reused, stays in L1 instead of streaming 8 bytes a row
@@ -55,7 +55,7 @@ func (r *core[V]) beginOut(n int) *batchOut {
 	o := &r.out
 	rs := r.sp.Input.Schema()
 	o.n, o.off, o.gathered, o.fwd = n, 0, 0, o.fwd[:0]
-	o.chunked = r.sp.Kind != Inner
+	o.chunked = !r.sp.Kind.filters()
 	o.fixed = o.fixed[:0]
 	o.hotOf = o.hotOf[:0]
 	for _, c := range r.sp.Payload {

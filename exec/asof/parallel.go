@@ -107,8 +107,9 @@ func PartitionKeys(rights []Right) (left []int, perRight [][]int) {
 
 // NewParallel builds the join run by workers partitions. It returns the
 // serial Join (same output) when workers < 2 or the join cannot be split:
-// the rights share no by-key, an input is key-major, or an on column is
-// compared off the number line (text, bytea, bool, wide decimals). Like New
+// the rights share no by-key, an input is key-major, the join is RIGHT or
+// FULL (its unmatched right rows belong to no left batch), or an on column
+// is compared off the number line (text, bytea, bool, wide decimals). Like New
 // it takes ownership of every input.
 func NewParallel(left operator.Operator, rights []Right, opts Options, workers int) (operator.Operator, error) {
 	specs, err := validate(left.Schema(), rights, &opts)
@@ -117,7 +118,7 @@ func NewParallel(left operator.Operator, rights []Right, opts Options, workers i
 		return New(left, rights, opts)
 	}
 	for _, sp := range specs {
-		if sp.KeyMajor || sp.ord != ordNone {
+		if sp.KeyMajor || sp.ord != ordNone || sp.Kind.outer() {
 			return New(left, rights, opts)
 		}
 	}
@@ -155,6 +156,7 @@ func NewParallel(left operator.Operator, rights []Right, opts Options, workers i
 	p.rights = make([]*splitter, len(rights))
 	partRights := make([][]Right, workers)
 	for i, r := range rights {
+		r.Payload = specs[i].Payload // validate's: none for SEMI and ANTI
 		rs := r.Input.Schema()
 		for _, c := range r.Payload {
 			f := rs.Field(c)

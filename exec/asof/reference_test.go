@@ -248,8 +248,11 @@ func refJoin(mem memory.Allocator, left arrow.RecordBatch, rights []arrow.Record
 	for li := 0; li < int(left.NumRows()); li++ {
 		drop := false
 		for i, sp := range specs {
-			if sp.Kind == Inner && matches[i][li] < 0 {
-				drop = true
+			switch m := matches[i][li]; sp.Kind {
+			case Inner, Semi, RightOuter:
+				drop = drop || m < 0
+			case Anti:
+				drop = drop || m >= 0
 			}
 		}
 		if drop {
@@ -260,6 +263,9 @@ func refJoin(mem memory.Allocator, left arrow.RecordBatch, rights []arrow.Record
 			vals = append(vals, cell(left.Column(c), li))
 		}
 		for i, sp := range specs {
+			if sp.Kind == Semi || sp.Kind == Anti {
+				continue // left columns only
+			}
 			for _, p := range sp.Payload {
 				if m := matches[i][li]; m >= 0 {
 					vals = append(vals, cell(rights[i].Column(p), m))
@@ -270,6 +276,28 @@ func refJoin(mem memory.Allocator, left arrow.RecordBatch, rights []arrow.Record
 		}
 		sb.WriteString(strings.Join(vals, " | "))
 		sb.WriteByte('\n')
+	}
+	// RIGHT and FULL (one right input): then every right row that is the
+	// winner of no left row, in the right input's order.
+	if len(specs) == 1 && (specs[0].Kind == RightOuter || specs[0].Kind == FullOuter) {
+		won := map[int]bool{}
+		for _, m := range matches[0] {
+			won[m] = true
+		}
+		for ri := 0; ri < int(rights[0].NumRows()); ri++ {
+			if won[ri] {
+				continue
+			}
+			var vals []string
+			for c := 0; c < int(left.NumCols()); c++ {
+				vals = append(vals, "NULL")
+			}
+			for _, p := range specs[0].Payload {
+				vals = append(vals, cell(rights[0].Column(p), ri))
+			}
+			sb.WriteString(strings.Join(vals, " | "))
+			sb.WriteByte('\n')
+		}
 	}
 	return sb.String()
 }

@@ -10,37 +10,12 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 type decimalNum = decimal128.Num
 
 func errDivZero() error { return sqlerr.New(sqlerr.DivisionByZero, "division by zero") }
-
-func errIntRange(k sqltypes.Kind) error {
-	switch k {
-	case sqltypes.Int2:
-		return sqlerr.New(sqlerr.NumericValueOutOfRange, "smallint out of range")
-	case sqltypes.Int4:
-		return sqlerr.New(sqlerr.NumericValueOutOfRange, "integer out of range")
-	}
-	return sqlerr.New(sqlerr.NumericValueOutOfRange, "bigint out of range")
-}
-
-func errNumericOverflow() error {
-	return sqlerr.New(sqlerr.NumericValueOutOfRange, "numeric field overflow").
-		WithDetail("The result does not fit in NUMERIC(38): asofsql stores numerics as 128-bit decimals.")
-}
-
-// intRange is the value range of an integer kind.
-func intRange(k sqltypes.Kind) (int64, int64) {
-	switch k {
-	case sqltypes.Int2:
-		return math.MinInt16, math.MaxInt16
-	case sqltypes.Int4:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
 
 // Status codes of the scalar kernels: 0 ok, else an error class.
 const (
@@ -133,13 +108,13 @@ func (n *intArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 
 func intArith[T int16 | int32 | int64](c *call, n *intArithNode, l, r arrow.Array) (arrow.Array, error) {
 	rows := l.Len()
-	lv, rv := fixed[T](l), fixed[T](r)
-	valid := validity(rows, l, r)
-	buf, out := newFixed[T](c.mem, rows)
-	lo, hi := intRange(n.t.Kind)
+	lv, rv := vec.Values[T](l), vec.Values[T](r)
+	valid := vec.Validity(rows, l, r)
+	buf, out := vec.NewFixed[T](c.mem, rows)
+	lo, hi := vec.IntRange(n.t.Kind)
 	f := intKernel(n.op)
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			out[i] = 0
 			continue
 		}
@@ -152,11 +127,11 @@ func intArith[T int16 | int32 | int64](c *call, n *intArithNode, l, r arrow.Arra
 			if st == divZeroRes {
 				return nil, errDivZero()
 			}
-			return nil, errIntRange(n.t.Kind)
+			return nil, vec.ErrIntRange(n.t.Kind)
 		}
 		out[i] = T(v)
 	}
-	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 }
 
 type floatArithNode struct {
@@ -185,12 +160,12 @@ func (n *floatArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 // underflow, x/0 an error even for floats.
 func floatArith[T float32 | float64](c *call, n *floatArithNode, l, r arrow.Array) (arrow.Array, error) {
 	rows := l.Len()
-	lv, rv := fixed[T](l), fixed[T](r)
-	valid := validity(rows, l, r)
-	buf, out := newFixed[T](c.mem, rows)
+	lv, rv := vec.Values[T](l), vec.Values[T](r)
+	valid := vec.Validity(rows, l, r)
+	buf, out := vec.NewFixed[T](c.mem, rows)
 	fail := func(err error) (arrow.Array, error) { buf.Release(); return nil, err }
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			out[i] = 0
 			continue
 		}
@@ -222,54 +197,10 @@ func floatArith[T float32 | float64](c *call, n *floatArithNode, l, r arrow.Arra
 		}
 		out[i] = v
 	}
-	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 }
 
 // ---- numeric (decimal128) ----
-
-func decScale(t sqltypes.Type) int32 { return t.Arrow().(*arrow.Decimal128Type).Scale }
-func decPrec(t sqltypes.Type) int32  { return t.Arrow().(*arrow.Decimal128Type).Precision }
-
-var bigTen = big.NewInt(10)
-
-func pow10(n int32) *big.Int { return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil) }
-
-// roundDiv returns num/den rounded half away from zero.
-func roundDiv(num, den *big.Int) *big.Int {
-	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-	r2 := new(big.Int).Abs(r)
-	r2.Lsh(r2, 1)
-	if r2.Cmp(new(big.Int).Abs(den)) >= 0 {
-		if (num.Sign() < 0) != (den.Sign() < 0) {
-			q.Sub(q, big.NewInt(1))
-		} else {
-			q.Add(q, big.NewInt(1))
-		}
-	}
-	return q
-}
-
-// rescaleBig moves v from scale from to scale to, rounding half away from
-// zero.
-func rescaleBig(v *big.Int, from, to int32) *big.Int {
-	if to >= from {
-		return new(big.Int).Mul(v, pow10(to-from))
-	}
-	return roundDiv(v, pow10(from-to))
-}
-
-// fitDec converts v (at t's scale) to a decimal128 checked against t's
-// precision.
-func fitDec(v *big.Int, t sqltypes.Type) (decimalNum, error) {
-	if v.BitLen() > 127 {
-		return decimalNum{}, errNumericOverflow()
-	}
-	d := decimal128.FromBigInt(v)
-	if !d.FitsInPrecision(decPrec(t)) {
-		return decimalNum{}, errNumericOverflow()
-	}
-	return d, nil
-}
 
 type numArithNode struct {
 	op   expr.BinaryOp
@@ -287,9 +218,9 @@ func (n *numArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer l.Release()
 	defer r.Release()
 	la, ra := l.(*array.Decimal128), r.(*array.Decimal128)
-	ls, rs, ts := decScale(n.l.typ()), decScale(n.r.typ()), decScale(n.t)
+	ls, rs, ts := vec.DecScale(n.l.typ()), vec.DecScale(n.r.typ()), vec.DecScale(n.t)
 	rows := l.Len()
-	valid := validity(rows, l, r)
+	valid := vec.Validity(rows, l, r)
 	bld := array.NewDecimal128Builder(c.mem, n.t.Arrow().(*arrow.Decimal128Type))
 	defer bld.Release()
 	bld.Reserve(rows)
@@ -297,9 +228,9 @@ func (n *numArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	// 38 digits (< 1e38), so a result that wraps past 2^127 lands at a
 	// magnitude >= 1.4e38 and fails the precision check like any overflow.
 	if (n.op == expr.Add || n.op == expr.Sub) && ls == ts && rs == ts {
-		prec := decPrec(n.t)
+		prec := vec.DecPrecision(n.t)
 		for i := 0; i < rows; i++ {
-			if !ok(valid, i) {
+			if !vec.Valid(valid, i) {
 				bld.UnsafeAppendBoolToBitmap(false)
 				continue
 			}
@@ -310,14 +241,14 @@ func (n *numArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 				v = la.Value(i).Sub(ra.Value(i))
 			}
 			if !v.FitsInPrecision(prec) {
-				return nil, errNumericOverflow()
+				return nil, vec.ErrNumericOverflow()
 			}
 			bld.UnsafeAppend(v)
 		}
 		return bld.NewArray(), nil
 	}
 	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			bld.UnsafeAppendBoolToBitmap(false)
 			continue
 		}
@@ -325,7 +256,7 @@ func (n *numArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, err := fitDec(v, n.t)
+		d, err := vec.FitDecimal(v, n.t)
 		if err != nil {
 			return nil, err
 		}
@@ -340,16 +271,16 @@ func decOp(op expr.BinaryOp, a *big.Int, as int32, b *big.Int, bs int32, ts int3
 	switch op {
 	case expr.Add, expr.Sub:
 		s := max(as, bs)
-		x, y := rescaleBig(a, as, s), rescaleBig(b, bs, s)
+		x, y := vec.Rescale(a, as, s), vec.Rescale(b, bs, s)
 		if op == expr.Add {
 			x.Add(x, y)
 		} else {
 			x.Sub(x, y)
 		}
-		return rescaleBig(x, s, ts), nil
+		return vec.Rescale(x, s, ts), nil
 	case expr.Mul:
 		p := new(big.Int).Mul(a, b)
-		return rescaleBig(p, as+bs, ts), nil
+		return vec.Rescale(p, as+bs, ts), nil
 	case expr.Div:
 		if b.Sign() == 0 {
 			return nil, errDivZero()
@@ -358,19 +289,19 @@ func decOp(op expr.BinaryOp, a *big.Int, as int32, b *big.Int, bs int32, ts int3
 		num := new(big.Int).Set(a)
 		den := new(big.Int).Set(b)
 		if e := ts + bs - as; e >= 0 {
-			num.Mul(num, pow10(e))
+			num.Mul(num, vec.Pow10(e))
 		} else {
-			den.Mul(den, pow10(-e))
+			den.Mul(den, vec.Pow10(-e))
 		}
-		return roundDiv(num, den), nil
+		return vec.RoundDiv(num, den), nil
 	case expr.Mod:
 		if b.Sign() == 0 {
 			return nil, errDivZero()
 		}
 		s := max(as, bs)
-		x, y := rescaleBig(a, as, s), rescaleBig(b, bs, s)
+		x, y := vec.Rescale(a, as, s), vec.Rescale(b, bs, s)
 		m := new(big.Int).Rem(x, y) // sign of the dividend, as Postgres
-		return rescaleBig(m, s, ts), nil
+		return vec.Rescale(m, s, ts), nil
 	}
 	return nil, internalf("numeric operator %s", op)
 }
@@ -391,7 +322,7 @@ func (n *negNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	defer x.Release()
 	rows := x.Len()
-	valid := validity(rows, x)
+	valid := vec.Validity(rows, x)
 	switch n.t.Kind {
 	case sqltypes.Int2:
 		return negInt[int16](c, n.t, x, valid, math.MinInt16)
@@ -406,36 +337,36 @@ func (n *negNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	case sqltypes.Numeric:
 		return mapDec(c, n.t, x, func(v decimalNum) (decimalNum, error) { return v.Negate(), nil })
 	case sqltypes.Interval:
-		buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
-		in := fixed[arrow.MonthDayNanoInterval](x)
+		buf, out := vec.NewFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+		in := vec.Values[arrow.MonthDayNanoInterval](x)
 		for i := range out {
 			out[i] = arrow.MonthDayNanoInterval{Months: -in[i].Months, Days: -in[i].Days, Nanoseconds: -in[i].Nanoseconds}
 		}
-		return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+		return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 	}
 	return nil, unsupported("operator -", n.t)
 }
 
 func negInt[T int16 | int32 | int64](c *call, t sqltypes.Type, x arrow.Array, valid []bool, minV T) (arrow.Array, error) {
-	in := fixed[T](x)
-	buf, out := newFixed[T](c.mem, len(in))
+	in := vec.Values[T](x)
+	buf, out := vec.NewFixed[T](c.mem, len(in))
 	for i, v := range in {
-		if v == minV && ok(valid, i) {
+		if v == minV && vec.Valid(valid, i) {
 			buf.Release()
-			return nil, errIntRange(t.Kind)
+			return nil, vec.ErrIntRange(t.Kind)
 		}
 		out[i] = -v
 	}
-	return finishFixedMem(c.mem, t.Arrow(), x.Len(), buf, valid), nil
+	return vec.FinishFixed(c.mem, t.Arrow(), x.Len(), buf, valid), nil
 }
 
 func negFloat[T float32 | float64](c *call, t sqltypes.Type, x arrow.Array, valid []bool) arrow.Array {
-	in := fixed[T](x)
-	buf, out := newFixed[T](c.mem, len(in))
+	in := vec.Values[T](x)
+	buf, out := vec.NewFixed[T](c.mem, len(in))
 	for i, v := range in {
 		out[i] = -v
 	}
-	return finishFixedMem(c.mem, t.Arrow(), x.Len(), buf, valid)
+	return vec.FinishFixed(c.mem, t.Arrow(), x.Len(), buf, valid)
 }
 
 // mapDec applies f to every valid value of the decimal array x, producing

@@ -9,6 +9,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // castNode converts between SQL types. Numeric conversions are direct
@@ -63,10 +64,10 @@ func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
 	}
 	fk, tk := from.Kind, to.Kind
 	switch {
-	case from == to || (isStringKind(fk) && tk == sqltypes.Text) || (isStringKind(fk) && tk == sqltypes.Varchar && to.Length == sqltypes.NoLimit),
+	case from == to || (vec.IsStringKind(fk) && tk == sqltypes.Text) || (vec.IsStringKind(fk) && tk == sqltypes.Varchar && to.Length == sqltypes.NoLimit),
 		fk == sqltypes.Numeric && tk == sqltypes.Numeric && arrow.TypeEqual(from.Arrow(), to.Arrow()): // only the display scale differs
 		n.kind = castSame
-	case isStringKind(fk) && tk == sqltypes.Varchar:
+	case vec.IsStringKind(fk) && tk == sqltypes.Varchar:
 		n.kind = castVarchar
 	case from.IsInteger() && to.IsInteger():
 		n.kind = castIntInt
@@ -86,7 +87,7 @@ func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
 		n.kind = castBoolInt
 	case from.IsInteger() && tk == sqltypes.Bool:
 		n.kind = castIntBool
-	case isStringKind(fk) || isStringKind(tk),
+	case vec.IsStringKind(fk) || vec.IsStringKind(tk),
 		isTime(fk) && isTime(tk),
 		fk == tk, // same kind, other modifiers: timestamp(p), interval
 		fk == sqltypes.Numeric && isFloat(tk), isFloat(fk) && tk == sqltypes.Numeric:
@@ -117,26 +118,26 @@ func (n *castNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	defer x.Release()
 	rows := x.Len()
-	valid := validity(rows, x)
+	valid := vec.Validity(rows, x)
 	switch n.kind {
 	case castIntInt, castBoolInt:
-		in, err := readInts(x, n.from)
+		in, err := vec.ReadInts(x, n.from)
 		if err != nil {
 			return nil, err
 		}
-		return writeInts(c, n.to, in, valid)
+		return vec.WriteInts(c.mem, n.to, in, valid)
 	case castIntFloat:
-		in, _ := readInts(x, n.from)
+		in, _ := vec.ReadInts(x, n.from)
 		fs := make([]float64, rows)
 		for i, v := range in {
 			fs[i] = float64(v)
 		}
-		return writeFloats(c, n.to, fs, valid)
+		return vec.WriteFloats(c.mem, n.to, fs, valid)
 	case castFloatFloat:
-		fs := readFloats(x, n.from)
+		fs := vec.ReadFloats(x, n.from)
 		if n.to.Kind == sqltypes.Float4 {
 			for i, f := range fs {
-				if !ok(valid, i) {
+				if !vec.Valid(valid, i) {
 					continue
 				}
 				g := float32(f)
@@ -148,57 +149,57 @@ func (n *castNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 				}
 			}
 		}
-		return writeFloats(c, n.to, fs, valid)
+		return vec.WriteFloats(c.mem, n.to, fs, valid)
 	case castFloatInt:
-		fs := readFloats(x, n.from)
-		lo, hi := intRange(n.to.Kind)
+		fs := vec.ReadFloats(x, n.from)
+		lo, hi := vec.IntRange(n.to.Kind)
 		is := make([]int64, rows)
 		for i, f := range fs {
-			if !ok(valid, i) {
+			if !vec.Valid(valid, i) {
 				continue
 			}
 			r := math.RoundToEven(f) // Postgres uses rint()
 			if math.IsNaN(r) || r < float64(lo) || r >= -float64(lo) || r > float64(hi)+0.5 {
-				return nil, errIntRange(n.to.Kind)
+				return nil, vec.ErrIntRange(n.to.Kind)
 			}
 			is[i] = int64(r)
 		}
-		return writeInts(c, n.to, is, valid)
+		return vec.WriteInts(c.mem, n.to, is, valid)
 	case castIntNum:
-		in, _ := readInts(x, n.from)
-		s := decScale(n.to)
-		return buildDec(c, n.to, rows, valid, func(i int) (decimalNum, error) {
-			return fitDec(rescaleBig(big.NewInt(in[i]), 0, s), n.to)
+		in, _ := vec.ReadInts(x, n.from)
+		s := vec.DecScale(n.to)
+		return vec.BuildDecimal(c.mem, n.to, rows, valid, func(i int) (decimalNum, error) {
+			return vec.FitDecimal(vec.Rescale(big.NewInt(in[i]), 0, s), n.to)
 		})
 	case castNumNum:
 		xa := x.(*array.Decimal128)
-		fs, ts := decScale(n.from), decScale(n.to)
-		return buildDec(c, n.to, rows, valid, func(i int) (decimalNum, error) {
-			return fitDec(rescaleBig(xa.Value(i).BigInt(), fs, ts), n.to)
+		fs, ts := vec.DecScale(n.from), vec.DecScale(n.to)
+		return vec.BuildDecimal(c.mem, n.to, rows, valid, func(i int) (decimalNum, error) {
+			return vec.FitDecimal(vec.Rescale(xa.Value(i).BigInt(), fs, ts), n.to)
 		})
 	case castNumInt:
 		xa := x.(*array.Decimal128)
-		fs := decScale(n.from)
-		lo, hi := intRange(n.to.Kind)
+		fs := vec.DecScale(n.from)
+		lo, hi := vec.IntRange(n.to.Kind)
 		is := make([]int64, rows)
 		for i := range is {
-			if !ok(valid, i) {
+			if !vec.Valid(valid, i) {
 				continue
 			}
-			v := rescaleBig(xa.Value(i).BigInt(), fs, 0)
+			v := vec.Rescale(xa.Value(i).BigInt(), fs, 0)
 			if !v.IsInt64() || v.Int64() < lo || v.Int64() > hi {
-				return nil, errIntRange(n.to.Kind)
+				return nil, vec.ErrIntRange(n.to.Kind)
 			}
 			is[i] = v.Int64()
 		}
-		return writeInts(c, n.to, is, valid)
+		return vec.WriteInts(c.mem, n.to, is, valid)
 	case castIntBool:
-		in, _ := readInts(x, n.from)
+		in, _ := vec.ReadInts(x, n.from)
 		bs := make([]bool, rows)
 		for i, v := range in {
 			bs[i] = v != 0
 		}
-		return makeBool(c.mem, bs, valid), nil
+		return vec.MakeBool(c.mem, bs, valid), nil
 	case castVarchar:
 		if n.assign {
 			return castViaText(c, x, n.from, n.to, true)
@@ -207,7 +208,7 @@ func (n *castNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		bld := array.NewStringBuilder(c.mem)
 		defer bld.Release()
 		for i := 0; i < rows; i++ {
-			if !ok(valid, i) {
+			if !vec.Valid(valid, i) {
 				bld.AppendNull()
 				continue
 			}
@@ -260,101 +261,6 @@ func castViaText(c *call, x arrow.Array, from, to sqltypes.Type, assign bool) (a
 		if err := sqltypes.DecodeText(bld, to, s, c.env.Options); err != nil {
 			return nil, err
 		}
-	}
-	return bld.NewArray(), nil
-}
-
-// readInts widens an integer (or boolean) array to int64.
-func readInts(x arrow.Array, t sqltypes.Type) ([]int64, error) {
-	out := make([]int64, x.Len())
-	switch t.Kind {
-	case sqltypes.Int2:
-		for i, v := range fixed[int16](x) {
-			out[i] = int64(v)
-		}
-	case sqltypes.Int4:
-		for i, v := range fixed[int32](x) {
-			out[i] = int64(v)
-		}
-	case sqltypes.Int8:
-		copy(out, fixed[int64](x))
-	case sqltypes.Bool:
-		ba := x.(*array.Boolean)
-		for i := range out {
-			if ba.IsValid(i) && ba.Value(i) {
-				out[i] = 1
-			}
-		}
-	default:
-		return nil, internalf("readInts on %s", t)
-	}
-	return out, nil
-}
-
-// writeInts narrows int64 values to t, checking the range of valid rows.
-func writeInts(c *call, t sqltypes.Type, in []int64, valid []bool) (arrow.Array, error) {
-	lo, hi := intRange(t.Kind)
-	for i, v := range in {
-		if ok(valid, i) && (v < lo || v > hi) {
-			return nil, errIntRange(t.Kind)
-		}
-	}
-	switch t.Kind {
-	case sqltypes.Int2:
-		return narrow[int16](c, t, in, valid), nil
-	case sqltypes.Int4:
-		return narrow[int32](c, t, in, valid), nil
-	}
-	return narrow[int64](c, t, in, valid), nil
-}
-
-func narrow[T int16 | int32 | int64](c *call, t sqltypes.Type, in []int64, valid []bool) arrow.Array {
-	buf, out := newFixed[T](c.mem, len(in))
-	for i, v := range in {
-		out[i] = T(v)
-	}
-	return finishFixedMem(c.mem, t.Arrow(), len(in), buf, valid)
-}
-
-func readFloats(x arrow.Array, t sqltypes.Type) []float64 {
-	if t.Kind == sqltypes.Float4 {
-		in := fixed[float32](x)
-		out := make([]float64, len(in))
-		for i, v := range in {
-			out[i] = float64(v)
-		}
-		return out
-	}
-	return append([]float64(nil), fixed[float64](x)...)
-}
-
-func writeFloats(c *call, t sqltypes.Type, in []float64, valid []bool) (arrow.Array, error) {
-	if t.Kind == sqltypes.Float4 {
-		buf, out := newFixed[float32](c.mem, len(in))
-		for i, v := range in {
-			out[i] = float32(v)
-		}
-		return finishFixedMem(c.mem, t.Arrow(), len(in), buf, valid), nil
-	}
-	buf, out := newFixed[float64](c.mem, len(in))
-	copy(out, in)
-	return finishFixedMem(c.mem, t.Arrow(), len(in), buf, valid), nil
-}
-
-func buildDec(c *call, t sqltypes.Type, rows int, valid []bool, f func(i int) (decimalNum, error)) (arrow.Array, error) {
-	bld := array.NewDecimal128Builder(c.mem, t.Arrow().(*arrow.Decimal128Type))
-	defer bld.Release()
-	bld.Reserve(rows)
-	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
-			bld.UnsafeAppendBoolToBitmap(false)
-			continue
-		}
-		v, err := f(i)
-		if err != nil {
-			return nil, err
-		}
-		bld.UnsafeAppend(v)
 	}
 	return bld.NewArray(), nil
 }

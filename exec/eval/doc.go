@@ -39,17 +39,14 @@
 // days on the wall clock), date ± interval (a timestamp), timestamp −
 // timestamp, interval ± interval, interval × / ÷ double precision (with
 // Postgres' cascading of fractional months and days), date ± integer,
-// date − date; and the functions listed in Functions.
-// BETWEEN is expected as two comparisons joined by AND (the planner's
-// rewrite). Math functions take double precision or numeric: abs, round
-// (also round(x, n)), trunc (also trunc(x, n)), floor, ceil and sign are
-// exact on numeric; sqrt, ln, exp, log, log10 and power of numeric compute
-// each value at Postgres' result scale (sqltypes.NumericMath), rounded half
-// away from zero and stored at the result type's scale. extract is
-// Postgres 15's exact numeric EXTRACT, date_part its double precision
-// one; date_trunc takes timestamps (with an optional zone for timestamptz)
-// and intervals; time_bucket is TimescaleDB's, with an optional origin or
-// offset.
+// date − date. BETWEEN is expected as two comparisons joined by AND (the
+// planner's rewrite).
+//
+// Function calls (expr.Func) run the kernel of the functions.Def the
+// planner bound them to (package sql/functions defines every scalar
+// function once: its type rule and its kernel); the evaluator gives the
+// kernel its arguments, lazily where Postgres is lazy (COALESCE), and the
+// session settings. || runs the same kernel as concat(), strictly.
 //
 // Why typed loops rather than arrow-go compute kernels: the arithmetic
 // kernels wrap on overflow (their _checked variants fail with Arrow's own
@@ -57,8 +54,10 @@
 // floats yields Inf instead of 22012), the comparison kernels do not order
 // NaN as Postgres does, and the selection kernels (take/filter) failed on
 // some of the Arrow types sqltypes stores in our tests. So arithmetic,
-// comparison and selection are typed loops (Take, FilterBatch, Gather are
-// exported for the operators); the results are plain Arrow arrays.
+// comparison and selection are typed loops, written with package vec
+// (which the function kernels share); Take, FilterBatch and forwards to
+// vec's Gather and Comparator are exported for the operators. The results
+// are plain Arrow arrays.
 //
 // Example: `price * 2 > 10` over a batch whose column 0 is float8:
 //

@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"time"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Env is what evaluation needs besides the batch: where output arrays are
@@ -71,12 +69,22 @@ func (ev *Evaluator) Type() sqltypes.Type { return ev.root.typ() }
 
 // Eval evaluates the expression for every row of b and returns an array of
 // b.NumRows() values of Type().Arrow(), owned by the caller. It checks ctx
-// once per call: a cancelled context returns ctx.Err().
+// once per call: a cancelled context returns ctx.Err(). When Env.Mem is a
+// query's *memacct.Account, a result that takes the query past its memory
+// limit is 53200.
 func (ev *Evaluator) Eval(ctx context.Context, b arrow.RecordBatch) (arrow.Array, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ev.root.eval(&call{ctx: ctx, env: &ev.env, mem: ev.env.Mem}, b)
+	out, err := ev.root.eval(&call{ctx: ctx, env: &ev.env, mem: ev.env.Mem}, b)
+	if err == nil {
+		// Under a query's memory account, the result counts against it.
+		if err = checkMemory(ev.env.Mem); err != nil {
+			out.Release()
+			out = nil
+		}
+	}
+	return out, err
 }
 
 // node is one compiled expression.
@@ -145,10 +153,7 @@ func (c *compiler) compile(e expr.Expr) (node, error) {
 	case *expr.Case:
 		return c.compileCase(e)
 	case *expr.Func:
-		if n, ok, err := c.compilePgFunc(e); ok { // pgfuncs.go
-			return n, err
-		}
-		return c.compileFunc(e)
+		return c.compileFunc(e) // funcs.go
 	case *expr.Subquery:
 		return c.compileSubquery(e) // subquery.go
 	case *expr.OuterRef:
@@ -167,7 +172,7 @@ func (c *compiler) coerce(n node, t sqltypes.Type) (node, error) {
 	if arrow.TypeEqual(n.typ().Arrow(), t.Arrow()) {
 		return n, nil
 	}
-	if !sameClass(n.typ(), t) {
+	if !vec.SameClass(n.typ(), t) {
 		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "%s cannot be matched with %s", n.typ(), t)
 	}
 	return c.compileCastNode(n, t)
@@ -206,7 +211,7 @@ type litNode struct {
 
 func (n *litNode) typ() sqltypes.Type { return n.t }
 func (n *litNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	return constArray(c.mem, n.t, n.v, int(b.NumRows())), nil
+	return vec.Const(c.mem, n.t, n.v, int(b.NumRows())), nil
 }
 
 func checkLiteral(e *expr.Literal) error {
@@ -220,8 +225,8 @@ func checkLiteral(e *expr.Literal) error {
 	case sqltypes.Int2, sqltypes.Int4:
 		var v int64
 		v, ok = e.Value.(int64)
-		if lo, hi := intRange(e.T.Kind); ok && (v < lo || v > hi) {
-			return errIntRange(e.T.Kind)
+		if lo, hi := vec.IntRange(e.T.Kind); ok && (v < lo || v > hi) {
+			return vec.ErrIntRange(e.T.Kind)
 		}
 	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
 		_, ok = e.Value.(int64)
@@ -242,197 +247,6 @@ func checkLiteral(e *expr.Literal) error {
 		return sqlerr.New(sqlerr.InternalError, "literal %v (Go %T) does not match its type %s", e.Value, e.Value, e.T)
 	}
 	return nil
-}
-
-// constArray builds n copies of the physical value v (nil = NULL) of t.
-func constArray(mem memory.Allocator, t sqltypes.Type, v any, n int) arrow.Array {
-	if v == nil {
-		return array.MakeArrayOfNull(mem, t.Arrow(), n)
-	}
-	switch t.Kind {
-	case sqltypes.Bool:
-		vals := make([]bool, n)
-		if v.(bool) {
-			for i := range vals {
-				vals[i] = true
-			}
-		}
-		return makeBool(mem, vals, nil)
-	case sqltypes.Int2:
-		return fillFixed(mem, t, int16(v.(int64)), n)
-	case sqltypes.Int4:
-		return fillFixed(mem, t, int32(v.(int64)), n)
-	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
-		return fillFixed(mem, t, v.(int64), n)
-	case sqltypes.Float4:
-		return fillFixed(mem, t, float32(v.(float64)), n)
-	case sqltypes.Float8:
-		return fillFixed(mem, t, v.(float64), n)
-	case sqltypes.Date:
-		return fillFixed(mem, t, v.(int32), n)
-	case sqltypes.Interval:
-		return fillFixed(mem, t, v.(arrow.MonthDayNanoInterval), n)
-	case sqltypes.Numeric:
-		bld := array.NewDecimal128Builder(mem, t.Arrow().(*arrow.Decimal128Type))
-		defer bld.Release()
-		bld.Reserve(n)
-		for i := 0; i < n; i++ {
-			bld.UnsafeAppend(v.(decimalNum))
-		}
-		return bld.NewArray()
-	case sqltypes.Bytea:
-		bld := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-		defer bld.Release()
-		bv := v.([]byte)
-		bld.ReserveData(n * len(bv))
-		for i := 0; i < n; i++ {
-			bld.Append(bv)
-		}
-		return bld.NewArray()
-	default: // text kinds
-		bld := array.NewStringBuilder(mem)
-		defer bld.Release()
-		s := v.(string)
-		bld.ReserveData(n * len(s))
-		for i := 0; i < n; i++ {
-			bld.Append(s)
-		}
-		return bld.NewArray()
-	}
-}
-
-func fillFixed[T arrow.FixedWidthType](mem memory.Allocator, t sqltypes.Type, v T, n int) arrow.Array {
-	buf, vals := newFixed[T](mem, n)
-	for i := range vals {
-		vals[i] = v
-	}
-	return finishFixed(t.Arrow(), n, buf, nil)
-}
-
-// ---- array construction helpers ----
-
-// fixed returns the values of a fixed-width array as []T (T must have the
-// array's physical width), honouring the array's offset.
-func fixed[T arrow.FixedWidthType](a arrow.Array) []T {
-	d := a.Data()
-	bufs := d.Buffers()
-	if a.Len() == 0 || len(bufs) < 2 || bufs[1] == nil {
-		return nil
-	}
-	return arrow.GetData[T](bufs[1].Bytes())[d.Offset() : d.Offset()+a.Len()]
-}
-
-// newFixed allocates an uninitialised buffer for n values of T.
-func newFixed[T arrow.FixedWidthType](mem memory.Allocator, n int) (*memory.Buffer, []T) {
-	var z T
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(n * int(unsafe.Sizeof(z)))
-	if n == 0 {
-		return buf, nil
-	}
-	return buf, arrow.GetData[T](buf.Bytes())[:n]
-}
-
-// finishFixed wraps buf (from newFixed) with the validity valid (nil = all
-// valid) into an array of dt, taking over buf's reference.
-func finishFixed(dt arrow.DataType, n int, buf *memory.Buffer, valid []bool) arrow.Array {
-	return finishFixedMem(nil, dt, n, buf, valid)
-}
-
-func finishFixedMem(mem memory.Allocator, dt arrow.DataType, n int, buf *memory.Buffer, valid []bool) arrow.Array {
-	var bm *memory.Buffer
-	nulls := 0
-	if valid != nil {
-		if mem == nil {
-			mem = memory.DefaultAllocator
-		}
-		bm = bitmapFrom(mem, valid)
-		for _, v := range valid {
-			if !v {
-				nulls++
-			}
-		}
-		if nulls == 0 {
-			bm.Release()
-			bm = nil
-		}
-	}
-	d := array.NewData(dt, n, []*memory.Buffer{bm, buf}, nil, nulls, 0)
-	a := array.MakeFromData(d)
-	d.Release()
-	buf.Release()
-	if bm != nil {
-		bm.Release()
-	}
-	return a
-}
-
-func bitmapFrom(mem memory.Allocator, valid []bool) *memory.Buffer {
-	bm := memory.NewResizableBuffer(mem)
-	bm.Resize(int(bitutil.BytesForBits(int64(len(valid)))))
-	b := bm.Bytes()
-	for i := range b {
-		b[i] = 0
-	}
-	for i, v := range valid {
-		if v {
-			bitutil.SetBit(b, i)
-		}
-	}
-	return bm
-}
-
-func makeBool(mem memory.Allocator, vals, valid []bool) arrow.Array {
-	bld := array.NewBooleanBuilder(mem)
-	defer bld.Release()
-	bld.AppendValues(vals, valid)
-	return bld.NewArray()
-}
-
-// validity returns the AND of the arrays' validity, nil when every value
-// of every array is valid.
-func validity(n int, arrs ...arrow.Array) []bool {
-	var out []bool
-	for _, a := range arrs {
-		if a.NullN() == 0 {
-			continue
-		}
-		if out == nil {
-			out = make([]bool, n)
-			for i := range out {
-				out[i] = a.IsValid(i)
-			}
-			continue
-		}
-		for i := range out {
-			out[i] = out[i] && a.IsValid(i)
-		}
-	}
-	return out
-}
-
-func ok(valid []bool, i int) bool { return valid == nil || valid[i] }
-
-func releaseAll(arrs []arrow.Array) {
-	for _, a := range arrs {
-		if a != nil {
-			a.Release()
-		}
-	}
-}
-
-// evalAll evaluates every node; on error nothing is leaked.
-func evalAll(c *call, b arrow.RecordBatch, ns []node) ([]arrow.Array, error) {
-	out := make([]arrow.Array, len(ns))
-	for i, n := range ns {
-		a, err := n.eval(c, b)
-		if err != nil {
-			releaseAll(out[:i])
-			return nil, err
-		}
-		out[i] = a
-	}
-	return out, nil
 }
 
 func unsupported(what string, ts ...sqltypes.Type) error {

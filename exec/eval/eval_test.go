@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/stretchr/testify/require"
@@ -110,9 +111,18 @@ func bin(op expr.BinaryOp, t sqltypes.Type, l, r expr.Expr) *expr.Binary {
 	return &expr.Binary{Op: op, L: l, R: r, T: t}
 }
 
+// fn calls the function registered as name (any other name stands for a
+// function the evaluator has no definition of).
 func fn(name string, t sqltypes.Type, args ...expr.Expr) *expr.Func {
-	return &expr.Func{Name: name, Args: args, T: t}
+	if d, ok := functions.Lookup(name); ok {
+		return &expr.Func{Fn: d, Args: args, T: t}
+	}
+	return &expr.Func{Fn: undefinedFn(name), Args: args, T: t}
 }
+
+type undefinedFn string
+
+func (f undefinedFn) FuncName() string { return string(f) }
 
 func cast(x expr.Expr, t sqltypes.Type) *expr.Cast { return &expr.Cast{X: x, T: t} }
 

@@ -26,11 +26,3 @@ func TestCompileDepthLimit(t *testing.T) {
 	_, err = Compile(deep(10*maxCompileDepth), schema, Env{})
 	require.Equal(t, sqlerr.StatementTooComplex, sqlerr.Code(err), "%v", err)
 }
-
-func TestArrayDimensionsLimit(t *testing.T) {
-	_, err := ParseArrayText("{{{{{{1}}}}}}")
-	require.NoError(t, err)
-	_, err = ParseArrayText("{{{{{{{1}}}}}}}")
-	require.Equal(t, sqlerr.ProgramLimitExceeded, sqlerr.Code(err))
-	require.EqualError(t, err, "number of array dimensions (7) exceeds the maximum allowed (6)")
-}

@@ -1,18 +1,15 @@
 package eval
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // evalMasked evaluates n for the rows where mask is true; rows outside
@@ -59,7 +56,7 @@ func evalMasked(c *call, n node, b arrow.RecordBatch, mask []bool) (arrow.Array,
 			k++
 		}
 	}
-	return gather(c.mem, n.typ(), []arrow.Array{part}, which, idx), nil
+	return vec.Gather(c.mem, n.typ(), []arrow.Array{part}, which, idx), nil
 }
 
 // canFail reports whether evaluating n may raise an error for some row.
@@ -79,35 +76,6 @@ func canFail(n node) bool {
 		return canFail(x.l) || canFail(x.r)
 	}
 	return true
-}
-
-// pick builds an array of type t whose row i is srcs[which[i]][i] (NULL
-// when which[i] < 0). All srcs have the batch length.
-func pick(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which []int, rows int) arrow.Array {
-	idx := make([]int, rows)
-	for i := range idx {
-		idx[i] = i
-	}
-	return gather(mem, t, srcs, which, idx)
-}
-
-// gather builds an array of type t whose row i is srcs[which[i]][idx[i]]
-// (NULL when which[i] < 0), with operator.Gather.
-func gather(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which, idx []int) arrow.Array {
-	refs := make([]operator.Ref, len(which))
-	for i, w := range which {
-		refs[i] = operator.NullRef
-		if w >= 0 {
-			refs[i] = operator.Ref{Src: int32(w), Row: int32(idx[i])}
-		}
-	}
-	out, err := operator.Gather(context.Background(), mem, t.Arrow(), srcs, refs)
-	if err != nil {
-		// Every SQL type's Arrow type has a typed loop: no take kernel,
-		// so no error.
-		panic(fmt.Sprintf("eval: gather of %s: %v", t, err))
-	}
-	return out
 }
 
 // boolVals reads a boolean array as (value, valid) slices.
@@ -160,7 +128,7 @@ func (n *logicNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			out[i], valid[i] = !decided, true
 		}
 	}
-	return makeBool(c.mem, out, valid), nil
+	return vec.MakeBool(c.mem, out, valid), nil
 }
 
 type notNode struct{ x node }
@@ -177,7 +145,7 @@ func (n *notNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	for i := range v {
 		v[i] = valid[i] && !v[i]
 	}
-	return makeBool(c.mem, v, valid), nil
+	return vec.MakeBool(c.mem, v, valid), nil
 }
 
 type isNullNode struct {
@@ -197,7 +165,7 @@ func (n *isNullNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	for i := range out {
 		out[i] = x.IsNull(i) != n.not
 	}
-	return makeBool(c.mem, out, nil), nil
+	return vec.MakeBool(c.mem, out, nil), nil
 }
 
 // inNode is x IN (list): TRUE on a match, else NULL if x or any list value
@@ -220,7 +188,7 @@ func (c *compiler) compileIn(e *expr.In) (node, error) {
 		return nil, err
 	}
 	for _, l := range list {
-		if !sameClass(l.typ(), x.typ()) {
+		if !vec.SameClass(l.typ(), x.typ()) {
 			return nil, unsupported("IN", x.typ(), l.typ())
 		}
 	}
@@ -241,7 +209,7 @@ func (n *inNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmp, err := Comparator(n.x.typ(), x, la)
+		cmp, err := vec.Comparator(n.x.typ(), x, la)
 		if err != nil {
 			la.Release()
 			return nil, err
@@ -265,7 +233,7 @@ func (n *inNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		valid[i] = found[i] || !sawNull[i]
 		found[i] = found[i] != n.not
 	}
-	return makeBool(c.mem, found, valid), nil
+	return vec.MakeBool(c.mem, found, valid), nil
 }
 
 // caseNode is a searched CASE; a simple CASE is compiled into one by
@@ -293,7 +261,7 @@ func (c *compiler) compileCase(e *expr.Case) (node, error) {
 			return nil, err
 		}
 		if operand != nil {
-			if !sameClass(cond.typ(), operand.typ()) {
+			if !vec.SameClass(cond.typ(), operand.typ()) {
 				return nil, unsupported("CASE operand =", operand.typ(), cond.typ())
 			}
 			cond = &cmpNode{op: expr.Eq, l: operand, r: cond}
@@ -338,7 +306,7 @@ func (n *caseNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		which[i] = -1
 	}
 	var srcs []arrow.Array
-	defer func() { releaseAll(srcs) }()
+	defer func() { vec.Release(srcs) }()
 	for k, cond := range n.conds {
 		ca, err := evalMasked(c, cond, b, remaining)
 		if err != nil {
@@ -374,7 +342,7 @@ func (n *caseNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			}
 		}
 	}
-	return pick(c.mem, n.t, srcs, which, rows), nil
+	return vec.Pick(c.mem, n.t, srcs, which, rows), nil
 }
 
 // ---- LIKE ----
@@ -397,11 +365,11 @@ func (n *likeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer l.Release()
 	defer r.Release()
 	rows := l.Len()
-	valid := validity(rows, l, r)
+	valid := vec.Validity(rows, l, r)
 	ls, rs := l.(*array.String), r.(*array.String)
 	out := make([]bool, rows)
 	for i := range out {
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		p := rs.Value(i)
@@ -418,7 +386,7 @@ func (n *likeNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = n.m.match(s) != n.negate
 	}
-	return makeBool(c.mem, out, valid), nil
+	return vec.MakeBool(c.mem, out, valid), nil
 }
 
 // likePattern is a LIKE pattern as tokens: literal runes, '_' (any one

@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 func (c *compiler) compileUnary(e *expr.Unary) (node, error) {
@@ -48,21 +49,21 @@ func (c *compiler) compileBinary(e *expr.Binary) (node, error) {
 		}
 		return &logicNode{and: e.Op == expr.And, l: l, r: r}, nil
 	case expr.Eq, expr.Ne, expr.Lt, expr.Le, expr.Gt, expr.Ge, expr.IsDistinctFrom, expr.IsNotDistinctFrom:
-		if !sameClass(l.typ(), r.typ()) {
+		if !vec.SameClass(l.typ(), r.typ()) {
 			return nil, unsupported("operator "+e.Op.String(), l.typ(), r.typ())
 		}
 		return &cmpNode{op: e.Op, l: l, r: r}, nil
 	case expr.Like, expr.NotLike, expr.ILike, expr.NotILike:
-		if !isStringKind(lk) || !isStringKind(rk) {
+		if !vec.IsStringKind(lk) || !vec.IsStringKind(rk) {
 			return nil, unsupported("operator "+e.Op.String(), l.typ(), r.typ())
 		}
 		return &likeNode{l: l, r: r, ilike: e.Op == expr.ILike || e.Op == expr.NotILike,
 			negate: e.Op == expr.NotLike || e.Op == expr.NotILike}, nil
 	case expr.Concat:
-		if !isStringKind(lk) || !isStringKind(rk) {
+		if !vec.IsStringKind(lk) || !vec.IsStringKind(rk) {
 			return nil, unsupported("operator ||", l.typ(), r.typ())
 		}
-		return &concatNode{args: []node{l, r}, strict: true, t: e.T, env: c.env}, nil
+		return &funcNode{k: functions.ConcatKernel([]sqltypes.Type{l.typ(), r.typ()}, true), args: []node{l, r}, t: e.T}, nil
 	}
 	// Arithmetic.
 	switch {
@@ -105,82 +106,6 @@ func pickNonBool(a, b sqltypes.Type) sqltypes.Type {
 	return b
 }
 
-func isStringKind(k sqltypes.Kind) bool {
-	return k == sqltypes.Text || k == sqltypes.Varchar || k == sqltypes.Unknown
-}
-
-// sameClass reports whether two types compare directly: equal kinds, or
-// two string kinds.
-func sameClass(a, b sqltypes.Type) bool {
-	return a.Kind == b.Kind || (isStringKind(a.Kind) && isStringKind(b.Kind))
-}
-
-// ---- date/time arithmetic ----
-
-const (
-	usPerSec = int64(1_000_000)
-	usPerDay = 86_400 * usPerSec
-)
-
-func errTimestampRange() error {
-	return sqlerr.New(sqlerr.DatetimeFieldOverflow, "timestamp out of range")
-}
-
-func isInfTS(v int64) bool {
-	return v == sqltypes.TimestampInfinity || v == sqltypes.TimestampNegInfinity
-}
-
-// addInterval is Postgres' timestamp_pl_interval: months first (clamping
-// the day to the month's length), then days, both on the wall clock of loc
-// (the session zone for timestamptz, UTC for timestamp), then the time part
-// as elapsed time.
-func addInterval(us int64, iv arrow.MonthDayNanoInterval, loc *time.Location) (int64, error) {
-	if isInfTS(us) {
-		return us, nil
-	}
-	t := time.UnixMicro(us).In(loc)
-	if iv.Months != 0 || iv.Days != 0 {
-		y, m, d := t.Date()
-		if iv.Months != 0 {
-			total := int64(y)*12 + int64(m-1) + int64(iv.Months)
-			y = int(floorDiv(total, 12))
-			m = time.Month(total-int64(y)*12) + 1
-			if dim := daysIn(y, m); d > dim {
-				d = dim
-			}
-		}
-		d += int(iv.Days)
-		hh, mm, ss := t.Clock()
-		t = time.Date(y, m, d, hh, mm, ss, t.Nanosecond(), loc)
-	}
-	base := t.Unix()
-	if base > math.MaxInt64/usPerSec-1 || base < math.MinInt64/usPerSec+1 {
-		return 0, errTimestampRange()
-	}
-	r := base*usPerSec + int64(t.Nanosecond()/1000)
-	micros := iv.Nanoseconds / 1000
-	s := r + micros
-	if (micros > 0 && s < r) || (micros < 0 && s > r) || isInfTS(s) || s < minTimestampUs {
-		return 0, errTimestampRange()
-	}
-	return s, nil
-}
-
-// minTimestampUs is 4714-11-24 00:00:00 BC, Postgres' lower bound.
-const minTimestampUs = -210866803200000000
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-func daysIn(y int, m time.Month) int {
-	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
 // dateTSNode widens a date to the timestamp of its midnight (date +
 // interval is a timestamp in Postgres).
 type dateTSNode struct{ d node }
@@ -194,18 +119,18 @@ func (n *dateTSNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	}
 	defer da.Release()
 	rows := da.Len()
-	buf, out := newFixed[int64](c.mem, rows)
-	for i, d := range fixed[int32](da) {
+	buf, out := vec.NewFixed[int64](c.mem, rows)
+	for i, d := range vec.Values[int32](da) {
 		switch d {
 		case sqltypes.DateInfinity:
 			out[i] = sqltypes.TimestampInfinity
 		case sqltypes.DateNegInfinity:
 			out[i] = sqltypes.TimestampNegInfinity
 		default:
-			out[i] = int64(d) * usPerDay
+			out[i] = int64(d) * vec.UsPerDay
 		}
 	}
-	return finishFixedMem(c.mem, sqltypes.TimestampType.Arrow(), rows, buf, validity(rows, da)), nil
+	return vec.FinishFixed(c.mem, sqltypes.TimestampType.Arrow(), rows, buf, vec.Validity(rows, da)), nil
 }
 
 type tsIntervalNode struct {
@@ -225,30 +150,30 @@ func (n *tsIntervalNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error)
 	defer ta.Release()
 	defer ia.Release()
 	rows := ta.Len()
-	valid := validity(rows, ta, ia)
-	tv, iv := fixed[int64](ta), fixed[arrow.MonthDayNanoInterval](ia)
+	valid := vec.Validity(rows, ta, ia)
+	tv, iv := vec.Values[int64](ta), vec.Values[arrow.MonthDayNanoInterval](ia)
 	loc := time.UTC
 	if n.t.Kind == sqltypes.TimestampTZ {
 		loc = c.env.loc()
 	}
-	buf, out := newFixed[int64](c.mem, rows)
+	buf, out := vec.NewFixed[int64](c.mem, rows)
 	for i := 0; i < rows; i++ {
 		out[i] = 0
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		v := iv[i]
 		if n.sub {
 			v = arrow.MonthDayNanoInterval{Months: -v.Months, Days: -v.Days, Nanoseconds: -v.Nanoseconds}
 		}
-		r, err := addInterval(tv[i], v, loc)
+		r, err := vec.AddInterval(tv[i], v, loc)
 		if err != nil {
 			buf.Release()
 			return nil, err
 		}
 		out[i] = r
 	}
-	return finishFixedMem(c.mem, n.t.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, n.t.Arrow(), rows, buf, valid), nil
 }
 
 // tsDiffNode is timestamp − timestamp: an interval of days and time
@@ -265,15 +190,15 @@ func (n *tsDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer la.Release()
 	defer ra.Release()
 	rows := la.Len()
-	valid := validity(rows, la, ra)
-	lv, rv := fixed[int64](la), fixed[int64](ra)
-	buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+	valid := vec.Validity(rows, la, ra)
+	lv, rv := vec.Values[int64](la), vec.Values[int64](ra)
+	buf, out := vec.NewFixed[arrow.MonthDayNanoInterval](c.mem, rows)
 	for i := 0; i < rows; i++ {
 		out[i] = arrow.MonthDayNanoInterval{}
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
-		if isInfTS(lv[i]) || isInfTS(rv[i]) {
+		if vec.IsInfTimestamp(lv[i]) || vec.IsInfTimestamp(rv[i]) {
 			buf.Release()
 			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 		}
@@ -282,15 +207,15 @@ func (n *tsDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 			buf.Release()
 			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 		}
-		days := d / usPerDay
-		rem := d - days*usPerDay
+		days := d / vec.UsPerDay
+		rem := d - days*vec.UsPerDay
 		if days > math.MaxInt32 || days < math.MinInt32 || rem > math.MaxInt64/1000 || rem < math.MinInt64/1000 {
 			buf.Release()
 			return nil, sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 		}
 		out[i] = arrow.MonthDayNanoInterval{Days: int32(days), Nanoseconds: rem * 1000}
 	}
-	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
 }
 
 type ivArithNode struct {
@@ -308,12 +233,12 @@ func (n *ivArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer la.Release()
 	defer ra.Release()
 	rows := la.Len()
-	valid := validity(rows, la, ra)
-	lv, rv := fixed[arrow.MonthDayNanoInterval](la), fixed[arrow.MonthDayNanoInterval](ra)
-	buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+	valid := vec.Validity(rows, la, ra)
+	lv, rv := vec.Values[arrow.MonthDayNanoInterval](la), vec.Values[arrow.MonthDayNanoInterval](ra)
+	buf, out := vec.NewFixed[arrow.MonthDayNanoInterval](c.mem, rows)
 	for i := 0; i < rows; i++ {
 		out[i] = arrow.MonthDayNanoInterval{}
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		x, y := lv[i], rv[i]
@@ -328,7 +253,7 @@ func (n *ivArithNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = arrow.MonthDayNanoInterval{Months: int32(m), Days: int32(d), Nanoseconds: ns}
 	}
-	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
 }
 
 // ivScaleNode is interval * double and interval / double, a port of
@@ -350,9 +275,9 @@ func (n *ivScaleNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer ia.Release()
 	defer fa.Release()
 	rows := ia.Len()
-	valid := validity(rows, ia, fa)
-	iv, fs := fixed[arrow.MonthDayNanoInterval](ia), fixed[float64](fa)
-	buf, out := newFixed[arrow.MonthDayNanoInterval](c.mem, rows)
+	valid := vec.Validity(rows, ia, fa)
+	iv, fs := vec.Values[arrow.MonthDayNanoInterval](ia), vec.Values[float64](fa)
+	buf, out := vec.NewFixed[arrow.MonthDayNanoInterval](c.mem, rows)
 	fail := func(err error) (arrow.Array, error) { buf.Release(); return nil, err }
 	rangeErr := func() (arrow.Array, error) {
 		return fail(sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range"))
@@ -361,7 +286,7 @@ func (n *ivScaleNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	const daysPerMonth, secsPerDay = 30.0, 86400.0
 	for i := 0; i < rows; i++ {
 		out[i] = arrow.MonthDayNanoInterval{}
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		v, f := iv[i], fs[i]
@@ -394,7 +319,7 @@ func (n *ivScaleNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = arrow.MonthDayNanoInterval{Months: months, Days: days, Nanoseconds: int64(t) * 1000}
 	}
-	return finishFixedMem(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, sqltypes.IntervalType.Arrow(), rows, buf, valid), nil
 }
 
 // Postgres' DATE range in days since 1970-01-01: 4714-11-24 BC to
@@ -419,12 +344,12 @@ func (n *dateIntNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer da.Release()
 	defer na.Release()
 	rows := da.Len()
-	valid := validity(rows, da, na)
-	dv, nv := fixed[int32](da), fixed[int32](na)
-	buf, out := newFixed[int32](c.mem, rows)
+	valid := vec.Validity(rows, da, na)
+	dv, nv := vec.Values[int32](da), vec.Values[int32](na)
+	buf, out := vec.NewFixed[int32](c.mem, rows)
 	for i := 0; i < rows; i++ {
 		out[i] = 0
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		if dv[i] == sqltypes.DateInfinity || dv[i] == sqltypes.DateNegInfinity {
@@ -442,7 +367,7 @@ func (n *dateIntNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = int32(r)
 	}
-	return finishFixedMem(c.mem, sqltypes.DateType.Arrow(), rows, buf, valid), nil
+	return vec.FinishFixed(c.mem, sqltypes.DateType.Arrow(), rows, buf, valid), nil
 }
 
 type dateDiffNode struct{ l, r node }
@@ -457,12 +382,12 @@ func (n *dateDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	defer la.Release()
 	defer ra.Release()
 	rows := la.Len()
-	valid := validity(rows, la, ra)
-	lv, rv := fixed[int32](la), fixed[int32](ra)
-	buf, out := newFixed[int32](c.mem, rows)
+	valid := vec.Validity(rows, la, ra)
+	lv, rv := vec.Values[int32](la), vec.Values[int32](ra)
+	buf, out := vec.NewFixed[int32](c.mem, rows)
 	for i := 0; i < rows; i++ {
 		out[i] = 0
-		if !ok(valid, i) {
+		if !vec.Valid(valid, i) {
 			continue
 		}
 		inf := func(v int32) bool { return v == sqltypes.DateInfinity || v == sqltypes.DateNegInfinity }
@@ -472,52 +397,5 @@ func (n *dateDiffNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		}
 		out[i] = lv[i] - rv[i]
 	}
-	return finishFixedMem(c.mem, sqltypes.Int4Type.Arrow(), rows, buf, valid), nil
-}
-
-// concatNode is || (strict: NULL in, NULL out) and concat() (NULLs are
-// skipped; non-text arguments are rendered in their text form).
-type concatNode struct {
-	args   []node
-	strict bool
-	t      sqltypes.Type
-	env    *Env
-}
-
-func (n *concatNode) typ() sqltypes.Type { return n.t }
-
-func (n *concatNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
-	arrs, err := evalAll(c, b, n.args)
-	if err != nil {
-		return nil, err
-	}
-	defer releaseAll(arrs)
-	rows := int(b.NumRows())
-	var valid []bool
-	if n.strict {
-		valid = validity(rows, arrs...)
-	}
-	bld := array.NewStringBuilder(c.mem)
-	defer bld.Release()
-	bld.Reserve(rows)
-	var buf []byte
-	for i := 0; i < rows; i++ {
-		if !ok(valid, i) {
-			bld.AppendNull()
-			continue
-		}
-		buf = buf[:0]
-		for k, a := range arrs {
-			if a.IsNull(i) {
-				continue
-			}
-			if s, isStr := a.(*array.String); isStr {
-				buf = append(buf, s.Value(i)...)
-			} else {
-				buf = sqltypes.EncodeText(buf, a, i, n.args[k].typ(), c.env.Options)
-			}
-		}
-		bld.BinaryBuilder.Append(buf)
-	}
-	return bld.NewArray(), nil
+	return vec.FinishFixed(c.mem, sqltypes.Int4Type.Arrow(), rows, buf, valid), nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqltypes"
-	"github.com/stretchr/testify/require"
 )
 
 // Expected values were checked against PostgreSQL 15.
@@ -47,37 +46,4 @@ func TestPgFunctions(t *testing.T) {
 
 func anyOp(x expr.Expr, op string, arr expr.Expr) expr.Expr {
 	return fn("scalar_op_any", sqltypes.BoolType, x, arr, txt(op))
-}
-
-func TestParseArrayText(t *testing.T) {
-	for _, bad := range []string{"", "a", "{a", "{a}}", "{a,}", `{"a}`} {
-		_, err := ParseArrayText(bad)
-		require.Error(t, err, bad)
-	}
-	got, err := ParseArrayText(` { "x y" , \N , z\,w } `)
-	require.NoError(t, err)
-	require.Len(t, got, 3)
-	require.Equal(t, "x y", *got[0])
-	require.Equal(t, "N", *got[1])
-	require.Equal(t, "z,w", *got[2])
-}
-
-// TestSizePretty: every figure was printed by PostgreSQL 15's
-// pg_size_pretty(bigint).
-func TestSizePretty(t *testing.T) {
-	for _, c := range []struct {
-		v    int64
-		want string
-	}{
-		{0, "0 bytes"}, {1, "1 bytes"}, {-1, "-1 bytes"}, {1536, "1536 bytes"},
-		{10239, "10239 bytes"}, {10240, "10 kB"}, {-10239, "-10239 bytes"}, {-10240, "-10 kB"},
-		{10751, "10 kB"}, {10752, "11 kB"}, {15359, "15 kB"}, {15360, "15 kB"},
-		{10485247, "10239 kB"}, {10485248, "10 MB"}, {-10485247, "-10239 kB"}, {-10485248, "-10 MB"},
-		{20970496, "20 MB"}, {20971519, "20 MB"}, {20971520, "20 MB"},
-		{10737418239, "10 GB"}, {10737418240, "10 GB"}, {1099511627775, "1024 GB"},
-		{10995116277760, "10 TB"}, {11258999068426239, "10 PB"}, {11258999068426240, "10 PB"},
-		{1125899906842624000, "1000 PB"}, {9223372036854775807, "8192 PB"}, {-9223372036854775808, "-8192 PB"},
-	} {
-		require.Equal(t, c.want, SizePretty(c.v), "%d", c.v)
-	}
 }

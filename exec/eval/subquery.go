@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // SubqueryRunner runs the plan of s with its outer values bound (args[i]
@@ -60,7 +61,7 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		if err != nil {
 			return nil, err
 		}
-		return constArray(c.mem, n.s.T, v, rows), nil
+		return vec.Const(c.mem, n.s.T, v, rows), nil
 	}
 	arrs := make([]arrow.Array, len(n.args))
 	defer func() {
@@ -89,13 +90,13 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 	var prev any
 	flush := func(end int) {
 		if end > runStart {
-			parts = append(parts, constArray(c.mem, n.s.T, prev, end-runStart))
+			parts = append(parts, vec.Const(c.mem, n.s.T, prev, end-runStart))
 		}
 		runStart = end
 	}
 	for r := 0; r < rows; r++ {
 		for i, a := range arrs {
-			args[i] = valueAt(a, r)
+			args[i] = vec.Value(a, r)
 		}
 		if r > 0 && sameValues(args, prevArgs) { // the run goes on
 			continue
@@ -115,7 +116,7 @@ func (n *subNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
 		return out, nil
 	}
 	if len(parts) == 0 {
-		return constArray(c.mem, n.s.T, nil, 0), nil
+		return vec.Const(c.mem, n.s.T, nil, 0), nil
 	}
 	return array.Concatenate(parts, c.mem)
 }
@@ -180,7 +181,7 @@ func (n *subNode) value(ctx context.Context, key string, args []any) (any, error
 			}
 		}
 	case expr.ArraySub:
-		v = arrayText(vals)
+		v = functions.ArrayText(vals)
 	}
 	if len(n.cache) >= subqueryCacheSize {
 		n.cache = map[string]any{}
@@ -189,74 +190,6 @@ func (n *subNode) value(ctx context.Context, key string, args []any) (any, error
 	return v, nil
 }
 
-// arrayText formats text elements as a Postgres array literal: `{}` for
-// none, elements quoted when empty, NULL-like, or holding
-// delimiters, quotes, backslashes or spaces.
-func arrayText(vals []any) string {
-	var sb strings.Builder
-	sb.WriteByte('{')
-	for i, x := range vals {
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		if x == nil {
-			sb.WriteString("NULL")
-			continue
-		}
-		s := x.(string)
-		if s == "" || strings.EqualFold(s, "NULL") || strings.ContainsAny(s, "{},\"\\ \t\n\r\v\f") {
-			sb.WriteByte('"')
-			for _, r := range s {
-				if r == '"' || r == '\\' {
-					sb.WriteByte('\\')
-				}
-				sb.WriteRune(r)
-			}
-			sb.WriteByte('"')
-			continue
-		}
-		sb.WriteString(s)
-	}
-	sb.WriteByte('}')
-	return sb.String()
-}
-
-// valueAt returns a[i] in the expr.Literal representation of its type.
-func valueAt(a arrow.Array, i int) any {
-	if a.IsNull(i) {
-		return nil
-	}
-	switch a := a.(type) {
-	case *array.Boolean:
-		return a.Value(i)
-	case *array.Int16:
-		return int64(a.Value(i))
-	case *array.Int32:
-		return int64(a.Value(i))
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Float32:
-		return float64(a.Value(i))
-	case *array.Float64:
-		return a.Value(i)
-	case *array.Decimal128:
-		return a.Value(i)
-	case *array.String:
-		return a.Value(i)
-	case *array.LargeString:
-		return a.Value(i)
-	case *array.Binary:
-		return append([]byte(nil), a.Value(i)...)
-	case *array.Date32:
-		return int32(a.Value(i))
-	case *array.Timestamp:
-		return int64(a.Value(i))
-	case *array.MonthDayNanoInterval:
-		return a.Value(i)
-	}
-	return nil
-}
-
 // ValueAt returns a[i] in the expr.Literal representation of its type
 // (nil for NULL): what a SubqueryRunner returns.
-func ValueAt(a arrow.Array, i int) any { return valueAt(a, i) }
+func ValueAt(a arrow.Array, i int) any { return vec.Value(a, i) }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Take returns a new array whose row i is a[idx[i]], NULL where idx[i] < 0:
@@ -26,13 +27,13 @@ func TakeBatch(mem memory.Allocator, b arrow.RecordBatch, idx []int) (arrow.Reco
 	for i := range cols {
 		c, err := operator.Gather(context.Background(), mem, b.Column(i).DataType(), b.Columns()[i:i+1], refs)
 		if err != nil {
-			releaseAll(cols[:i])
+			vec.Release(cols[:i])
 			return nil, err
 		}
 		cols[i] = c
 	}
 	out := array.NewRecordBatch(b.Schema(), cols, int64(len(idx)))
-	releaseAll(cols)
+	vec.Release(cols)
 	return out, nil
 }
 
@@ -55,26 +56,28 @@ func FilterBatch(mem memory.Allocator, b arrow.RecordBatch, mask []bool) (arrow.
 	return TakeBatch(mem, b, idx)
 }
 
-// FixedValues returns the values of a fixed-width array as []T, honouring
-// its offset; T must have the array's physical width (int64 for timestamps,
-// int32 for dates, arrow.MonthDayNanoInterval for intervals).
-func FixedValues[T arrow.FixedWidthType](a arrow.Array) []T { return fixed[T](a) }
+// The vector helpers below moved to package vec, which sql/functions'
+// kernels share with this package; exec's operators still call them here.
 
-// MakeFixed builds an array of dt from vals and valid (nil = all valid),
-// allocating from mem.
+// FixedValues is vec.Values: the values of a fixed-width array as []T.
+func FixedValues[T arrow.FixedWidthType](a arrow.Array) []T { return vec.Values[T](a) }
+
+// MakeFixed is vec.MakeFixed: an array of dt from vals and valid.
 func MakeFixed[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, vals []T, valid []bool) arrow.Array {
-	buf, out := newFixed[T](mem, len(vals))
-	copy(out, vals)
-	return finishFixedMem(mem, dt, len(vals), buf, valid)
+	return vec.MakeFixed(mem, dt, vals, valid)
 }
 
-// IntervalKey is the value Postgres compares intervals by (months of 30
-// days, days of 24 hours), in microseconds; equal keys are equal
-// intervals.
-func IntervalKey(v arrow.MonthDayNanoInterval) *big.Int { return intervalKey(v) }
+// IntervalKey is vec.IntervalKey: the value Postgres compares intervals by.
+func IntervalKey(v arrow.MonthDayNanoInterval) *big.Int { return vec.IntervalKey(v) }
 
-// Gather builds an array of type t whose row i is srcs[which[i]][idx[i]],
-// NULL where which[i] < 0 (COALESCE-style merges of several arrays).
+// Gather is vec.Gather: row i is srcs[which[i]][idx[i]], NULL where
+// which[i] < 0.
 func Gather(mem memory.Allocator, t sqltypes.Type, srcs []arrow.Array, which, idx []int) arrow.Array {
-	return gather(mem, t, srcs, which, idx)
+	return vec.Gather(mem, t, srcs, which, idx)
+}
+
+// Comparator is vec.Comparator: compares l[i] with r[j] in Postgres'
+// order for values of type t.
+func Comparator(t sqltypes.Type, l, r arrow.Array) (func(i, j int) int, error) {
+	return vec.Comparator(t, l, r)
 }

@@ -145,17 +145,26 @@ type Case struct {
 	T       sqltypes.Type
 }
 
-// Func is a scalar function call by its lower-case Postgres name
-// (coalesce, nullif, greatest, least, lower, upper, length, substr, concat,
-// btrim, ltrim, rtrim, abs, round, floor, ceil, sqrt, ln, exp, power, now,
-// date_trunc, date_part, to_timestamp, time_bucket, ...). The planner has
-// resolved the overload: T is the result type and Args have their final
+// Func is a call of the scalar function Fn, which the planner resolved
+// (overload included): T is the result type and Args have their final
 // types.
 type Func struct {
-	Name string
+	Fn   Function
 	Args []Expr
 	T    sqltypes.Type
 }
+
+// Function is the definition a Func calls: a *functions.Def from package
+// sql/functions, which holds each function's type rule and kernel. That
+// package builds on this one, hence the interface; the evaluator runs
+// the Def it finds here, never a function looked up by name.
+type Function interface {
+	// FuncName is the function's lower-case Postgres name.
+	FuncName() string
+}
+
+// Name is the called function's lower-case Postgres name.
+func (e *Func) Name() string { return e.Fn.FuncName() }
 
 func (*Column) isExpr()  {}
 func (*Literal) isExpr() {}
@@ -250,7 +259,7 @@ func (e *Case) String() string {
 	return sb.String()
 }
 
-func (e *Func) String() string { return e.Name + "(" + join(e.Args) + ")" }
+func (e *Func) String() string { return e.Name() + "(" + join(e.Args) + ")" }
 
 func join(es []Expr) string {
 	s := make([]string, len(es))

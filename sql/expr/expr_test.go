@@ -23,5 +23,10 @@ func TestStringAndHelpers(t *testing.T) {
 	require.Equal(t, sqltypes.BoolType, e.Type())
 	c := &Case{Whens: []When{{Cond: &IsNull{X: sym}, Result: &Literal{T: sqltypes.TextType}}}, Else: sym, T: sqltypes.TextType}
 	require.Equal(t, "CASE WHEN (sym IS NULL) THEN NULL ELSE sym END", c.String())
-	require.Equal(t, "coalesce(sym, 'x')", (&Func{Name: "coalesce", Args: []Expr{sym, &Literal{Value: "x", T: sqltypes.TextType}}, T: sqltypes.TextType}).String())
+	require.Equal(t, "coalesce(sym, 'x')", (&Func{Fn: fnName("coalesce"), Args: []Expr{sym, &Literal{Value: "x", T: sqltypes.TextType}}, T: sqltypes.TextType}).String())
 }
+
+// fnName stands in for a functions.Def, which this package cannot import.
+type fnName string
+
+func (f fnName) FuncName() string { return string(f) }

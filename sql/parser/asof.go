@@ -17,11 +17,29 @@ const (
 	AsofInner AsofKind = iota + 1
 	// AsofLeft keeps left rows without a match, right columns NULL.
 	AsofLeft
+	// AsofSemi keeps the left rows with a match, left columns only.
+	AsofSemi
+	// AsofAnti keeps the left rows without a match, left columns only.
+	AsofAnti
+	// AsofRight is INNER plus every right row that won no left row, with
+	// NULL left columns.
+	AsofRight
+	// AsofFull is LEFT plus those right rows.
+	AsofFull
 )
 
 func (k AsofKind) String() string {
-	if k == AsofLeft {
+	switch k {
+	case AsofLeft:
 		return "LEFT"
+	case AsofSemi:
+		return "SEMI"
+	case AsofAnti:
+		return "ANTI"
+	case AsofRight:
+		return "RIGHT"
+	case AsofFull:
+		return "FULL"
 	}
 	return "INNER"
 }
@@ -163,8 +181,9 @@ var clauseEnd = map[string]bool{
 }
 
 // isAsofKeyword reports whether toks[i] is ASOF used as the keyword:
-// unquoted, directly before [INNER | LEFT [OUTER]] JOIN, and not in a
-// position where it must be a table name or alias.
+// unquoted, directly before [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL
+// [OUTER] | SEMI | ANTI] JOIN, and not in a position where it must be a
+// table name or alias.
 func isAsofKeyword(toks []token, i int) (kind AsofKind, joinIdx int, ok bool) {
 	if !toks[i].is("asof") {
 		return 0, 0, false
@@ -185,6 +204,21 @@ func isAsofKeyword(toks []token, i int) (kind AsofKind, joinIdx int, ok bool) {
 		if j < len(toks) && toks[j].is("outer") {
 			j++
 		}
+	} else if j < len(toks) && (toks[j].is("right") || toks[j].is("full")) {
+		kind = AsofRight
+		if toks[j].is("full") {
+			kind = AsofFull
+		}
+		j++
+		if j < len(toks) && toks[j].is("outer") {
+			j++
+		}
+	} else if j < len(toks) && (toks[j].is("semi") || toks[j].is("anti")) {
+		kind = AsofSemi
+		if toks[j].is("anti") {
+			kind = AsofAnti
+		}
+		j++
 	}
 	if j < len(toks) && toks[j].is("join") {
 		return kind, j, true
@@ -233,6 +267,12 @@ func plantAsof(src string, toks []token, e *edits) ([]*asofSite, error) {
 		site := &asofSite{id: len(sites) + 1, start: toks[i].start, kind: kind}
 		sites = append(sites, site)
 		e.drop(i)
+		if kind != AsofInner && kind != AsofLeft {
+			// TiDB parses a plain JOIN; the kind lives in the site.
+			for k := i + 1; k < j; k++ {
+				e.drop(k)
+			}
+		}
 		// Skip the right-hand item up to ON or USING.
 		k := j + 1
 		for ; k < len(toks); k++ {

@@ -14,7 +14,14 @@ func init() {
 	// Regular-expression match; the pre-pass writes them as [NOT] REGEXP.
 	allowedOps["~"] = true
 	allowedOps["!~"] = true
+	// LIKE and ILIKE as operators (postgres_fdw deparses them so).
+	for op := range likeOps {
+		allowedOps[op] = true
+	}
 }
+
+// likeOps are the operator spellings of [NOT] LIKE and [NOT] ILIKE.
+var likeOps = map[string]string{"~~": " LIKE ", "!~~": " NOT LIKE ", "~~*": " ILIKE ", "!~~*": " NOT ILIKE "}
 
 // MarkerAny is the function name the planner sees for the array in
 // `x op ANY (array)` (and SOME): the comparison's right operand is the call
@@ -246,16 +253,22 @@ func oidAliasType(toks []token, i int) (string, int, bool) {
 
 // regexOp rewrites the match operator at toks[i] (~ or !~; others are
 // left alone) whose left operand ends at toks[prev] into TiDB's [NOT]
-// REGEXP, which the planner binds as textregexeq/textregexne. REGEXP binds
+// REGEXP, which the planner binds as textregexeq/textregexne; and the
+// LIKE operators ~~, !~~, ~~* and !~~* into [NOT] [I]LIKE, as written. REGEXP binds
 // like LIKE, a little looser than Postgres' ~: parenthesize ~ inside
 // comparisons. A prefix ~ (bitwise NOT) is not supported.
 func (p *pgPass) regexOp(i, prev int) error {
 	t := p.toks[i]
-	if !t.isOp("~") && !t.isOp("!~") {
+	like, isLike := likeOps[t.val]
+	if !t.isOp("~") && !t.isOp("!~") && !(isLike && t.kind == tkOp) {
 		return nil
 	}
 	if prev < 0 || !endsOperand(p.toks[prev]) {
 		return posError(p.src, t.start, sqlerr.FeatureNotSupported, "operator %s is not supported", t.val)
+	}
+	if isLike {
+		p.e.replace(i, like)
+		return nil
 	}
 	if t.val == "~" {
 		p.e.replace(i, " REGEXP ")

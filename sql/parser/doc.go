@@ -28,8 +28,11 @@
 //
 // Each *Statement has Text/Start/End (its span in the input), and exactly
 // one of AST (a TiDB ast.StmtNode) or Node (*ShowStmt, *SetStmt,
-// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt; EXPLAIN and
-// COPY (query) wrap another *Statement). For AST statements:
+// *TransactionStmt, *SetTransactionStmt, *CopyStmt, *CreateTableStmt,
+// *ExplainStmt, the prepared-statement forms of prepare.go and the cursor
+// forms of cursors.go: *DeclareStmt, *FetchStmt for FETCH and MOVE,
+// *CloseStmt; EXPLAIN, COPY (query), PREPARE and DECLARE wrap another
+// *Statement). For AST statements:
 //
 //   - Params/NumParams: the i-th `?` of the rewritten SQL is $Params[i];
 //     every ParamMarkerExpr already has Order = n-1 for its $n.
@@ -39,6 +42,7 @@
 //   - Casts: every remaining `#cast` marker call (see below) with its
 //     sqltypes.Type.
 //   - NullsFirst: ORDER BY items written with NULLS FIRST/LAST.
+//   - DistinctOn: the expressions of each SELECT DISTINCT ON (...).
 //   - EXTRACT(field FROM x) is the call ExtractFunc('field', x) (the
 //     field as a string literal), since TiDB's grammar knows only MySQL's
 //     units; the planner binds it as Postgres' numeric extract.
@@ -62,7 +66,10 @@
 //     also OPERATOR(pg_catalog.~) and OPERATOR(!~), become TiDB's
 //     a [NOT] REGEXP b (*ast.PatternRegexpExpr; users cannot write REGEXP,
 //     the word is quoted as a name); it binds like LIKE, looser than
-//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. COLLATE "C", "POSIX",
+//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. The LIKE operators
+//     ~~, !~~, ~~* and !~~* (postgres_fdw's spelling) become [NOT]
+//     [I]LIKE, and LIMIT/OFFSET n::bigint (any integer cast of a number
+//     or parameter) drops the cast. COLLATE "C", "POSIX",
 //     "default" and pg_catalog.default are dropped (asofsql compares text
 //     bytewise, which is all of them); other collations stay 0A000.
 //     x::regclass, ::regtype, ::regnamespace, ::regrole and ::oid become
@@ -98,6 +105,9 @@
 //     Parenthesize when mixing it with comparisons.
 //   - ORDER BY x NULLS FIRST|LAST: the item is a normal ByItem; the choice
 //     is in Statement.NullsFirst.
+//   - SELECT DISTINCT ON (a, b) x: the SelectStmt has Distinct false and
+//     only its own fields; a and b are in Statement.DistinctOn. It rides
+//     on a `#distinct_on`(a, b) first field that recovery removes.
 //   - LIMIT ALL, and OFFSET without LIMIT, give Limit.Count = NoLimit
 //     (the uint64 maximum), which means no limit. OFFSET n [ROWS] LIMIT m
 //     is accepted in either order.
@@ -126,17 +136,20 @@
 //
 // # ASOF JOIN
 //
-// All spellings of spec §1: `[INNER | LEFT [OUTER]]` with the range form
+// All spellings of spec §1: `[INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL
+// [OUTER] | SEMI | ANTI]` with the range form
 // `ON t BETWEEN lo AND hi [AND right-only ...] [USING (k, ...)]`, the
 // inequality form `ON l.k = r.k ... AND l.t >= r.t` (any of >= > <= <,
 // either operand order), the range-on-expression form `ON ... AND r.ts
 // BETWEEN l.t + lo AND l.t + hi` (also `l.t - c` and bare `l.t`), and
 // `USING (k..., t)`; each optionally followed by PREFER EARLIER|LATER.
 // The join reaches the planner as an ordinary *ast.Join (Tp CrossJoin for
-// INNER, LeftJoin for LEFT) whose On holds the user's condition and Using
-// the USING columns, plus its AsofJoin description.
+// INNER, RIGHT, FULL, SEMI and ANTI, LeftJoin for LEFT) whose On holds the user's
+// condition and Using the USING columns, plus its AsofJoin description
+// (whose Kind tells the others apart).
 //
-// Internally ASOF is dropped, ON becomes "ON `#asof`(n) OR", USING (...)
+// Internally ASOF (and RIGHT/FULL [OUTER], SEMI or ANTI after it) is
+// dropped, ON becomes "ON `#asof`(n) OR", USING (...)
 // becomes "OR `#asof_using`(n, ...)", PREFER is dropped and recorded. OR
 // is TiDB's lowest-precedence operator, so the markers sit at the edges of
 // the OR spine and removing them leaves exactly the tree of the user's
@@ -145,7 +158,8 @@
 // an unknown function (loud), and recovery checks every planted marker
 // was found.
 //
-// ASOF is a keyword only directly before [INNER | LEFT [OUTER]] JOIN and
+// ASOF is a keyword only directly before [INNER | LEFT [OUTER] | RIGHT
+// [OUTER] | FULL [OUTER] | SEMI | ANTI] JOIN and
 // not right after FROM, JOIN, AS, "," or "(": a table, column or alias
 // named asof keeps working (an alias written right before JOIN must be
 // quoted or introduced with AS). The word inside strings and comments is
@@ -230,11 +244,12 @@
 //     must be a single table, a subquery or a parenthesized join.
 //
 //   - Postgres constructs TiDB's grammar cannot express are named with
-//     0A000 at their first word: FULL JOIN, DISTINCT ON, FILTER (WHERE),
+//     0A000 at their first word: FULL JOIN (but ASOF FULL JOIN is the ASOF
+//     kind), FILTER (WHERE),
 //     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
 //     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //
-//   - ASOF RIGHT|FULL|CROSS|NATURAL JOIN: 0A000. By the keyword rule this
+//   - ASOF CROSS|NATURAL JOIN: 0A000. By the keyword rule this
 //     asof would be an alias, but taking it as one would silently turn an
 //     intended ASOF join into a plain join; quote "asof" for the alias.
 //

@@ -32,7 +32,8 @@ type Statement struct {
 	AST ast.StmtNode
 	// Node is one of our own statements: *ShowStmt, *SetStmt,
 	// *TransactionStmt, *CopyStmt, *CreateTableStmt, *ExplainStmt,
-	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt.
+	// *PrepareStmt, *ExecuteStmt, *DeallocateStmt, *DiscardStmt,
+	// *DeclareStmt, *FetchStmt, *CloseStmt, *SetTransactionStmt.
 	Node Node
 
 	// Rewritten is the SQL TiDB parsed; OriginTextPosition() and Text()
@@ -52,10 +53,16 @@ type Statement struct {
 	Asof []*AsofJoin
 	// Casts describes every `#cast` marker call left in AST.
 	Casts map[*ast.FuncCallExpr]*Cast
+	// SetPos are the 1-based positions of an UPDATE's assigned columns,
+	// in the order of UpdateStmt.List.
+	SetPos []int
 	// NullsFirst holds ORDER BY items written with NULLS FIRST (true) or
 	// NULLS LAST (false); items without NULLS are absent (Postgres
 	// default: NULLS LAST for ASC, NULLS FIRST for DESC).
 	NullsFirst map[*ast.ByItem]bool
+	// DistinctOn holds the expressions of SELECT DISTINCT ON (...) per
+	// SELECT (TiDB's Distinct flag stays false for them).
+	DistinctOn map[*ast.SelectStmt][]ast.ExprNode
 
 	src string
 	ri  *runeIndex // character positions in src
@@ -199,12 +206,11 @@ func ParseOneContext(ctx context.Context, sql string) (*Statement, error) {
 var unsupported = map[string]string{
 	"vacuum": "VACUUM", "listen": "LISTEN", "notify": "NOTIFY", "unlisten": "UNLISTEN",
 	"grant": "GRANT", "revoke": "REVOKE", "lock": "LOCK", "cluster": "CLUSTER",
-	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "declare": "DECLARE",
-	"fetch": "FETCH", "move": "MOVE", "close": "CLOSE", "savepoint": "SAVEPOINT",
+	"checkpoint": "CHECKPOINT", "reindex": "REINDEX", "comment": "COMMENT", "savepoint": "SAVEPOINT",
 	"release": "RELEASE SAVEPOINT", "do": "DO", "call": "CALL", "refresh": "REFRESH MATERIALIZED VIEW",
 	"load": "LOAD", "import": "IMPORT FOREIGN SCHEMA", "security": "SECURITY LABEL",
-	"reassign": "REASSIGN OWNED", "merge": "MERGE", "alter": "ALTER",
-	"analyze": "ANALYZE", "truncate": "TRUNCATE",
+	"reassign": "REASSIGN OWNED", "merge": "MERGE",
+	"analyze": "ANALYZE",
 }
 
 // tidbStatements are the first words of statements handed to TiDB.
@@ -223,7 +229,8 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 	switch {
 	case first.is("show"), first.is("set"), first.is("reset"), first.is("begin"), first.is("start"), first.is("commit"),
 		first.is("end"), first.is("rollback"), first.is("abort"), first.is("copy"), first.is("explain"),
-		first.is("create") && isCreateTable(toks):
+		first.is("create") && (isCreateTable(toks) || isCreateView(toks)), first.is("truncate"),
+		first.is("alter") && alterWhat(toks) == "TABLE":
 		n, err := parseOwn(in, toks, end)
 		if err != nil {
 			return nil, err
@@ -237,6 +244,8 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 			inner = x.Stmt
 		case *CopyStmt:
 			inner = x.Query
+		case *CreateTableStmt:
+			inner = x.AsQuery
 		}
 		if inner != nil {
 			st.Params, st.NumParams = inner.Params, inner.NumParams
@@ -254,6 +263,22 @@ func parseStatement(in *input, toks []token, end int) (*Statement, error) {
 			st.Params, st.NumParams = x.Args.Params, x.Args.NumParams
 		}
 		return st, nil
+	case isCursorForm(first):
+		n, err := parseCursor(in, toks, end)
+		if err != nil {
+			return nil, err
+		}
+		st.Node = n
+		// DECLARE's parameters are its query's.
+		if x, ok := n.(*DeclareStmt); ok {
+			st.Params, st.NumParams = x.Query.Params, x.Query.NumParams
+		}
+		return st, nil
+	case first.is("alter"):
+		if w := alterWhat(toks); w != "" {
+			return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "ALTER %s is not supported", w)
+		}
+		return nil, syntaxErrAt(src, toks, min(1, len(toks)))
 	case first.kind == tkIdent && unsupported[first.val] != "":
 		return nil, posError(src, first.start, sqlerr.FeatureNotSupported, "%s is not supported", unsupported[first.val])
 	case first.isOp("(") || (first.kind == tkIdent && tidbStatements[first.val]):
@@ -277,6 +302,11 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 		return nil, err
 	}
 	e := newEdits(toks)
+	assigned, err := dmlForms(src, toks, e) // ddl.go
+	if err != nil {
+		return nil, err
+	}
+	st.SetPos = assigned
 	sites, err := plantAsof(src, toks, e)
 	if err != nil {
 		return nil, err

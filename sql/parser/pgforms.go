@@ -203,7 +203,7 @@ func (p *pgPass) run() error {
 			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
 			// x op ANY (array): `#any`(array); ANY (subquery) stays TiDB's.
 			e.replace(i, "`"+MarkerAny+"`")
-		case t.isOp("~") || t.isOp("!~"):
+		case t.isOp("~") || t.isOp("!~") || t.kind == tkOp && likeOps[t.val] != "":
 			if err := p.regexOp(i, i-1); err != nil {
 				return err
 			}
@@ -212,6 +212,15 @@ func (p *pgPass) run() error {
 				(toks[i-1].kind == tkIdent && notFunctionNames[toks[i-1].val]) {
 				// Nothing that can be cast precedes the "::".
 				return syntaxErrAt(p.src, toks, i)
+			}
+			if next, ok := limitCast(p.src, toks, i); ok {
+				// LIMIT 3::bigint (postgres_fdw's form): TiDB takes a
+				// number or a parameter only, of LIMIT's own type.
+				for k := i; k < next; k++ {
+					e.drop(k)
+				}
+				i = next - 1
+				continue
 			}
 			s := p.operandStart(i-1, castStart)
 			if name, next, ok := oidAliasType(toks, i+1); ok {
@@ -418,9 +427,12 @@ func rejectUnsupported(src string, toks []token) error {
 		switch {
 		case t.kind != tkIdent:
 		case t.val == "full" && (next(i+1, "join") || next(i+1, "outer") && next(i+2, "join")):
+			if i > 0 {
+				if _, _, ok := isAsofKeyword(toks, i-1); ok {
+					continue // ASOF FULL JOIN is the ASOF kind
+				}
+			}
 			return at(i, "FULL JOIN")
-		case t.val == "distinct" && next(i+1, "on"):
-			return at(i, "DISTINCT ON")
 		case t.val == "filter" && next(i+1, "(") && next(i+2, "where"):
 			return at(i, "FILTER (WHERE ...)")
 		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
@@ -439,11 +451,11 @@ func rejectUnsupported(src string, toks []token) error {
 			}
 		case t.val == "grouping" && next(i+1, "sets"):
 			return at(i, "GROUPING SETS")
-		case t.val == "asof" && i > 0 && (next(i+1, "right") || next(i+1, "full") || next(i+1, "cross") || next(i+1, "natural")):
+		case t.val == "asof" && i > 0 && (next(i+1, "cross") || next(i+1, "natural")):
 			// Not the ASOF keyword by the spec's rule, but as an alias it
 			// would silently turn the intended ASOF join into a plain one.
 			return posError(src, t.start, sqlerr.FeatureNotSupported, "ASOF %s JOIN is not supported", strings.ToUpper(toks[i+1].val)).
-				WithHint("ASOF joins are INNER or LEFT. To use asof as an alias here, write \"asof\".")
+				WithHint("ASOF joins are INNER, LEFT, RIGHT, FULL, SEMI or ANTI. To use asof as an alias here, write \"asof\".")
 		}
 	}
 	return nil
@@ -638,4 +650,22 @@ func (v *pgRecovery) foldNulls(o *ast.OrderByClause) {
 		v.nulls[items[len(items)-1]] = first
 	}
 	o.Items = items
+}
+
+// limitCast recognizes an integer cast of LIMIT's or OFFSET's number or
+// parameter ("LIMIT 3::bigint", "OFFSET $1::bigint", as postgres_fdw
+// deparses them) at the "::" toks[i]: the index just past the type.
+func limitCast(src string, toks []token, i int) (int, bool) {
+	if i < 2 || !(toks[i-2].is("limit") || toks[i-2].is("offset")) || !(toks[i-1].kind == tkNumber || toks[i-1].kind == tkParam) {
+		return 0, false
+	}
+	typ, next, err := parseType(src, toks, i+1)
+	if err != nil {
+		return 0, false
+	}
+	switch typ.Kind {
+	case sqltypes.Int2, sqltypes.Int4, sqltypes.Int8:
+		return next, true
+	}
+	return 0, false
 }

@@ -14,6 +14,10 @@ const (
 	// aliasMark prefixes the alias of a derived table whose column alias
 	// list rides on TiDB's LATERAL syntax.
 	aliasMark = "#as:"
+	// mkDistinctOn is the first select field standing for DISTINCT ON:
+	// `#distinct_on`(a, b), x, y. Recovery moves its arguments to
+	// Statement.DistinctOn and drops the field.
+	mkDistinctOn = "#distinct_on"
 )
 
 // queryStarts are the words that open a query inside parentheses.
@@ -32,11 +36,21 @@ var queryStarts = map[string]bool{"select": true, "with": true, "values": true, 
 //     gives an ORDER BY; recovery restores f and drops the separator. So
 //     does f(DISTINCT args) for aggregates TiDB has no DISTINCT for
 //     (string_agg, stddev, bool_and, ...);
+//   - SELECT DISTINCT ON (a, b) x, y becomes SELECT `#distinct_on`(a, b),
+//     x, y; recovery takes the field off again into Statement.DistinctOn;
 //   - first(...) and last(...) (TiDB keywords) are quoted so they parse as
 //     function calls.
 func queryForms(src string, toks []token, e *edits) error {
 	for i, t := range toks {
 		switch {
+		case t.is("distinct") && i > 0 && toks[i-1].is("select") && i+2 < len(toks) && toks[i+1].is("on") && toks[i+2].isOp("("):
+			m := matchParen(toks, i+2)
+			if m < 0 || m+1 >= len(toks) {
+				return syntaxErrAt(src, toks, len(toks))
+			}
+			e.replace(i, "`"+mkDistinctOn+"`")
+			e.drop(i + 1)
+			e.replace(m, "),")
 		case t.is("values") && (i == 0 || toks[i-1].isOp("(") || toks[i-1].is("union") || toks[i-1].is("intersect") ||
 			toks[i-1].is("except") || toks[i-1].is("all") || toks[i-1].is("distinct") && i > 1 && (toks[i-2].is("union") || toks[i-2].is("intersect") || toks[i-2].is("except"))):
 			for k := i + 1; k < len(toks) && toks[k].isOp("("); {
@@ -177,6 +191,17 @@ func (v *queryRecovery) Enter(n ast.Node) (ast.Node, bool) {
 		if name, ok := strings.CutPrefix(x.AsName.O, aliasMark); ok && x.Lateral {
 			x.Lateral = false
 			x.AsName = ast.NewCIStr(name)
+		}
+	case *ast.SelectStmt:
+		if x.Fields == nil || len(x.Fields.Fields) == 0 {
+			break
+		}
+		if f, ok := markerCall(x.Fields.Fields[0].Expr, mkDistinctOn); ok && x.Fields.Fields[0].AsName.O == "" {
+			if v.st.DistinctOn == nil {
+				v.st.DistinctOn = map[*ast.SelectStmt][]ast.ExprNode{}
+			}
+			v.st.DistinctOn[x] = f.Args
+			x.Fields.Fields = x.Fields.Fields[1:]
 		}
 	case *ast.AggregateFuncExpr:
 		if x.F != ast.AggFuncGroupConcat || len(x.Args) < 2 {

@@ -144,3 +144,21 @@ func TestQueryForms(t *testing.T) {
 		require.Equal(t, []string{"stddev_pop=stddev", "variance=variance", "var_pop=var_pop"}, got)
 	})
 }
+
+func TestDistinctOnRecovered(t *testing.T) {
+	st, err := ParseOne("SELECT DISTINCT ON (sym, ts::date) *, px FROM q ORDER BY sym, ts DESC")
+	require.NoError(t, err)
+	sel := st.AST.(*ast.SelectStmt)
+	require.False(t, sel.Distinct)
+	require.Len(t, sel.Fields.Fields, 2)
+	require.NotNil(t, sel.Fields.Fields[0].WildCard)
+	on := st.DistinctOn[sel]
+	require.Len(t, on, 2)
+	require.Equal(t, 21, st.Pos(on[0]))
+	require.Equal(t, 26, st.Pos(on[1]))
+	require.Equal(t, "select *,`px` from `q` order by `sym`,`ts` desc", restore(st.AST))
+
+	sub, err := ParseOne("SELECT * FROM (SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b DESC) s WHERE b > 0")
+	require.NoError(t, err)
+	require.Len(t, sub.DistinctOn, 1)
+}

@@ -50,7 +50,9 @@ const (
 // "repeatable read", "read committed", "read uncommitted"; ReadOnly and
 // Deferrable are nil unless written.
 type TransactionStmt struct {
-	Kind       TxnKind
+	Kind TxnKind
+	// Start is START TRANSACTION, whose command tag differs from BEGIN's.
+	Start      bool
 	Isolation  string
 	ReadOnly   *bool
 	Deferrable *bool
@@ -98,18 +100,27 @@ func (t TableName) String() string {
 	return t.Name
 }
 
-// ColumnDef is one column of CREATE TABLE with its exact SQL type.
+// ColumnDef is one column of CREATE TABLE (or ALTER TABLE ADD COLUMN)
+// with its exact SQL type.
 type ColumnDef struct {
 	Name    string
 	Type    sqltypes.Type
 	NotNull bool
+	// Default is the DEFAULT expression, parsed as the select list of a
+	// one-column SELECT (DefaultExpr gives the expression); nil without
+	// one.
+	Default *Statement
 	// Pos is the 1-based character position of the column name.
 	Pos int
 }
 
-// CreateTableStmt is CREATE TABLE [IF NOT EXISTS] name (columns...)
-// [ORDER BY (col, ...)]. PRIMARY KEY columns are NOT NULL and listed in
-// PrimaryKey; OrderBy is the declared ascending ordering the catalog keeps.
+// CreateTableStmt is CREATE [TEMP] TABLE [IF NOT EXISTS] name (columns...)
+// [ORDER BY (col, ...)], or CREATE [TEMP] TABLE [IF NOT EXISTS] name
+// [(column names)] [ORDER BY (col, ...)] AS query [WITH [NO] DATA] (AsQuery
+// set, ColumnNames the optional names, WithData false for WITH NO DATA).
+// PRIMARY KEY columns are NOT NULL and listed in PrimaryKey; OrderBy is the
+// declared ascending ordering the catalog keeps, checked against Columns
+// (the planner checks it against the query's columns for AS).
 type CreateTableStmt struct {
 	Table       TableName
 	IfNotExists bool
@@ -117,6 +128,11 @@ type CreateTableStmt struct {
 	Columns     []ColumnDef
 	PrimaryKey  []string
 	OrderBy     []string
+	// OrderByPos are the 1-based positions of the OrderBy names.
+	OrderByPos  []int
+	AsQuery     *Statement
+	ColumnNames []string
+	WithData    bool
 }
 
 // ExplainStmt is EXPLAIN [ANALYZE] [VERBOSE] statement, or the
@@ -261,7 +277,12 @@ func parseOwn(in *input, toks []token, end int) (Node, error) {
 		if err := c.expect("transaction"); err != nil {
 			return nil, err
 		}
-		return c.txnModes(TxnBegin)
+		n, err := c.txnModes(TxnBegin)
+		if err != nil {
+			return nil, err
+		}
+		n.(*TransactionStmt).Start = true
+		return n, nil
 	case "commit", "end", "rollback", "abort":
 		kind := TxnCommit
 		if first.val == "rollback" || first.val == "abort" {
@@ -285,7 +306,14 @@ func parseOwn(in *input, toks []token, end int) (Node, error) {
 	case "explain":
 		return c.explain()
 	case "create":
+		if isCreateView(toks) {
+			return c.createView()
+		}
 		return c.createTable()
+	case "truncate":
+		return c.truncate()
+	case "alter":
+		return c.alterTable()
 	}
 	return nil, syntaxErrAt(in.src, toks, 0)
 }
@@ -348,14 +376,24 @@ func (c *cursor) dottedName() (string, error) {
 
 func (c *cursor) set() (Node, error) {
 	st := &SetStmt{}
+	session := false
 	if c.accept("local") {
 		st.Local = true
 	} else {
-		c.accept("session")
+		session = c.accept("session")
 	}
 	switch {
-	case c.peek().is("transaction") || c.peek().is("characteristics"):
-		return nil, c.unsupported("SET TRANSACTION")
+	case c.accept("transaction"):
+		return c.setTransaction(false)
+	case session && c.peek().is("characteristics"):
+		c.i++
+		if err := c.expect("as"); err != nil {
+			return nil, err
+		}
+		if err := c.expect("transaction"); err != nil {
+			return nil, err
+		}
+		return c.setTransaction(true)
 	case c.peek().is("role") || c.peek().is("authorization"):
 		return nil, c.unsupported("SET " + strings.ToUpper(c.peek().val))
 	case c.accept("names"):
@@ -575,7 +613,8 @@ func (c *cursor) explain() (Node, error) {
 	}
 	rest := c.toks[c.i:]
 	if !(rest[0].is("select") || rest[0].is("with") || rest[0].is("values") || rest[0].is("table") ||
-		rest[0].is("insert") || rest[0].is("update") || rest[0].is("delete") || rest[0].is("execute") || rest[0].isOp("(")) {
+		rest[0].is("insert") || rest[0].is("update") || rest[0].is("delete") || rest[0].is("execute") || rest[0].isOp("(") ||
+		rest[0].is("create") && isCreateTableAs(rest)) {
 		return nil, syntaxErrAt(c.src, c.toks, c.i)
 	}
 	inner, err := parseStatement(c.in, rest, c.end)
@@ -814,32 +853,44 @@ func (c *cursor) createTable() (Node, error) {
 		return nil, err
 	}
 	st.Table = tn
-	if c.peek().is("as") {
-		return nil, c.unsupported("CREATE TABLE AS")
-	}
-	if err := c.expect("("); err != nil {
-		return nil, err
-	}
 	cols := map[string]int{}
-	if !c.accept(")") {
-		for {
-			if err := c.tableElement(st, cols); err != nil {
-				return nil, err
-			}
-			if c.accept(")") {
-				break
-			}
-			if err := c.expect(","); err != nil {
-				return nil, err
+	defined := false // column definitions given (not the AS form)
+	switch {
+	case c.peek().isOp("(") && c.nameListAhead():
+		if st.ColumnNames, err = c.nameList(); err != nil {
+			return nil, err
+		}
+		if !c.peek().is("as") && !c.peek().is("order") {
+			// Postgres reads column definitions here and stops at the ")"
+			// where a type should be.
+			return nil, syntaxErrAt(c.src, c.toks, c.i-1)
+		}
+	case c.peek().is("as") || c.peek().is("order"):
+	default:
+		defined = true
+		if err := c.expect("("); err != nil {
+			return nil, err
+		}
+		if !c.accept(")") {
+			for {
+				if err := c.tableElement(st, cols); err != nil {
+					return nil, err
+				}
+				if c.accept(")") {
+					break
+				}
+				if err := c.expect(","); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	for _, k := range st.PrimaryKey {
-		i, ok := cols[k]
-		if !ok {
-			return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" named in key does not exist", k).WithPosition(charPos(c.src, c.toks[0].start))
+		for _, k := range st.PrimaryKey {
+			i, ok := cols[k]
+			if !ok {
+				return nil, sqlerr.New(sqlerr.UndefinedColumn, "column \"%s\" named in key does not exist", k).WithPosition(charPos(c.src, c.toks[0].start))
+			}
+			st.Columns[i].NotNull = true
 		}
-		st.Columns[i].NotNull = true
 	}
 	if c.accept("order") {
 		if err := c.expect("by"); err != nil {
@@ -852,7 +903,7 @@ func (c *cursor) createTable() (Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, ok := cols[n]; !ok {
+			if _, ok := cols[n]; !ok && defined {
 				return nil, posError(c.src, t.start, sqlerr.UndefinedColumn, "column \"%s\" named in ORDER BY does not exist", n)
 			}
 			if c.peek().is("desc") {
@@ -860,6 +911,7 @@ func (c *cursor) createTable() (Node, error) {
 			}
 			c.accept("asc")
 			st.OrderBy = append(st.OrderBy, n)
+			st.OrderByPos = append(st.OrderByPos, charPos(c.src, t.start))
 			if !c.accept(",") {
 				break
 			}
@@ -870,10 +922,42 @@ func (c *cursor) createTable() (Node, error) {
 			}
 		}
 	}
+	if !defined && !c.peek().is("as") {
+		// CREATE TABLE t ORDER BY (...) without columns or a query.
+		return nil, c.fail()
+	}
+	if c.accept("as") {
+		if defined {
+			// Postgres' grammar has no column definitions before AS.
+			return nil, syntaxErrAt(c.src, c.toks, c.i-1)
+		}
+		return c.createTableAs(st)
+	}
 	if c.peek().is("with") || c.peek().is("partition") || c.peek().is("inherits") || c.peek().is("tablespace") {
 		return nil, c.unsupported("CREATE TABLE " + strings.ToUpper(c.peek().val))
 	}
 	return st, c.expectEnd()
+}
+
+// nameListAhead reports whether the parenthesized list at the cursor
+// holds bare names only: CREATE TABLE AS's column names rather than
+// column definitions.
+func (c *cursor) nameListAhead() bool {
+	m := matchParen(c.toks, c.i)
+	if m < 0 || m == c.i+1 {
+		return false
+	}
+	for k := c.i + 1; k < m; k++ {
+		t := c.toks[k]
+		if (k-c.i)%2 == 1 {
+			if t.kind != tkIdent && t.kind != tkQIdent {
+				return false
+			}
+		} else if !t.isOp(",") {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *cursor) tableElement(st *CreateTableStmt, cols map[string]int) error {
@@ -903,49 +987,25 @@ func (c *cursor) tableElement(st *CreateTableStmt, cols map[string]int) error {
 	case t.is("unique") || t.is("check") || t.is("foreign") || t.is("exclude") || t.is("like"):
 		return c.unsupported("table constraint " + strings.ToUpper(t.val))
 	}
-	name, err := c.name()
-	if err != nil {
-		return err
-	}
-	if _, dup := cols[name]; dup {
-		return posError(c.src, t.start, codeDuplicateColumn, "column \"%s\" specified more than once", name)
+	if tok := c.peek(); (tok.kind == tkIdent || tok.kind == tkQIdent) && cols != nil {
+		if _, dup := cols[tok.val]; dup {
+			return posError(c.src, t.start, codeDuplicateColumn, "column \"%s\" specified more than once", tok.val)
+		}
 	}
 	if len(st.Columns) == MaxTableColumns {
 		return posError(c.src, t.start, codeTooManyColumns, "tables can have at most %d columns", MaxTableColumns)
 	}
-	typ, next, err := parseType(c.src, c.toks, c.i)
+	col, err := c.columnDef(func(k token, name string) error {
+		if st.PrimaryKey != nil {
+			return posError(c.src, k.start, codeInvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", st.Table.Name)
+		}
+		st.PrimaryKey = []string{name}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	c.i = next
-	col := ColumnDef{Name: name, Type: typ, Pos: charPos(c.src, t.start)}
-	for {
-		k := c.peek()
-		switch {
-		case c.accept("not"):
-			if err := c.expect("null"); err != nil {
-				return err
-			}
-			col.NotNull = true
-			continue
-		case c.accept("null"):
-			continue
-		case c.accept("primary"):
-			if err := c.expect("key"); err != nil {
-				return err
-			}
-			if st.PrimaryKey != nil {
-				return posError(c.src, k.start, codeInvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", st.Table.Name)
-			}
-			st.PrimaryKey = []string{name}
-			col.NotNull = true
-			continue
-		case k.is("default") || k.is("unique") || k.is("references") || k.is("check") || k.is("generated") || k.is("collate") || k.is("constraint"):
-			return c.unsupported("column constraint " + strings.ToUpper(k.val))
-		}
-		break
-	}
-	cols[name] = len(st.Columns)
+	cols[col.Name] = len(st.Columns)
 	st.Columns = append(st.Columns, col)
 	return nil
 }

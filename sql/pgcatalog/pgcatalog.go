@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,6 +66,8 @@ type Rel struct {
 	// Bytes is the stored size (catalog.TableInfo.Bytes; 0 for virtual
 	// tables, which have no storage).
 	Bytes int64
+	// ViewSQL is a user view's query ("" otherwise).
+	ViewSQL string
 }
 
 // Source is the database as the virtual tables show it to one statement.
@@ -103,6 +106,29 @@ func NewSource(db, user string, tables []*catalog.TableInfo) *Source {
 	}
 	sort.Slice(s.rels, func(i, j int) bool { return s.rels[i].OID < s.rels[j].OID })
 	return s
+}
+
+// View is a user view as pg_class and pg_attribute show it: its name and
+// the columns its query gives.
+type View struct {
+	Name    string
+	Columns []Column
+	// SQL is the view's query as it was written (pg_get_viewdef).
+	SQL string
+}
+
+// AddViews adds views in schema public, with OIDs after every other
+// relation's (views have no catalog id; the OIDs follow name order).
+func (s *Source) AddViews(views []View) {
+	next := int64(FirstUserOID)
+	for _, r := range s.rels {
+		next = max(next, r.OID)
+	}
+	sorted := slices.SortedFunc(slices.Values(views), func(a, b View) int { return strings.Compare(a.Name, b.Name) })
+	for _, v := range sorted {
+		next++
+		s.add(&Rel{OID: next, Name: v.Name, Namespace: NamespacePublic, Kind: "v", Columns: v.Columns, ViewSQL: v.SQL})
+	}
 }
 
 func (s *Source) add(r *Rel) {

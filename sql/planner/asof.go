@@ -25,8 +25,17 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	if a.Prefer == parser.PreferLater {
 		ar.Tie = PreferLater
 	}
-	if a.Kind == parser.AsofLeft {
+	switch a.Kind {
+	case parser.AsofLeft:
 		ar.Kind = AsofLeft
+	case parser.AsofSemi:
+		ar.Kind = AsofSemi
+	case parser.AsofAnti:
+		ar.Kind = AsofAnti
+	case parser.AsofRight:
+		ar.Kind = AsofRightOuter
+	case parser.AsofFull:
+		ar.Kind = AsofFull
 	}
 	if r.desc.kind == "join" {
 		ar.Name = r.desc.label()
@@ -107,6 +116,12 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ar.Kind.outer() {
+			// A filter under the right input would drop the rows failing
+			// it, which RIGHT and FULL must output as unmatched.
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF %s JOIN with conditions besides the on column and keys is not supported", ar.Kind).
+				WithPosition(b.pos(x)).WithHint("Filter the right input in a subquery ordered by its t, or use ASOF INNER or LEFT JOIN.")
+		}
 		for _, c := range expr.Columns(e) {
 			if c < lw {
 				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s references the left input; only conditions on the right input %q (or constants) are allowed besides the on column and keys", e, ar.Name).
@@ -127,13 +142,19 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	ar.Input = right
 	rcols := r.node.Schema()
+	if ar.Kind.leftOnly() {
+		// SEMI and ANTI output the left columns alone (spec §2.3).
+		rcols = nil
+	}
 	for i := range rcols {
 		ar.Payload = append(ar.Payload, i)
 	}
 
 	// Output names (spec §2.6).
 	sc := cs
-	if a.Form == parser.FormRange || a.Form == parser.FormUsing {
+	if ar.Kind.leftOnly() {
+		sc = l.sc
+	} else if a.Form == parser.FormRange || a.Form == parser.FormUsing {
 		lc := append(append([]scopeCol(nil), lkeys...), lt)
 		rc := append(append([]scopeCol(nil), rkeys...), rt)
 		mergeUsing(sc, l.sc, lc, rc, lw)
@@ -148,13 +169,25 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		prev.cols = joinCols(prev.cols, rcols, ar.Kind == AsofLeft)
 		return &rel{node: prev, sc: sc, desc: desc}, nil
 	}
-	j := &AsofJoin{Left: l.node, LeftName: l.desc.label(), Rights: []*AsofRight{ar}, cols: joinCols(l.node.Schema(), rcols, ar.Kind == AsofLeft)}
+	lcols := l.node.Schema()
+	if ar.Kind.outer() {
+		// Unmatched right rows have every left column NULL.
+		lcols = append([]Column(nil), lcols...)
+		for i := range lcols {
+			lcols[i].Nullable = true
+		}
+	}
+	j := &AsofJoin{Left: l.node, LeftName: l.desc.label(), Rights: []*AsofRight{ar}, cols: joinCols(lcols, rcols, ar.Kind == AsofLeft || ar.Kind == AsofFull)}
 	j.leftDesc = l.desc
 	return &rel{node: j, sc: sc, desc: desc}, nil
 }
 
 // canExtend reports whether r reads only columns of j's own left input.
 func (j *AsofJoin) canExtend(r *AsofRight) bool {
+	if r.Kind.outer() || j.outer() {
+		// RIGHT and FULL run with their one right input.
+		return false
+	}
 	w := len(j.Left.Schema())
 	if r.LeftOn >= w {
 		return false
@@ -166,6 +199,9 @@ func (j *AsofJoin) canExtend(r *AsofRight) bool {
 	}
 	return true
 }
+
+// outer reports a RIGHT or FULL join (its one right input's kind).
+func (j *AsofJoin) outer() bool { return j.Rights[0].Kind.outer() }
 
 // asofUsingCol resolves an unqualified column of a range/USING form in
 // both inputs.

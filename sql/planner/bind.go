@@ -44,6 +44,10 @@ type Options struct {
 	// Workers is the degree of parallelism queries are planned for
 	// (max_parallel_workers_per_gather); 0 and 1 give serial plans.
 	Workers int
+	// Cursor looks up a cursor declared in the session (DECLARE) for
+	// FETCH: its columns, and whether it is BINARY; nil when there are
+	// none.
+	Cursor func(name string) (cols []Column, binary, ok bool)
 }
 
 // binder holds the state of planning one statement.
@@ -60,6 +64,8 @@ type binder struct {
 	outer *outerScope
 	// nsub counts the statement's subquery expressions.
 	nsub int
+	// viewDepth counts the views being expanded around this binder.
+	viewDepth int
 	// depth bounds the recursion of binding (bindQuery, bindResultSet,
 	// bindExpr); steps counts their calls, against maxBindSteps, and tick
 	// checks the context now and then (guard).
@@ -91,7 +97,7 @@ func (b *binder) guard() error {
 
 // inputDesc says what a FROM item is, for ordering errors and hints.
 type inputDesc struct {
-	// kind is "table", "subquery" or "join".
+	// kind is "table", "view", "subquery" or "join".
 	kind string
 	// name is the table name or alias ("" for a join).
 	name string
@@ -106,6 +112,11 @@ func (d inputDesc) String() string {
 			return "table \"" + d.table + "\" (as \"" + d.name + "\")"
 		}
 		return "table \"" + d.name + "\""
+	case "view":
+		if d.name != d.table {
+			return "view \"" + d.table + "\" (as \"" + d.name + "\")"
+		}
+		return "view \"" + d.name + "\""
 	case "subquery":
 		return "subquery \"" + d.name + "\""
 	}
@@ -190,9 +201,6 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 			}
 			break
 		}
-		if src.Schema.O != "" && src.Schema.O != "public" {
-			return nil, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", src.Schema.O, src.Name.O)
-		}
 		if src.TableSample != nil {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "TABLESAMPLE is not supported")
 		}
@@ -209,10 +217,19 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 			r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "subquery", name: alias}}
 			break
 		}
-		info, err := b.cat.Table(name)
+		rl, err := b.relation(src.Schema.O, name)
 		if err != nil {
 			return nil, err
 		}
+		if rl.View != nil {
+			node, err := b.bindView(rl.View, alias) // relation.go
+			if err != nil {
+				return nil, err
+			}
+			r = &rel{node: node, sc: newScope(alias, node.Schema()), desc: inputDesc{kind: "view", name: alias, table: name}}
+			break
+		}
+		info := rl.Table
 		s := &Scan{Table: info, Alias: alias}
 		for i, c := range info.Columns {
 			s.Columns = append(s.Columns, i)
@@ -527,12 +544,17 @@ func requalify(n Node, alias string) {
 		case *Distinct:
 			n = x.Input
 			continue
+		case *DistinctOn:
+			n = x.Input
+			continue
 		case *Filter:
 			n = x.Input
 			continue
 		case *Project:
 			setTable(x.Cols, alias)
 		case *UnionAll:
+			setTable(x.Cols, alias)
+		case *SetOp:
 			setTable(x.Cols, alias)
 		case *Values:
 			setTable(x.Cols, alias)

@@ -60,7 +60,7 @@ func TestBindMoreAggregates(t *testing.T) {
 		{`SELECT first(sym), string_agg(sym, ',' ORDER BY qty) FROM trades`, sqlerr.FeatureNotSupported, `first() or last() without ORDER BY`},
 		{`SELECT string_agg(sym, ',' ORDER BY qty), last(sym) FROM trades`, sqlerr.FeatureNotSupported, `first() or last() without ORDER BY`},
 		{`SELECT first(x) FROM (VALUES (NULL)) v(x) WHERE false`, "", ``},
-		{`SELECT 1.5 ^ 2`, "", ``}, // numeric power (bind_math.go)
+		{`SELECT 1.5 ^ 2`, "", ``}, // numeric power (functions.Power)
 		{`SELECT sym ^ 2 FROM trades`, sqlerr.UndefinedFunction, `operator does not exist: text ^ integer`},
 		{`VALUES (1), ('a'::text)`, sqlerr.DatatypeMismatch, `VALUES types integer and text cannot be matched`},
 		{`SELECT position('a', 'b')`, sqlerr.SyntaxError, `syntax error`},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -477,10 +478,10 @@ func (b *binder) convert(e expr.Expr, t sqltypes.Type, at ast.ExprNode, what str
 	}
 	switch x := e.(type) {
 	case *expr.Func:
-		if x.Name == "array_subscript" && et.Kind == sqltypes.Unknown {
+		if x.Fn == functions.ArraySubscript && et.Kind == sqltypes.Unknown {
 			// An element of an array of unknown element type (bind_subquery.go)
 			// is read as t, like an unknown literal.
-			elem := &expr.Func{Name: x.Name, Args: x.Args, T: sqltypes.TextType}
+			elem := &expr.Func{Fn: x.Fn, Args: x.Args, T: sqltypes.TextType}
 			return &expr.Cast{X: elem, T: t}, nil
 		}
 	case *expr.Param:

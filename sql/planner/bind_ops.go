@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -80,7 +81,7 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 			return nil, err
 		}
 		if isArray(l) || isArray(r) { // bind_subquery.go
-			return &expr.Func{Name: "array_cat", Args: []expr.Expr{l, r}, T: sqltypes.TextType}, nil
+			return &expr.Func{Fn: functions.ArrayCat, Args: []expr.Expr{l, r}, T: sqltypes.TextType}, nil
 		}
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.TextType}, nil
 	}
@@ -122,7 +123,7 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 					return nil, err
 				}
 			}
-			if d, ok := constDivScale(op, l, r); ok { // bind_math.go
+			if d, ok := constDivScale(op, l, r); ok { // numeric_scale.go
 				return mk(l, r, sqltypes.NumericDisplay(d))
 			}
 			return mk(l, r, numericResult(op, lt, rt))
@@ -147,14 +148,14 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 	case lt.Kind == sqltypes.Date && rt.Kind == sqltypes.Date && op == expr.Sub:
 		return mk(l, r, sqltypes.Int4Type)
 	case cl == catDateTime && rt.Kind == sqltypes.Interval && (op == expr.Add || op == expr.Sub):
-		t := baseType(lt.Kind)
+		t := sqltypes.Base(lt.Kind)
 		if lt.Kind == sqltypes.Date {
 			t = sqltypes.TimestampType
 			l = &expr.Cast{X: l, T: t}
 		}
 		return mk(l, r, t)
 	case lt.Kind == sqltypes.Interval && cr == catDateTime && op == expr.Add:
-		t := baseType(rt.Kind)
+		t := sqltypes.Base(rt.Kind)
 		if rt.Kind == sqltypes.Date {
 			t = sqltypes.TimestampType
 			r = &expr.Cast{X: r, T: t}
@@ -507,7 +508,7 @@ func columnName(e expr.Expr) string {
 		}
 		return x.Name
 	case *expr.Func:
-		return x.Name
+		return x.Name()
 	case *expr.Cast:
 		if _, ok := x.X.(*expr.Column); ok {
 			return columnName(x.X)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -100,6 +101,12 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 			}
 		}
 	}
+	distinctOn := b.st.DistinctOn[s]
+	for _, e := range distinctOn {
+		if hasAggregate(e) {
+			grouped = true
+		}
+	}
 	var agg *aggState
 	if grouped && hasWindow(s.Fields.Fields, s.OrderBy) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "window functions in a grouped query are not supported").
@@ -161,8 +168,9 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 				return nil, err
 			}
 		}
-		// ORDER BY may add aggregates: bind it before building Aggregate.
-		keys, extra, err := b.orderBy(s.OrderBy, outs, ctx, s.Distinct)
+		// ORDER BY and DISTINCT ON may add aggregates: bind them before
+		// building Aggregate.
+		keys, extra, on, err := b.sortAndDistinctOn(s, distinctOn, outs, ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -177,13 +185,101 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		if having != nil {
 			node = &Filter{Input: node, Cond: having}
 		}
-		return b.finishSelect(node, append(outs, extra...), len(extra), keys, s.Distinct, s.Limit)
+		return b.finishSelect(node, append(outs, extra...), len(extra), keys, s.Distinct, on, s.Limit)
 	}
-	keys, extra, err := b.orderBy(s.OrderBy, outs, ctx, s.Distinct)
+	keys, extra, on, err := b.sortAndDistinctOn(s, distinctOn, outs, ctx)
 	if err != nil {
 		return nil, err
 	}
-	return b.finishSelect(node, append(outs, extra...), len(extra), keys, s.Distinct, s.Limit)
+	return b.finishSelect(node, append(outs, extra...), len(extra), keys, s.Distinct, on, s.Limit)
+}
+
+// distinctOnPlan is a bound DISTINCT ON: its key columns (of the select
+// list with hidden columns) and the leading sort keys that order them.
+type distinctOnPlan struct {
+	keys  []int
+	order ordering.Lex
+}
+
+// sortAndDistinctOn binds ORDER BY and, for SELECT DISTINCT ON (on), the
+// DISTINCT ON items, enforcing Postgres' rule: the ORDER BY items that
+// are DISTINCT ON items come first, and DISTINCT ON items missing from
+// ORDER BY are allowed only when ORDER BY has no other items (they then
+// sort after it, ascending). A violation is 42P10 at the DISTINCT ON
+// item, as in transformDistinctOnClause.
+func (b *binder) sortAndDistinctOn(s *ast.SelectStmt, on []ast.ExprNode, outs []output, ctx *exprCtx) (ordering.Lex, []output, *distinctOnPlan, error) {
+	keys, extra, err := b.orderBy(s.OrderBy, outs, ctx, s.Distinct)
+	if err != nil || len(on) == 0 {
+		return keys, extra, nil, err
+	}
+	items := make([]*ast.ByItem, len(on))
+	for i, e := range on {
+		items[i] = &ast.ByItem{Expr: e}
+		// An integer constant is a select-list position, as in ORDER BY
+		// (TiDB's grammar makes PositionExprs only there).
+		if v, ok := e.(*test_driver.ValueExpr); ok && (v.Datum.Kind() == test_driver.KindInt64 || v.Datum.Kind() == test_driver.KindUint64) {
+			n := v.Datum.GetInt64()
+			if v.Datum.Kind() == test_driver.KindUint64 {
+				n = int64(min(v.Datum.GetUint64(), math.MaxInt32))
+			}
+			if n < 1 || n > int64(len(outs)) {
+				return nil, nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "DISTINCT ON position %d is not in select list", n).WithPosition(b.pos(e))
+			}
+			items[i].Expr = &ast.PositionExpr{N: int(n)}
+		}
+	}
+	dkeys, more, err := b.sortItems(items, append(outs, extra...), ctx, false, "DISTINCT ON")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	extra = append(extra, more...)
+	mismatch := func(col int) error {
+		for i, k := range dkeys {
+			if k.Col == col {
+				return sqlerr.New(sqlerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").
+					WithPosition(b.pos(on[i]))
+			}
+		}
+		return nil
+	}
+	isOn := func(col int) bool {
+		for _, k := range dkeys {
+			if k.Col == col {
+				return true
+			}
+		}
+		return false
+	}
+	plan := &distinctOnPlan{}
+	covered := map[int]bool{}
+	skipped := false
+	for _, k := range keys {
+		if !isOn(k.Col) {
+			skipped = true
+			continue
+		}
+		if skipped {
+			return nil, nil, nil, mismatch(k.Col)
+		}
+		if !covered[k.Col] {
+			covered[k.Col] = true
+			plan.keys = append(plan.keys, k.Col)
+			plan.order = append(plan.order, k)
+		}
+	}
+	for _, k := range dkeys {
+		if covered[k.Col] {
+			continue
+		}
+		if skipped {
+			return nil, nil, nil, mismatch(k.Col)
+		}
+		covered[k.Col] = true
+		plan.keys = append(plan.keys, k.Col)
+		plan.order = append(plan.order, k)
+		keys = append(keys, k)
+	}
+	return keys, extra, plan, nil
 }
 
 // resolveUnknown gives an unknown-typed output (SELECT 'x') type text, as
@@ -195,8 +291,8 @@ func resolveUnknown(e expr.Expr) expr.Expr {
 	if l, ok := e.(*expr.Literal); ok {
 		return &expr.Literal{Value: l.Value, T: sqltypes.TextType}
 	}
-	if f, ok := e.(*expr.Func); ok && f.Name == "array_subscript" { // bind_subquery.go
-		return &expr.Func{Name: f.Name, Args: f.Args, T: sqltypes.TextType}
+	if f, ok := e.(*expr.Func); ok && f.Fn == functions.ArraySubscript { // bind_subquery.go
+		return &expr.Func{Fn: f.Fn, Args: f.Args, T: sqltypes.TextType}
 	}
 	return e
 }
@@ -209,9 +305,9 @@ func (b *binder) boolClause(e expr.Expr, at ast.ExprNode, clause string) (expr.E
 	return b.coerce(e, sqltypes.BoolType, at, "argument of "+clause)
 }
 
-// finishSelect stacks Project, Distinct, Sort, Limit and the final
+// finishSelect stacks Project, Distinct, Sort, DistinctOn, Limit and the final
 // Project that drops ORDER BY-only columns.
-func (b *binder) finishSelect(node Node, outs []output, hidden int, keys ordering.Lex, distinct bool, lim *ast.Limit) (Node, error) {
+func (b *binder) finishSelect(node Node, outs []output, hidden int, keys ordering.Lex, distinct bool, on *distinctOnPlan, lim *ast.Limit) (Node, error) {
 	p := &Project{Input: node}
 	for _, o := range outs {
 		p.Exprs = append(p.Exprs, o.e)
@@ -224,6 +320,9 @@ func (b *binder) finishSelect(node Node, outs []output, hidden int, keys orderin
 	}
 	if len(keys) > 0 {
 		node = &Sort{Input: node, Keys: keys}
+	}
+	if on != nil {
+		node = &DistinctOn{Input: node, Keys: on.keys, Order: on.order}
 	}
 	node, err := b.limit(node, lim)
 	if err != nil {
@@ -396,8 +495,8 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos
 		}
-		if f, ok := e.(*expr.Func); ok && f.Name != "array_cat" { // array || array is an operator
-			return f.Name
+		if f, ok := e.(*expr.Func); ok && f.Fn != functions.ArrayCat { // array || array is an operator
+			return f.Name()
 		}
 		if _, ok := e.(*expr.Func); ok {
 			return "?column?"
@@ -440,17 +539,22 @@ func (b *binder) orderBy(ob *ast.OrderByClause, outsIn []output, ctx *exprCtx, d
 	if ob == nil {
 		return nil, nil, nil
 	}
+	return b.sortItems(ob.Items, outsIn, ctx, distinct, "ORDER BY")
+}
+
+// sortItems binds ORDER BY or DISTINCT ON items (what) as orderBy does.
+func (b *binder) sortItems(items []*ast.ByItem, outsIn []output, ctx *exprCtx, distinct bool, what string) (ordering.Lex, []output, error) {
 	outs := append([]output(nil), outsIn...)
 	var keys ordering.Lex
-	for _, it := range ob.Items {
+	for _, it := range items {
 		idx := -1
 		switch x := it.Expr.(type) {
 		case *ast.PositionExpr:
 			if x.P != nil {
-				return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "ORDER BY a parameter is not supported").WithPosition(b.pos(x))
+				return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s a parameter is not supported", what).WithPosition(b.pos(x))
 			}
 			if x.N < 1 || x.N > len(outsIn) {
-				return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "ORDER BY position %d is not in select list", x.N).WithPosition(b.pos(x))
+				return nil, nil, sqlerr.New(sqlerr.InvalidColumnReference, "%s position %d is not in select list", what, x.N).WithPosition(b.pos(x))
 			}
 			idx = x.N - 1
 		case *ast.ColumnNameExpr:
@@ -458,7 +562,7 @@ func (b *binder) orderBy(ob *ast.OrderByClause, outsIn []output, ctx *exprCtx, d
 				for i, o := range outsIn {
 					if o.name == x.Name.Name.O {
 						if idx >= 0 && !sameExpr(outsIn[idx].e, o.e) {
-							return nil, nil, sqlerr.New(sqlerr.AmbiguousColumn, "ORDER BY %q is ambiguous", x.Name.Name.O).WithPosition(b.pos(x))
+							return nil, nil, sqlerr.New(sqlerr.AmbiguousColumn, "%s %q is ambiguous", what, x.Name.Name.O).WithPosition(b.pos(x))
 						}
 						if idx < 0 {
 							idx = i

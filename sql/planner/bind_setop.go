@@ -10,22 +10,44 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// bindSetOpr binds UNION [ALL] chains (left to right, as written).
+// bindSetOpr binds a chain of UNION, INTERSECT and EXCEPT [ALL] as
+// Postgres does: INTERSECT binds tighter than UNION and EXCEPT, which are
+// left-associative among themselves; a parenthesized branch is a unit.
 //
-// A run of branches becomes one UnionAll whose inputs are cast once, when
-// the run ends, to the column types resolved pairwise left to right (as
-// Postgres resolves them), under a Distinct if a UNION joined any of them;
-// a UNION ALL after a UNION ends the run. Casting each time a branch is
-// added would be quadratic, nesting a Distinct per UNION too deep.
+// A run of UNION branches becomes one UnionAll whose inputs are cast
+// once, when the run ends, to the column types resolved pairwise left to
+// right (as Postgres resolves them), under a Distinct if a UNION joined
+// any of them; a UNION ALL after a UNION, or an EXCEPT, ends the run.
+// Casting each time a branch is added would be quadratic, nesting a
+// Distinct per UNION too deep. INTERSECT and EXCEPT are SetOp nodes of
+// two inputs.
 func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, lim *ast.Limit, env *cteEnv) (Node, error) {
-	var run unionRun
+	// terms are the operands of UNION/EXCEPT: INTERSECT chains folded.
+	var terms []Node
+	var ops []ast.SetOprType // ops[i] joins terms[i] and terms[i+1]
+	what := "a UNION result"
+	// Each INTERSECT or EXCEPT nests the plan one level deeper (every
+	// later pass recurses through it): they count against MaxDepth.
+	entered := 0
+	defer func() {
+		for ; entered > 0; entered-- {
+			b.depth.Leave()
+		}
+	}()
+	nest := func() error {
+		if err := b.depth.Enter(); err != nil {
+			return err
+		}
+		entered++
+		return nil
+	}
 	for i, sel := range list.Selects {
 		n, err := b.bindQuery(sel, env)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 {
-			run.start(n)
+			terms = append(terms, n)
 			continue
 		}
 		var op *ast.SetOprType
@@ -35,24 +57,62 @@ func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, l
 		case *ast.SetOprSelectList:
 			op = x.AfterSetOperator
 		}
-		if op == nil || (*op != ast.Union && *op != ast.UnionAll) {
-			name := "this set operation"
-			if op != nil {
-				name = op.String()
-			}
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", name).WithHint("UNION and UNION ALL are supported.")
+		if op == nil {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this set operation is not supported")
 		}
-		if *op == ast.UnionAll && run.distinct {
+		switch *op {
+		case ast.Intersect, ast.IntersectAll:
+			if i == 1 {
+				what = "an INTERSECT result"
+			}
+			if err := nest(); err != nil {
+				return nil, err
+			}
+			last := len(terms) - 1
+			if terms[last], err = b.setOp(Intersect, *op == ast.IntersectAll, terms[last], n); err != nil {
+				return nil, err
+			}
+			continue
+		case ast.Except, ast.ExceptAll:
+			if i == 1 {
+				what = "an EXCEPT result"
+			}
+		case ast.Union, ast.UnionAll:
+		default:
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", op.String())
+		}
+		terms = append(terms, n)
+		ops = append(ops, *op)
+	}
+	var run unionRun
+	run.start(terms[0])
+	for i, n := range terms[1:] {
+		op := ops[i]
+		if op == ast.Except || op == ast.ExceptAll {
+			if err := nest(); err != nil {
+				return nil, err
+			}
+			acc, err := b.finishUnion(&run)
+			if err != nil {
+				return nil, err
+			}
+			if acc, err = b.setOp(Except, op == ast.ExceptAll, acc, n); err != nil {
+				return nil, err
+			}
+			run.start(acc)
+			continue
+		}
+		if op == ast.UnionAll && run.distinct {
 			acc, err := b.finishUnion(&run)
 			if err != nil {
 				return nil, err
 			}
 			run.start(acc)
 		}
-		if err := run.add(n); err != nil {
+		if err := run.add(n, "UNION"); err != nil {
 			return nil, err
 		}
-		if *op == ast.Union {
+		if op == ast.Union {
 			// Distinct over everything so far, applied when the run
 			// ends: one Distinct for a chain of UNIONs, not one nested
 			// per UNION.
@@ -63,11 +123,33 @@ func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, l
 	if err != nil {
 		return nil, err
 	}
-	acc, err = b.sortOutputs(acc, ob, "a UNION result")
+	acc, err = b.sortOutputs(acc, ob, what)
 	if err != nil {
 		return nil, err
 	}
 	return b.limit(acc, lim)
+}
+
+// setOp is l INTERSECT|EXCEPT [ALL] r, both sides cast to the column
+// types resolved as for UNION.
+func (b *binder) setOp(kind SetOpKind, all bool, l, r Node) (Node, error) {
+	var run unionRun
+	run.start(l)
+	if err := run.add(r, kind.String()); err != nil {
+		return nil, err
+	}
+	types := make([]sqltypes.Type, len(run.cols))
+	for i, c := range run.cols {
+		types[i] = c.Type
+	}
+	l, err := b.castTo(l, types)
+	if err != nil {
+		return nil, err
+	}
+	if r, err = b.castTo(r, types); err != nil {
+		return nil, err
+	}
+	return &SetOp{Kind: kind, All: all, Left: l, Right: r, Cols: run.cols}, nil
 }
 
 // sortOutputs applies an ORDER BY that may only name output columns (by
@@ -177,17 +259,18 @@ func (r *unionRun) start(n Node) {
 	}
 }
 
-// add appends a branch, resolving each column's type with the type so far.
-func (r *unionRun) add(n Node) error {
+// add appends a branch, resolving each column's type with the type so
+// far; op names the set operation in errors.
+func (r *unionRun) add(n Node, op string) error {
 	nc := n.Schema()
 	if len(r.cols) != len(nc) {
-		return sqlerr.New(sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+		return sqlerr.New(sqlerr.SyntaxError, "each %s query must have the same number of columns", op)
 	}
 	for i := range r.cols {
 		c := &r.cols[i]
 		t, ok := commonType(c.Type, nc[i].Type)
 		if !ok {
-			return errDatatype(0, "UNION types %s and %s cannot be matched", c.Type, nc[i].Type)
+			return errDatatype(0, "%s types %s and %s cannot be matched", op, c.Type, nc[i].Type)
 		}
 		if t.Kind == sqltypes.Unknown {
 			t = sqltypes.TextType

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -242,7 +243,7 @@ func (b *binder) bindArrayCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, erro
 	if arg, err = b.toText(arg, x.Args[0]); err != nil {
 		return nil, err
 	}
-	return &expr.Func{Name: "array_in", Args: []expr.Expr{arg}, T: sqltypes.TextType}, nil
+	return &expr.Func{Fn: functions.ArrayIn, Args: []expr.Expr{arg}, T: sqltypes.TextType}, nil
 }
 
 // bindSubscript binds arr[i] (`#subscript`(arr, i)). The element has the
@@ -276,7 +277,7 @@ func (b *binder) bindSubscript(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, erro
 			}
 		}
 	}
-	e := &expr.Func{Name: "array_subscript", Args: []expr.Expr{arr, idx}, T: sqltypes.UnknownType}
+	e := &expr.Func{Fn: functions.ArraySubscript, Args: []expr.Expr{arr, idx}, T: sqltypes.UnknownType}
 	if elem == nil {
 		return e, nil
 	}
@@ -340,7 +341,7 @@ func isArray(e expr.Expr) bool {
 	case *expr.Subquery:
 		return x.Kind == expr.ArraySub
 	case *expr.Func:
-		return x.Name == "array_in" || x.Name == "array_cat"
+		return x.Fn == functions.ArrayIn || x.Fn == functions.ArrayCat
 	}
 	return false
 }

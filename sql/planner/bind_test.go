@@ -33,7 +33,8 @@ func TestBindErrors(t *testing.T) {
 		{"aggregate of wrong type", `SELECT sum(sym) FROM trades`, sqlerr.UndefinedFunction, 8, `function sum(text) does not exist`},
 		{"insert bad value", `INSERT INTO events VALUES (1, 'x', 'y')`, sqlerr.InvalidTextRepresentation, 31, `integer`},
 		{"insert too many values", `INSERT INTO events (t) VALUES (1, 2)`, sqlerr.SyntaxError, 35, `more expressions than target columns`},
-		{"insert too few values", `INSERT INTO events VALUES (1)`, sqlerr.SyntaxError, 0, `more target columns than expressions`},
+		{"insert too few values", `INSERT INTO events (t, k) VALUES (1)`, sqlerr.SyntaxError, 0, `more target columns than expressions`},
+		{"insert ragged values", `INSERT INTO events VALUES (1), (2, 3)`, sqlerr.SyntaxError, 33, `VALUES lists must all be the same length`},
 		{"insert unknown column", `INSERT INTO events (nope) VALUES (1)`, sqlerr.UndefinedColumn, 0, `"nope"`},
 		{"insert type mismatch", `INSERT INTO events (t) VALUES (true)`, sqlerr.DatatypeMismatch, 32, `column "t" is of type bigint but expression is of type boolean`},
 		{"insert null into not null", `INSERT INTO trades (sym) VALUES ('a')`, sqlerr.NotNullViolation, 0, `"ts"`},
@@ -44,7 +45,8 @@ func TestBindErrors(t *testing.T) {
 		{"union types", `SELECT 1 UNION ALL SELECT 'a'::text`, sqlerr.DatatypeMismatch, 0, `UNION types integer and text cannot be matched`},
 		{"case types", `SELECT CASE WHEN true THEN 1 ELSE 'a'::text END`, sqlerr.DatatypeMismatch, 0, `CASE types integer and text cannot be matched`},
 		{"using missing", `SELECT * FROM events JOIN daily USING (t)`, sqlerr.UndefinedColumn, 0, `specified in USING clause does not exist in right table`},
-		{"except", `SELECT 1 EXCEPT SELECT 2`, sqlerr.FeatureNotSupported, 0, `EXCEPT`},
+		{"except arity", `SELECT 1 EXCEPT SELECT 1, 2`, sqlerr.SyntaxError, 0, `each EXCEPT query must have the same number of columns`},
+		{"intersect types", `SELECT 1 UNION SELECT 1 INTERSECT SELECT 'a'::text`, sqlerr.DatatypeMismatch, 0, `INTERSECT types integer and text cannot be matched`},
 		{"subquery of two columns", `SELECT (SELECT 1, 2)`, sqlerr.SyntaxError, 0, `subquery must return only one column`},
 		{"IN subquery of two columns", `SELECT 1 IN (SELECT 1, 2)`, sqlerr.SyntaxError, 0, `subquery must return only one column`},
 		{"unknown column in a subquery", `SELECT (SELECT nope FROM events) FROM trades`, sqlerr.UndefinedColumn, 16, `column "nope" does not exist`},
@@ -54,7 +56,7 @@ func TestBindErrors(t *testing.T) {
 		{"generate_series types", `SELECT * FROM generate_series('a'::text, 2)`, sqlerr.UndefinedFunction, 0, `function generate_series(text, integer) does not exist`},
 		{"right join", `SELECT 1 FROM events RIGHT JOIN ticks ON events.t = ticks.t`, sqlerr.FeatureNotSupported, 0, `RIGHT JOIN`},
 		{"cannot cast", `SELECT true::date`, "42846", 0, `cannot cast type boolean to date`},
-		{"update", `UPDATE events SET v = 'a'`, sqlerr.FeatureNotSupported, 0, `UPDATE is not supported`},
+		{"update", `UPDATE events SET nope = 'a'`, sqlerr.UndefinedColumn, 19, `column "nope" of relation "events" does not exist`},
 		{"row constructor", `SELECT (1, 2) = (1, 2)`, sqlerr.FeatureNotSupported, 0, `row constructors`},
 		{"window in where", `SELECT 1 FROM ticks WHERE row_number() OVER () > 1`, "42P20", 27, `window functions are not allowed in WHERE`},
 		{"window in grouped query", `SELECT k, rank() OVER (ORDER BY k) FROM ticks GROUP BY k`, sqlerr.FeatureNotSupported, 0, `grouped query`},
@@ -259,7 +261,7 @@ func TestStatementPlans(t *testing.T) {
 
 	p, err = plan(t, cat, `DROP TABLE IF EXISTS x, y`)
 	require.NoError(t, err)
-	require.Equal(t, &DropTable{Names: []string{"x", "y"}, IfExists: true}, p)
+	require.Equal(t, &DropTable{Names: []string{"x", "y"}, Temp: []bool{false, false}, IfExists: true}, p)
 
 	p, err = plan(t, cat, `COPY events (v, t) FROM STDIN (FORMAT csv)`)
 	require.NoError(t, err)

@@ -12,9 +12,16 @@
 //     parameters take their context's type) and infers $n types (Unknown
 //     where nothing constrains one). Unconstrained NUMERIC expressions get
 //     Postgres' display scale where it can be known at plan time
-//     (sqltypes.NumericDisplay: literals, + - * / %, sum, avg, casts,
-//     rounding and math functions, EXTRACT fields; bind_math.go); an
-//     INSERT/UPDATE into varchar(n) is an assignment Cast (Cast.Assign).
+//     (sqltypes.NumericDisplay: literals, + - * / %, sum, avg, casts;
+//     rounding and math functions and EXTRACT fields through their type
+//     rules); an INSERT/UPDATE into varchar(n) is an assignment Cast
+//     (Cast.Assign).
+//   - A scalar function call resolves by name or alias to its
+//     sql/functions.Def, whose type rule coerces the arguments and gives
+//     the result type (bind_call.go runs it); the bound expr.Func holds
+//     the Def, which the evaluator runs. Operators and syntax the planner
+//     implements with a function (x ~ p, x op ANY (array), arr[i], ::t[],
+//     array || array) build calls of the Def directly.
 //   - A subquery in an expression (scalar, EXISTS, IN, ANY/ALL, ARRAY) is
 //     an expr.Subquery holding its own optimized, validated plan; a column
 //     it resolves in an enclosing query is an expr.OuterRef in that plan
@@ -34,7 +41,9 @@
 //     input that is not provably ordered by its on column (or, for both
 //     inputs, by keys then t) with 0A000 naming the input and column and
 //     a hint giving both fixes (spec §4). The planner never sorts on its
-//     own: Sort comes only from ORDER BY.
+//     own: Sort comes only from ORDER BY, and from DISTINCT ON, whose
+//     DistinctOn node requires its keys sorted (ORDER BY's leading keys,
+//     else ascending) and keeps the first row of each run.
 //   - Rewrites keep results identical: WHERE conjuncts move below joins
 //     (never into an ASOF join's right input, never below the
 //     null-extended side of a LEFT join), comparisons with constants on a
@@ -47,7 +56,8 @@
 //     A join left serial records why in AsofJoin.Serial (EXPLAIN shows it).
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (hash equi-join inner/left with a residual, or cross), Values,
-//     UnionAll, Distinct, Window, and the parallel Repartition and Merge.
+//     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window,
+//     and the parallel Repartition and Merge.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
 //     Discard. They are plain data in the planner's own vocabulary (no
@@ -65,7 +75,10 @@
 //     implements TableLister) and Options.Database/User. Functions Postgres
 //     answers from its catalogs (pg_table_is_visible, pg_get_userbyid,
 //     current_database, current_user, ::regclass and the other OID alias
-//     casts) expand into expressions over the same description.
+//     casts) expand into expressions over the same description. They are
+//     the planner's own catalogFuncs (pgcatalog.go), not sql/functions
+//     Defs: a call never reaches the evaluator, so there is no kernel to
+//     share, and their answers come from the statement's catalog.
 //   - BuildContext observes a context (57014). Binding counts its
 //     recursion (54001 past limits.MaxDepth: nested queries, expressions,
 //     joins, WITH queries naming WITH queries, stacked windows) and its

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -21,7 +22,7 @@ func ExplainText(p Plan) string {
 func explainPlan(sb *strings.Builder, p Plan) {
 	switch x := p.(type) {
 	case *Query:
-		explainNode(sb, x.Root, 0)
+		explainRoot(sb, x.Root)
 	case *Insert:
 		fmt.Fprintf(sb, "Insert %s\n", x.Table.Name)
 		explainNode(sb, x.Input, 1)
@@ -43,6 +44,38 @@ func explainPlan(sb *strings.Builder, p Plan) {
 		sb.WriteString("\n")
 	case *DropTable:
 		fmt.Fprintf(sb, "DropTable %s\n", strings.Join(x.Names, ", "))
+	case *Delete:
+		fmt.Fprintf(sb, "Delete %s%s\n", x.Table.Name, explainWhere(x.Table, x.Range, x.Where))
+		explainExprSubqueries(sb, append(boundExprs(x.Range), x.Where))
+	case *Update:
+		var sets []string
+		for i, e := range x.Set {
+			if x.Assigned[i] {
+				sets = append(sets, x.Table.Columns[i].Name+" = "+exprSQL(e))
+			}
+		}
+		fmt.Fprintf(sb, "Update %s set %s%s\n", x.Table.Name, strings.Join(sets, ", "), explainWhere(x.Table, x.Range, x.Where))
+		explainExprSubqueries(sb, append(append(boundExprs(x.Range), x.Where), x.Set...))
+	case *Truncate:
+		var names []string
+		for _, t := range x.Tables {
+			names = append(names, t.Name)
+		}
+		fmt.Fprintf(sb, "Truncate %s\n", strings.Join(names, ", "))
+	case *CreateTableAs:
+		fmt.Fprintf(sb, "CreateTableAs %s", x.Def.Name)
+		if len(x.Def.OrderBy) > 0 {
+			sort := "sorted stably"
+			if x.Sorted {
+				sort = "input already ordered, no sort"
+			}
+			fmt.Fprintf(sb, " ORDER BY (%s) [%s]", strings.Join(x.Def.OrderBy, ", "), sort)
+		}
+		if !x.WithData {
+			sb.WriteString(" WITH NO DATA")
+		}
+		sb.WriteString("\n")
+		explainNode(sb, x.Query.Root, 1)
 	case *Copy:
 		if x.Query != nil {
 			sb.WriteString("Copy (query) TO\n")
@@ -59,6 +92,40 @@ func explainPlan(sb *strings.Builder, p Plan) {
 	}
 }
 
+// explainWhere renders DELETE and UPDATE's row choice: the key range the
+// catalog prunes segments with, then the rest of WHERE.
+func explainWhere(t *catalog.TableInfo, bounds []KeyBound, where expr.Expr) string {
+	s := ""
+	if len(bounds) > 0 {
+		key := t.Columns[t.OrderKeys[0]].Name
+		var parts []string
+		for _, b := range bounds {
+			parts = append(parts, key+" "+b.Op.String()+" "+exprSQL(b.Value))
+		}
+		s += " range " + strings.Join(parts, " AND ")
+	}
+	if where != nil {
+		s += " where " + exprSQL(where)
+	}
+	return s
+}
+
+// explainExprSubqueries prints the subqueries of a statement's own
+// expressions, as explainNode does for a node's.
+func explainExprSubqueries(sb *strings.Builder, es []expr.Expr) {
+	for _, e := range es {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if sq, ok := x.(*expr.Subquery); ok {
+				fmt.Fprintf(sb, "  SubPlan %d\n", sq.ID)
+				if p, ok := sq.Plan.(Node); ok {
+					explainNode(sb, p, 2)
+				}
+			}
+			return true
+		})
+	}
+}
+
 func explainNode(sb *strings.Builder, n Node, depth int) {
 	sb.WriteString(strings.Repeat("  ", depth))
 	sb.WriteString(NodeLine(n))
@@ -72,6 +139,30 @@ func explainNode(sb *strings.Builder, n Node, depth int) {
 			explainNode(sb, p, depth+2)
 		}
 	}
+}
+
+// explainRoot is explainNode for a query's root, whose line ends with the
+// whole query's estimate (RootLine).
+func explainRoot(sb *strings.Builder, n Node) {
+	sb.WriteString(RootLine(n))
+	sb.WriteString("\n")
+	for _, c := range n.Children() {
+		explainNode(sb, c, 1)
+	}
+	for _, sq := range NodeSubqueries(n) {
+		fmt.Fprintf(sb, "  SubPlan %d\n", sq.ID)
+		if p, ok := sq.Plan.(Node); ok {
+			explainNode(sb, p, 2)
+		}
+	}
+}
+
+// RootLine is the EXPLAIN line of a query's root: NodeLine, then the
+// query's estimate as Postgres prints one, "  (cost=S..T rows=R
+// width=W)". It is the only line with an estimate: postgres_fdw's
+// use_remote_estimate reads it from the first line.
+func RootLine(n Node) string {
+	return NodeLine(n) + "  " + EstimateOf(n).String()
 }
 
 // NodeLine is one node's EXPLAIN line (without children).
@@ -184,8 +275,25 @@ func describe(n Node) string {
 		return "Series generate_series(" + exprsSQL(args) + ")"
 	case *UnionAll:
 		return "UnionAll"
+	case *SetOp:
+		// Postgres' own words: HashSetOp Intersect All, HashSetOp Except.
+		s := "HashSetOp Intersect"
+		if x.Kind == Except {
+			s = "HashSetOp Except"
+		}
+		if x.All {
+			s += " All"
+		}
+		return s
 	case *Distinct:
 		return "Distinct"
+	case *DistinctOn:
+		cols := x.Schema()
+		names := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			names[i] = qualName(cols[k])
+		}
+		return "DistinctOn " + strings.Join(names, ", ")
 	case *Window:
 		in := x.Input.Schema()
 		s := "Window"

@@ -58,7 +58,7 @@ func exprSQL(e expr.Expr) string {
 		sb.WriteString(" END")
 		return sb.String()
 	case *expr.Func:
-		return x.Name + "(" + exprsSQL(x.Args) + ")"
+		return x.Name() + "(" + exprsSQL(x.Args) + ")"
 	}
 	return e.String()
 }

@@ -55,6 +55,8 @@ var explainCases = []struct{ name, sql string }{
 	{"pushdown_through_subquery", `SELECT * FROM (SELECT t AS time, x FROM ticks) s WHERE time BETWEEN 10 AND 20`},
 	{"prune_count_star", `SELECT count(*) FROM trades`},
 	{"union_and_distinct", `SELECT k FROM events UNION SELECT k FROM ticks ORDER BY 1`},
+	// INTERSECT binds tighter than UNION; EXCEPT ALL ends the UNION run.
+	{"intersect_except", `SELECT k FROM events UNION SELECT k FROM ticks INTERSECT ALL SELECT k FROM events EXCEPT ALL SELECT k FROM ticks ORDER BY 1`},
 	// Window functions.
 	{"window_functions", `SELECT t, k, row_number() OVER (PARTITION BY k ORDER BY t), sum(x) OVER (PARTITION BY k ORDER BY t), lag(x, 2, 0) OVER (ORDER BY t DESC) FROM ticks WHERE x > 0 ORDER BY t`},
 	{"window_then_ordered_asof", `SELECT * FROM events ASOF JOIN (SELECT t, k, rank() OVER (PARTITION BY k ORDER BY x) AS r FROM ticks ORDER BY t) s USING (k, t)`},

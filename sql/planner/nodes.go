@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/ordering"
 )
 
@@ -17,6 +18,8 @@ var (
 	_ Node = (*Values)(nil)
 	_ Node = (*UnionAll)(nil)
 	_ Node = (*Distinct)(nil)
+	_ Node = (*SetOp)(nil)
+	_ Node = (*DistinctOn)(nil)
 )
 
 func (s *Scan) Schema() []Column { return s.cols }
@@ -67,7 +70,7 @@ func isConstant(e expr.Expr) bool {
 		case *expr.Column:
 			ok = false
 		case *expr.Func:
-			if volatileFuncs[n.Name] {
+			if isVolatile(n) {
 				ok = false
 			}
 		}
@@ -76,8 +79,12 @@ func isConstant(e expr.Expr) bool {
 	return ok
 }
 
-// volatileFuncs change value between rows.
-var volatileFuncs = map[string]bool{"random": true}
+// isVolatile reports whether f calls a function whose value changes
+// between calls (random).
+func isVolatile(f *expr.Func) bool {
+	d, ok := functions.Of(f)
+	return ok && d.Volatile
+}
 
 func (p *Project) Schema() []Column { return p.Cols }
 func (p *Project) Children() []Node { return []Node{p.Input} }
@@ -112,6 +119,10 @@ func (j *AsofJoin) Children() []Node {
 // Ordering is the left input's: output rows come in left order, and the
 // left columns come first.
 func (j *AsofJoin) Ordering() ordering.Props {
+	if j.outer() {
+		// Unmatched right rows interleave with the left rows anyhow.
+		return ordering.Props{}
+	}
 	p := j.Left.Ordering()
 	return ordering.Props{Lex: p.Lex, Equiv: p.Equiv, Const: p.Const}
 }
@@ -131,7 +142,7 @@ func (j *AsofJoin) RequiredOrdering() []ordering.Lex {
 }
 func (j *AsofJoin) PreservesOrder() []bool {
 	out := make([]bool, 1+len(j.Rights))
-	out[0] = true
+	out[0] = !j.outer()
 	return out
 }
 
@@ -227,8 +238,23 @@ func (u *UnionAll) RequiredOrdering() []ordering.Lex {
 }
 func (u *UnionAll) PreservesOrder() []bool { return make([]bool, len(u.Inputs)) }
 
+// A SetOp's output follows its left input's order today, but no order is
+// promised: a sorted or right-hashing implementation would not keep it.
+func (s *SetOp) Schema() []Column                 { return s.Cols }
+func (s *SetOp) Children() []Node                 { return []Node{s.Left, s.Right} }
+func (s *SetOp) Ordering() ordering.Props         { return ordering.Props{} }
+func (s *SetOp) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil, nil} }
+func (s *SetOp) PreservesOrder() []bool           { return []bool{false, false} }
+
 func (d *Distinct) Schema() []Column                 { return d.Input.Schema() }
 func (d *Distinct) Children() []Node                 { return []Node{d.Input} }
 func (d *Distinct) Ordering() ordering.Props         { return ordering.Props{} }
 func (d *Distinct) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
 func (d *Distinct) PreservesOrder() []bool           { return []bool{false} }
+
+// Dropping rows keeps the input's order (and its equivalences).
+func (d *DistinctOn) Schema() []Column                 { return d.Input.Schema() }
+func (d *DistinctOn) Children() []Node                 { return []Node{d.Input} }
+func (d *DistinctOn) Ordering() ordering.Props         { return d.Input.Ordering() }
+func (d *DistinctOn) RequiredOrdering() []ordering.Lex { return []ordering.Lex{d.Order} }
+func (d *DistinctOn) PreservesOrder() []bool           { return []bool{true} }

@@ -46,7 +46,11 @@ func mapChildren(n Node, f func(Node) Node) Node {
 		for i := range x.Inputs {
 			x.Inputs[i] = f(x.Inputs[i])
 		}
+	case *SetOp:
+		x.Left, x.Right = f(x.Left), f(x.Right)
 	case *Distinct:
+		x.Input = f(x.Input)
+	case *DistinctOn:
 		x.Input = f(x.Input)
 	case *Window:
 		x.Input = f(x.Input)

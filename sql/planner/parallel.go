@@ -85,6 +85,10 @@ func splittable(j *AsofJoin) (left []int, rights [][]int, why string) {
 		if r.KeysFirst {
 			return nil, nil, "inputs ordered by keys first"
 		}
+		if r.Kind.outer() {
+			// Unmatched right rows belong to no left batch to reassemble.
+			return nil, nil, r.Kind.String() + " join"
+		}
 		for _, t := range []sqltypes.Type{j.Left.Schema()[r.LeftOn].Type, r.Input.Schema()[r.On].Type} {
 			switch t.Kind {
 			case sqltypes.Int2, sqltypes.Int4, sqltypes.Int8, sqltypes.Float4, sqltypes.Float8,

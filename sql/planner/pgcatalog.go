@@ -5,6 +5,7 @@ import (
 
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -53,8 +54,36 @@ func (b *binder) pgSource() (*pgcatalog.Source, error) {
 			tables = append(tables, info)
 		}
 	}
-	b.pgsrc = pgcatalog.NewSource(db, user, tables)
-	return b.pgsrc, nil
+	src := pgcatalog.NewSource(db, user, tables)
+	// Views' columns are their queries' columns, so each is bound. The
+	// binders of those queries see the tables only (b.pgsrc is set
+	// first): a view reading pg_class must not bind every view again.
+	b.pgsrc = src
+	if l, ok := b.cat.(ViewLister); ok {
+		var views []pgcatalog.View
+		for _, name := range l.Views() {
+			rel, err := b.relation("public", name)
+			if err != nil || rel.View == nil {
+				continue
+			}
+			v := pgcatalog.View{Name: name, SQL: rel.View.SQL}
+			// a view whose query no longer binds is listed without columns
+			if node, err := b.bindView(rel.View, name); err == nil {
+				for _, c := range node.Schema() {
+					v.Columns = append(v.Columns, pgcatalog.Column{Name: c.Name, Type: c.Type})
+				}
+			}
+			views = append(views, v)
+		}
+		src.AddViews(views)
+	}
+	return src, nil
+}
+
+// ViewLister is implemented by catalogs that can list their views, which
+// the virtual pg_catalog then shows too.
+type ViewLister interface {
+	Views() []string
 }
 
 // isVirtualTable reports whether a FROM item names a pg_catalog or
@@ -128,61 +157,95 @@ func (b *binder) bindRegexp(x *ast.PatternRegexpExpr, c *exprCtx) (expr.Expr, er
 			return nil, err
 		}
 	}
-	name := "textregexeq"
+	fn := functions.TextRegexEq
 	if x.Not {
-		name = "textregexne"
+		fn = functions.TextRegexNe
 	}
-	return &expr.Func{Name: name, Args: []expr.Expr{v, p}, T: sqltypes.BoolType}, nil
+	return &expr.Func{Fn: fn, Args: []expr.Expr{v, p}, T: sqltypes.BoolType}, nil
 }
 
 // catalogFuncs are the functions Postgres answers from its catalogs; the
 // planner expands them into expressions over the statement's
-// pgcatalog.Source, so they agree with the virtual tables.
-var catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error){
-	"pg_table_is_visible": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		return b.relPredicate(args, x, func(src *pgcatalog.Source, r *pgcatalog.Rel) bool { return src.Visible(r) })
-	},
-	// pg_relation_is_publishable: true for a user table (Postgres: an
-	// ordinary permanent table outside the system catalogs), false for
-	// other relations.
-	"pg_relation_is_publishable": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		return b.relPredicate(args, x, func(_ *pgcatalog.Source, r *pgcatalog.Rel) bool {
-			return r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic)
-		})
-	},
-	"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil {
-			return nil, err
-		}
-		arg, err := b.oidArg(args, x)
-		if err != nil {
-			return nil, err
-		}
-		// Postgres prints "unknown (OID=n)" for an OID that is no role.
-		unknown := &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
-			L: &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
-				L: &expr.Literal{Value: "unknown (OID=", T: sqltypes.TextType},
-				R: &expr.Cast{X: arg, T: sqltypes.TextType}},
-			R: &expr.Literal{Value: ")", T: sqltypes.TextType}}
-		return &expr.Case{Operand: arg, T: sqltypes.TextType,
-			Whens: []expr.When{{Cond: &expr.Literal{Value: int64(pgcatalog.RoleOID), T: sqltypes.Int8Type}, Result: &expr.Literal{Value: src.User, T: sqltypes.TextType}}},
-			Else:  unknown}, nil
-	},
-	"current_database": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil || len(args) != 0 {
-			return nil, orFuncError(err, b, x, args)
-		}
-		return &expr.Literal{Value: src.Database, T: sqltypes.TextType}, nil
-	},
-	"current_user": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-		src, err := b.pgSource()
-		if err != nil || len(args) != 0 {
-			return nil, orFuncError(err, b, x, args)
-		}
-		return &expr.Literal{Value: src.User, T: sqltypes.TextType}, nil
-	},
+// pgcatalog.Source, so they agree with the virtual tables. (Set in init:
+// the Source binds views' queries, which may call these functions.)
+var catalogFuncs map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error)
+
+func init() {
+	catalogFuncs = map[string]func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error){
+		"pg_table_is_visible": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			return b.relPredicate(args, x, func(src *pgcatalog.Source, r *pgcatalog.Rel) bool { return src.Visible(r) })
+		},
+		// pg_relation_is_publishable: true for a user table (Postgres: an
+		// ordinary permanent table outside the system catalogs), false for
+		// other relations.
+		"pg_relation_is_publishable": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			return b.relPredicate(args, x, func(_ *pgcatalog.Source, r *pgcatalog.Rel) bool {
+				return r.Kind == "r" && r.Namespace == int64(pgcatalog.NamespacePublic)
+			})
+		},
+		"pg_get_userbyid": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil {
+				return nil, err
+			}
+			arg, err := b.oidArg(args, x)
+			if err != nil {
+				return nil, err
+			}
+			// Postgres prints "unknown (OID=n)" for an OID that is no role.
+			unknown := &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
+				L: &expr.Binary{Op: expr.Concat, T: sqltypes.TextType,
+					L: &expr.Literal{Value: "unknown (OID=", T: sqltypes.TextType},
+					R: &expr.Cast{X: arg, T: sqltypes.TextType}},
+				R: &expr.Literal{Value: ")", T: sqltypes.TextType}}
+			return &expr.Case{Operand: arg, T: sqltypes.TextType,
+				Whens: []expr.When{{Cond: &expr.Literal{Value: int64(pgcatalog.RoleOID), T: sqltypes.Int8Type}, Result: &expr.Literal{Value: src.User, T: sqltypes.TextType}}},
+				Else:  unknown}, nil
+		},
+		// pg_get_viewdef(oid [, pretty]): a view's query as it was written
+		// (PostgreSQL prints its own reconstruction), NULL for other OIDs.
+		"pg_get_viewdef": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil {
+				return nil, err
+			}
+			if len(args) == 2 {
+				if k := args[1].Type().Kind; k != sqltypes.Bool && k != sqltypes.Unknown {
+					return nil, funcError(b, x, args)
+				}
+				args = args[:1]
+			}
+			arg, err := b.oidArg(args, x)
+			if err != nil {
+				return nil, err
+			}
+			c := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Literal{T: sqltypes.TextType}}
+			for _, r := range src.Rels() {
+				if r.ViewSQL != "" {
+					c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
+						Result: &expr.Literal{Value: " " + r.ViewSQL + ";", T: sqltypes.TextType}})
+				}
+			}
+			if len(c.Whens) == 0 {
+				return c.Else, nil
+			}
+			return c, nil
+		},
+		"current_database": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil || len(args) != 0 {
+				return nil, orFuncError(err, b, x, args)
+			}
+			return &expr.Literal{Value: src.Database, T: sqltypes.TextType}, nil
+		},
+		"current_user": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil || len(args) != 0 {
+				return nil, orFuncError(err, b, x, args)
+			}
+			return &expr.Literal{Value: src.User, T: sqltypes.TextType}, nil
+		},
+	}
 }
 
 func orFuncError(err error, b *binder, x *ast.FuncCallExpr, args []expr.Expr) error {
@@ -223,15 +286,6 @@ func (b *binder) bindCatalogCall(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, bo
 	}
 	e, err := f(b, args, x)
 	return e, true, err
-}
-
-func init() {
-	text, i4, i8 := sqltypes.TextType, sqltypes.Int4Type, sqltypes.Int8Type
-	funcs["format_type"] = fixed(2, 2, text, i8, i4)
-	funcs["pg_encoding_to_char"] = fixed(1, 1, text, i4)
-	funcs["array_to_string"] = fixed(2, 3, text, text)
-	funcs["array_lower"] = fixed(2, 2, i4, text, i4) // eval/arrays.go
-	funcs["array_upper"] = fixed(2, 2, i4, text, i4)
 }
 
 // bindRegCast binds x::regclass, ::regtype, ::regnamespace, ::regrole and
@@ -420,7 +474,7 @@ func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, c *exp
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s ANY (array of %s)", lt, op, lt).WithPosition(b.pos(x)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	return &expr.Func{Name: "scalar_op_any", T: sqltypes.BoolType,
+	return &expr.Func{Fn: functions.ScalarOpAny, T: sqltypes.BoolType,
 		Args: []expr.Expr{l, arr, &expr.Literal{Value: op, T: sqltypes.TextType}}}, nil
 }
 
@@ -450,29 +504,10 @@ func init() {
 	catalogFuncs["obj_description"] = noObjects(1, i8, tx)
 	catalogFuncs["col_description"] = noObjects(2, i8, i4)
 	catalogFuncs["shobj_description"] = noObjects(2, i8, tx)
-	funcs["pg_get_expr"] = fixed(2, 3, tx, tx, i8, bl)
-	funcs["pg_size_pretty"] = funcSig{min: 1, max: 1, typ: sizePrettySig} // eval/pgfuncs.go
 	catalogFuncs["pg_table_size"] = relSize
 	catalogFuncs["pg_total_relation_size"] = relSize
 	catalogFuncs["pg_relation_size"] = relSize
 }
-
-// sizePrettySig types pg_size_pretty: Postgres has a bigint and a numeric
-// overload, so a smaller integer or an untyped literal, which converts to
-// both, is ambiguous there (42725); asofsql implements the bigint one only,
-// so numeric and other arguments are 42883.
-func sizePrettySig(b *binder, args []expr.Expr, at []ast.ExprNode, n ast.ExprNode) ([]expr.Expr, sqltypes.Type, error) {
-	switch k := args[0].Type().Kind; {
-	case k == sqltypes.Int8:
-		return args, sqltypes.TextType, nil
-	case k == sqltypes.Unknown || args[0].Type().IsInteger():
-		return nil, sqltypes.TextType, sqlerr.New(codeAmbiguousFunction, "function pg_size_pretty(%s) is not unique", args[0].Type()).WithPosition(b.pos(n)).
-			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
-	}
-	return nil, sqltypes.TextType, funcError(b, n, args)
-}
-
-const codeAmbiguousFunction = "42725"
 
 // relSize expands pg_table_size, pg_total_relation_size and
 // pg_relation_size (main fork) of a relation OID into a CASE over the
@@ -519,7 +554,7 @@ func writeTarget(schema, name string) error {
 				WithHint("Read it with a query, e.g. COPY (SELECT * FROM %s.%s) TO STDOUT.", schema, name)
 		}
 	}
-	if schema != "" && schema != "public" {
+	if schema != "" && schema != "public" && schema != TempSchema {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
 	return nil

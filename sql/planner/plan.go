@@ -96,14 +96,41 @@ const (
 	AsofInner AsofKind = iota
 	// AsofLeft keeps them with NULL right columns.
 	AsofLeft
+	// AsofSemi keeps the left rows with a winner; no right column is
+	// output (Payload is empty).
+	AsofSemi
+	// AsofAnti keeps the left rows without a winner; no right column is
+	// output (Payload is empty).
+	AsofAnti
+	// AsofRightOuter is INNER plus, once each, every right row that is the
+	// winner of no left row, with NULL left columns.
+	AsofRightOuter
+	// AsofFull is LEFT plus those right rows.
+	AsofFull
 )
 
 func (k AsofKind) String() string {
-	if k == AsofLeft {
+	switch k {
+	case AsofLeft:
 		return "LEFT"
+	case AsofSemi:
+		return "SEMI"
+	case AsofAnti:
+		return "ANTI"
+	case AsofRightOuter:
+		return "RIGHT"
+	case AsofFull:
+		return "FULL"
 	}
 	return "INNER"
 }
+
+// outer reports the kinds that output unmatched right rows: their join
+// has that one right input and its output no order (spec §2.6).
+func (k AsofKind) outer() bool { return k == AsofRightOuter || k == AsofFull }
+
+// leftOnly reports the kinds whose output has no right column.
+func (k AsofKind) leftOnly() bool { return k == AsofSemi || k == AsofAnti }
 
 // Prefer is an ASOF join's tie rule between equally distant rows on
 // both sides (mirrors exec/asof.Tie).
@@ -245,7 +272,45 @@ type UnionAll struct {
 	Cols   []Column
 }
 
+// SetOp is Left INTERSECT [ALL] Right or Left EXCEPT [ALL] Right (same
+// column count and types; names from Left). Rows compare as in DISTINCT
+// (NULLs equal); with ALL a row m times on the left and n times on the
+// right comes out min(m,n) times (INTERSECT) or max(m-n,0) times
+// (EXCEPT), without ALL at most once.
+type SetOp struct {
+	Kind        SetOpKind
+	All         bool
+	Left, Right Node
+	Cols        []Column
+}
+
+// SetOpKind is INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+const (
+	Intersect SetOpKind = iota
+	Except
+)
+
+func (k SetOpKind) String() string {
+	if k == Except {
+		return "EXCEPT"
+	}
+	return "INTERSECT"
+}
+
 // Distinct removes duplicate rows (SQL DISTINCT: NULLs are equal).
 type Distinct struct {
 	Input Node
+}
+
+// DistinctOn keeps the first row of each run of rows equal on Keys
+// (SELECT DISTINCT ON; NULLs are equal). Its input must be ordered by
+// Order, a sort on exactly the Keys columns, so equal keys are adjacent;
+// the binder puts a Sort by the ORDER BY keys (which start with them)
+// below it.
+type DistinctOn struct {
+	Input Node
+	Keys  []int
+	Order ordering.Lex
 }

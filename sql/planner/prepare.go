@@ -78,10 +78,15 @@ func outputParams(n Node, out map[int]bool) {
 		outputParams(x.Input, out)
 	case *Distinct:
 		outputParams(x.Input, out)
+	case *DistinctOn:
+		outputParams(x.Input, out)
 	case *UnionAll:
 		for _, in := range x.Inputs {
 			outputParams(in, out)
 		}
+	case *SetOp:
+		outputParams(x.Left, out)
+		outputParams(x.Right, out)
 	}
 }
 

@@ -102,6 +102,22 @@ func prune(n Node, need []bool) (Node, []int) {
 		return x, identity(len(x.cols))
 	case *Window:
 		return pruneWindow(x, need)
+	case *DistinctOn:
+		cn := append([]bool(nil), need...)
+		for _, k := range x.Keys {
+			cn[k] = true
+		}
+		in, m := prune(x.Input, cn)
+		keys := make([]int, len(x.Keys))
+		for i, k := range x.Keys {
+			keys[i] = m[k]
+		}
+		order := make(ordering.Lex, len(x.Order))
+		for i, k := range x.Order {
+			order[i] = ordering.Key{Col: m[k.Col], Desc: k.Desc, NullsFirst: k.NullsFirst}
+		}
+		x.Input, x.Keys, x.Order = in, keys, order
+		return x, m
 	case *Distinct:
 		x.Input = pruneAll(x.Input)
 		return x, identity(len(x.Schema()))
@@ -109,6 +125,10 @@ func prune(n Node, need []bool) (Node, []int) {
 		for i := range x.Inputs {
 			x.Inputs[i] = pruneAll(x.Inputs[i])
 		}
+		return x, identity(len(x.Cols))
+	case *SetOp:
+		// Every column is part of the row compared.
+		x.Left, x.Right = pruneAll(x.Left), pruneAll(x.Right)
 		return x, identity(len(x.Cols))
 	}
 	return n, identity(len(n.Schema()))

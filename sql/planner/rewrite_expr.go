@@ -31,7 +31,7 @@ func mapColumns(e expr.Expr, f func(*expr.Column) expr.Expr) expr.Expr {
 		}
 		return out
 	case *expr.Func:
-		out := &expr.Func{Name: x.Name, T: x.T}
+		out := &expr.Func{Fn: x.Fn, T: x.T}
 		for _, a := range x.Args {
 			out.Args = append(out.Args, mapColumns(a, f))
 		}
@@ -68,7 +68,7 @@ func remap(e expr.Expr, m []int) expr.Expr {
 func volatile(e expr.Expr) bool {
 	v := false
 	expr.Walk(e, func(x expr.Expr) bool {
-		if f, ok := x.(*expr.Func); ok && volatileFuncs[f.Name] {
+		if f, ok := x.(*expr.Func); ok && isVolatile(f) {
 			v = true
 		}
 		return !v

@@ -12,8 +12,8 @@ import (
 )
 
 // Plan is a planned statement: *Query, *CreateTable, *DropTable, *Insert,
-// *Copy, *Set, *Show, *Transaction, *Explain, *Prepare, *Execute,
-// *Deallocate or *Discard. Plans are plain data the planner owns (no
+// *Copy, *Set, *Show, *Transaction, *SetTransaction, *Explain, *Prepare,
+// *Execute, *Deallocate, *Discard, *Declare, *Fetch or *CloseCursor. Plans are plain data the planner owns (no
 // parser types); each answers what callers must know before it runs, so
 // the only switch over statement kinds a caller needs is the one that
 // executes them.
@@ -48,21 +48,29 @@ type Query struct {
 	Params []sqltypes.Type
 }
 
-// CreateTable is CREATE TABLE with its validated definition.
+// CreateTable is CREATE [TEMP] TABLE with its validated definition.
+// Defaults, when not nil, has one entry per column: the DEFAULT expression
+// (a constant; nil for none), whose value the session evaluates into the
+// column's catalog.Column.Default when the statement runs.
 type CreateTable struct {
 	Def         catalog.TableDef
+	Defaults    []expr.Expr
 	IfNotExists bool
+	Temp        bool
 }
 
-// DropTable is DROP TABLE [IF EXISTS] names.
+// DropTable is DROP TABLE [IF EXISTS] names; Temp[i] says Names[i] is
+// the session's temporary table (which shadows a permanent one of that
+// name).
 type DropTable struct {
 	Names    []string
+	Temp     []bool
 	IfExists bool
 }
 
 // Insert is INSERT INTO Table: Input yields every table column, in table
-// order and of the column's type (defaults are NULL), ready for
-// catalog.Tx.Insert.
+// order and of the column's type (a column not given takes its DEFAULT,
+// NULL without one), ready for catalog.Tx.Insert.
 type Insert struct {
 	Table  *catalog.TableInfo
 	Input  Node
@@ -138,6 +146,7 @@ const (
 // unless written.
 type Transaction struct {
 	Kind       TxnKind
+	Start      bool // START TRANSACTION: tagged so, not BEGIN
 	Isolation  string
 	ReadOnly   *bool
 	Deferrable *bool
@@ -216,6 +225,9 @@ func (p *Transaction) Tag() string {
 		return "COMMIT"
 	case TxnRollback:
 		return "ROLLBACK"
+	}
+	if p.Start {
+		return "START TRANSACTION"
 	}
 	return "BEGIN"
 }
@@ -346,7 +358,7 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 	case *parser.SetStmt:
 		return &Set{Name: n.Name, Values: n.Values, Default: n.Default, Local: n.Local, Reset: n.Reset, All: n.All}, nil
 	case *parser.TransactionStmt:
-		t := &Transaction{Kind: TxnBegin, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
+		t := &Transaction{Kind: TxnBegin, Start: n.Start, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}
 		switch n.Kind {
 		case parser.TxnCommit:
 			t.Kind = TxnCommit
@@ -355,7 +367,20 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 		}
 		return t, nil
 	case *parser.CreateTableStmt:
-		return createTable(n)
+		if n.AsQuery != nil {
+			return b.createTableAs(n) // ddl.go
+		}
+		return b.createTable(n)
+	case *parser.CreateViewStmt:
+		return b.createView(n)
+	case *parser.AlterTableStmt:
+		return b.alterTable(n)
+	case *parser.TruncateStmt:
+		refs := make([]TableRef, len(n.Tables))
+		for i, t := range n.Tables {
+			refs[i] = TableRef{Schema: t.Schema, Name: t.Name, Pos: n.Pos[i]}
+		}
+		return b.truncate(refs)
 	case *parser.ExplainStmt:
 		inner, err := BuildContext(ctx, cat, n.Stmt, opts)
 		if err != nil {
@@ -372,6 +397,14 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 		return &Deallocate{Name: n.Name, All: n.All}, nil
 	case *parser.DiscardStmt:
 		return &Discard{What: n.What}, nil
+	case *parser.DeclareStmt:
+		return declare(cat, n, opts)
+	case *parser.FetchStmt:
+		return fetch(n, opts)
+	case *parser.CloseStmt:
+		return &CloseCursor{Name: n.Name, All: n.All}, nil
+	case *parser.SetTransactionStmt:
+		return &SetTransaction{Session: n.Session, Isolation: n.Isolation, ReadOnly: n.ReadOnly, Deferrable: n.Deferrable}, nil
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this statement is not supported")
 	}
@@ -399,16 +432,25 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 		return &Query{Root: root, Params: b.finishParams()}, nil
 	case *ast.InsertStmt:
 		return b.insert(x)
+	case *ast.DeleteStmt:
+		return b.delete(x) // dml.go
+	case *ast.UpdateStmt:
+		return b.update(x)
 	case *ast.DropTableStmt:
 		if x.IsView {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "DROP VIEW is not supported")
+			return b.dropView(x) // ddl.go
 		}
 		d := &DropTable{IfExists: x.IfExists}
 		for _, t := range x.Tables {
 			if err := writeTarget(t.Schema.O, t.Name.O); err != nil {
 				return nil, err
 			}
+			temp := t.Schema.O == TempSchema
+			if r, err := b.relation(t.Schema.O, t.Name.O); err == nil {
+				temp = r.Temp
+			}
 			d.Names = append(d.Names, t.Name.O)
+			d.Temp = append(d.Temp, temp)
 		}
 		return d, nil
 	}
@@ -418,10 +460,6 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 // stmtKind names an unsupported statement for messages.
 func stmtKind(n ast.StmtNode) string {
 	switch n.(type) {
-	case *ast.UpdateStmt:
-		return "UPDATE"
-	case *ast.DeleteStmt:
-		return "DELETE"
 	case *ast.CreateViewStmt:
 		return "CREATE VIEW"
 	case *ast.CreateIndexStmt:
@@ -434,9 +472,9 @@ func stmtKind(n ast.StmtNode) string {
 	return "this statement"
 }
 
-func createTable(n *parser.CreateTableStmt) (Plan, error) {
-	if n.Temporary {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "temporary tables are not supported")
+func (b *binder) createTable(n *parser.CreateTableStmt) (Plan, error) {
+	if err := writeTarget(n.Table.Schema, n.Table.Name); err != nil {
+		return nil, err
 	}
 	// A key the catalog would not enforce is refused: accepting it would let
 	// duplicates in behind a constraint the user believes holds.
@@ -445,10 +483,24 @@ func createTable(n *parser.CreateTableStmt) (Plan, error) {
 			WithHint("asofsql enforces no keys. Declare the columns NOT NULL, and ORDER BY (...) if the table is queried in that order.")
 	}
 	def := catalog.TableDef{Name: n.Table.Name, OrderBy: n.OrderBy}
+	p := &CreateTable{IfNotExists: n.IfNotExists, Temp: n.Temporary || n.Table.Schema == TempSchema}
 	for _, c := range n.Columns {
-		def.Columns = append(def.Columns, catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
+		col := catalog.Column{Name: c.Name, Type: c.Type, NotNull: c.NotNull}
+		var d expr.Expr
+		if c.Default != nil {
+			var err error
+			if d, err = b.columnDefault(c.Default, col); err != nil { // ddl.go
+				return nil, err
+			}
+			if p.Defaults == nil {
+				p.Defaults = make([]expr.Expr, len(n.Columns))
+			}
+			p.Defaults[len(def.Columns)] = d
+		}
+		def.Columns = append(def.Columns, col)
 	}
-	return &CreateTable{Def: def, IfNotExists: n.IfNotExists}, nil
+	p.Def = def
+	return p, nil
 }
 
 func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
@@ -468,10 +520,18 @@ func (b *binder) copyPlan(n *parser.CopyStmt) (Plan, error) {
 	if err := writeTarget(n.Table.Schema, n.Table.Name); err != nil {
 		return nil, err
 	}
-	info, err := b.cat.Table(n.Table.Name)
+	r, err := b.relation(n.Table.Schema, n.Table.Name)
 	if err != nil {
 		return nil, err
 	}
+	if r.View != nil {
+		if n.From {
+			return nil, sqlerr.New(codeWrongObjectType, "cannot copy to view \"%s\"", n.Table.Name)
+		}
+		return nil, sqlerr.New(codeWrongObjectType, "cannot copy from view \"%s\"", n.Table.Name).
+			WithHint("Try the COPY (SELECT ...) TO variant.")
+	}
+	info := r.Table
 	c := copyOf(n)
 	c.Table = info
 	cols, err := targetColumns(info, n.Columns)
@@ -530,10 +590,7 @@ func (b *binder) insert(x *ast.InsertStmt) (Plan, error) {
 	if !ok2 {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT target must be a table")
 	}
-	if err := writeTarget(tn.Schema.O, tn.Name.O); err != nil {
-		return nil, err
-	}
-	info, err := b.cat.Table(tn.Name.O)
+	info, err := b.table(tn.Schema.O, tn.Name.O, "INSERT INTO")
 	if err != nil {
 		return nil, err
 	}
@@ -553,12 +610,21 @@ func (b *binder) insert(x *ast.InsertStmt) (Plan, error) {
 		if len(src.Schema()) > len(cols) {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
+		if len(names) == 0 && len(src.Schema()) < len(cols) {
+			cols = cols[:len(src.Schema())] // PostgreSQL: the first columns, the rest take their defaults
+		}
 		if len(src.Schema()) < len(cols) {
 			return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more target columns than expressions")
 		}
 	} else {
 		v := &Values{}
+		if len(names) == 0 && len(x.Lists) > 0 && len(x.Lists[0]) < len(cols) {
+			cols = cols[:len(x.Lists[0])] // PostgreSQL: the first columns, the rest take their defaults
+		}
 		for _, row := range x.Lists {
+			if len(row) != len(x.Lists[0]) && len(row) > 0 {
+				return nil, sqlerr.New(sqlerr.SyntaxError, "VALUES lists must all be the same length").WithPosition(b.pos(row[0]))
+			}
 			if len(row) > len(cols) {
 				return nil, sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns").WithPosition(b.pos(row[len(cols)]))
 			}
@@ -567,11 +633,19 @@ func (b *binder) insert(x *ast.InsertStmt) (Plan, error) {
 			}
 			var out []expr.Expr
 			for i, e := range row {
+				c := info.Columns[cols[i]]
+				if _, ok := e.(*ast.DefaultExpr); ok {
+					d, err := defaultValue(c) // dml.go
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, d)
+					continue
+				}
 				be, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "VALUES"})
 				if err != nil {
 					return nil, err
 				}
-				c := info.Columns[cols[i]]
 				if be, err = b.assign(be, c.Type, e, "column \""+c.Name+"\""); err != nil {
 					return nil, err
 				}
@@ -589,7 +663,10 @@ func (b *binder) insert(x *ast.InsertStmt) (Plan, error) {
 	p := &Project{Input: src}
 	sch := src.Schema()
 	for ti, c := range info.Columns {
-		var e expr.Expr = &expr.Literal{T: c.Type}
+		e, err := defaultValue(c) // missing columns take their DEFAULT
+		if err != nil {
+			return nil, err
+		}
 		for si, i := range cols {
 			if i == ti {
 				e = &expr.Column{Index: si, Name: sch[si].Name, T: sch[si].Type}

@@ -297,29 +297,18 @@ func commonType(a, b sqltypes.Type) (sqltypes.Type, bool) {
 	switch ca {
 	case catNumeric:
 		if numRank(a.Kind) > numRank(b.Kind) {
-			return baseType(a.Kind), true
+			return sqltypes.Base(a.Kind), true
 		}
-		return baseType(b.Kind), true
+		return sqltypes.Base(b.Kind), true
 	case catString:
 		return sqltypes.TextType, true
 	case catDateTime:
 		if dtRank(a.Kind) > dtRank(b.Kind) {
-			return baseType(a.Kind), true
+			return sqltypes.Base(a.Kind), true
 		}
-		return baseType(b.Kind), true
+		return sqltypes.Base(b.Kind), true
 	}
 	return sqltypes.Type{}, false
-}
-
-// baseType is the unmodified type of a kind.
-func baseType(k sqltypes.Kind) sqltypes.Type {
-	switch k {
-	case sqltypes.Numeric:
-		return sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)
-	}
-	t := sqltypes.UnknownType
-	t.Kind = k
-	return t
 }
 
 // errDatatype is 42804 at pos.

@@ -31,7 +31,7 @@ func Validate(n Node) error {
 		if lOK && rOK {
 			continue
 		}
-		if len(r.Keys) > 0 && left.Satisfies(keysThen(r.LeftKeys, r.LeftOn)) && right.Satisfies(keysThen(r.Keys, r.On)) {
+		if len(r.Keys) > 0 && !r.Kind.outer() && left.Satisfies(keysThen(r.LeftKeys, r.LeftOn)) && right.Satisfies(keysThen(r.Keys, r.On)) {
 			r.KeysFirst = true
 			continue
 		}
@@ -79,6 +79,9 @@ func unordered(in Node, d inputDesc, side string, col int, r *AsofRight) error {
 			d.table, c.Name, d.table, c.Name, d.name)
 	case "subquery":
 		hint = fmt.Sprintf("End the subquery %s with ORDER BY %s, or read from a table declared with ORDER BY (%s).", d.name, c.Name, c.Name)
+	case "view":
+		hint = fmt.Sprintf("Redefine the view with a query that keeps an order by %s (CREATE OR REPLACE VIEW %s AS ... ORDER BY %s), or order the input in a subquery: (SELECT ... FROM %s ORDER BY %s) AS %s.",
+			c.Name, d.table, c.Name, d.table, c.Name, d.name)
 	default:
 		use := ""
 		if len(props.Lex) > 0 && !props.Lex[0].Desc {

@@ -17,8 +17,10 @@ import (
 // Conn is one front door to the engine: a connection whose statements
 // see each other's effects (settings, transaction blocks).
 type Conn interface {
-	// Exec runs one or more statements, discarding any rows.
-	Exec(ctx context.Context, sql string) error
+	// Exec runs one or more statements, discarding any rows, and returns
+	// the last one's command tag ("" where the front door has none: Flight
+	// SQL).
+	Exec(ctx context.Context, sql string) (string, error)
 	// Query runs one statement and returns its rows as Postgres text
 	// output; a NULL is reported as nil.
 	Query(ctx context.Context, sql string) ([][]*string, error)
@@ -35,9 +37,9 @@ type Embedded struct {
 }
 
 // Exec runs sql through Session.Exec.
-func (e *Embedded) Exec(ctx context.Context, sql string) error {
-	_, err := e.S.Exec(ctx, sql)
-	return err
+func (e *Embedded) Exec(ctx context.Context, sql string) (string, error) {
+	r, err := e.S.Exec(ctx, sql)
+	return r.Tag, err
 }
 
 // Query runs sql through Session.Query and encodes each value with
@@ -113,9 +115,12 @@ func DialWire(ctx context.Context, dsn string) (*Wire, error) {
 
 // Exec runs sql as one simple Query message (or one extended-protocol
 // round trip).
-func (w *Wire) Exec(ctx context.Context, sql string) error {
-	_, err := w.run(ctx, sql)
-	return wireErr(err)
+func (w *Wire) Exec(ctx context.Context, sql string) (string, error) {
+	res, err := w.run(ctx, sql)
+	if err != nil || len(res) == 0 {
+		return "", wireErr(err)
+	}
+	return res[len(res)-1].CommandTag.String(), nil
 }
 
 func (w *Wire) run(ctx context.Context, sql string) ([]*pgconn.Result, error) {

@@ -1,7 +1,9 @@
 // Package sqllogic runs SQL logic test files (the sqllogictest dialect of
-// SQLite, DuckDB and DataFusion) against asofsql through both of its front
-// doors: the embedded API (a Session) and the Postgres wire protocol (pgx
-// over a loopback pgwire server, simple and extended protocol), and
+// SQLite, DuckDB and DataFusion) against asofsql through each of its front
+// doors: the embedded API (a Session), the Postgres wire protocol (pgx
+// over a loopback pgwire server, simple and extended protocol) and Arrow
+// Flight SQL (arrow-go's client over a loopback flightsql server, values
+// rendered from the Arrow results as the wire server renders them), and
 // optionally against a real PostgreSQL to check expectations.
 //
 // Contract:
@@ -16,6 +18,9 @@
 //     FROM STDIN data) and "copy-out" (they are the expected TO STDOUT
 //     output). A malformed file is a 42601
 //     error naming file and line.
+//   - Capabilities ("require" and Runner.Caps): "asof", and CapCopyStdin,
+//     without which copy-in and copy-out records are skipped (Flight SQL
+//     has no COPY streams).
 //   - Runner.Run executes the records on a Conn in order and returns
 //     passed/failed/skipped counts and, for each failure, the file, line,
 //     SQL and what differed (a line diff for results).

@@ -16,7 +16,7 @@ type Kind int
 
 // The record kinds of the dialect.
 const (
-	Statement Kind = iota // statement ok | statement error <regex>
+	Statement Kind = iota // statement ok [TAG] | statement error <regex>
 	Query                 // query <types> [sort] ... ---- rows
 	Halt                  // halt: stop the file here
 	Require               // require <capability>: skip the file without it
@@ -47,6 +47,8 @@ type Record struct {
 	// the record.
 	SkipIf, OnlyIf []string
 	SQL            string
+	// Tag is the command tag "statement ok TAG" expects ("" for any).
+	Tag string
 	// WantErr is set for "statement error": the error must match
 	// ErrRegex (nil: any error).
 	WantErr  bool
@@ -184,7 +186,12 @@ func (p *fileParser) block(i int, inLoop bool) ([]*Record, int, error) {
 				rec.Kind = CopyIn
 			}
 			switch {
-			case len(f) == 2 && f[1] == "ok":
+			case len(f) >= 2 && f[1] == "ok":
+				if rec.Kind == Statement {
+					rec.Tag = strings.TrimSpace(strings.TrimPrefix(line[len(f[0]):], " ok"))
+				} else if len(f) > 2 {
+					return nil, 0, p.errf(i, "copy-in ok takes no tag")
+				}
 			case len(f) >= 2 && f[1] == "error":
 				rec.WantErr = true
 				if re := strings.TrimSpace(strings.TrimPrefix(line[len(f[0]):], " error")); re != "" {

@@ -43,13 +43,18 @@ type Runner struct {
 	// Aliases are further names the run answers to in skipif/onlyif
 	// ("asofsql" for both of the engine's front doors).
 	Aliases []string
-	// Caps are the capabilities "require" accepts.
+	// Caps are the capabilities "require" accepts. Without CapCopyStdin
+	// the copy-in and copy-out records are skipped.
 	Caps map[string]bool
 	// HashThreshold: results of more values than this are written as
 	// "N values hashing to H" by -update (expected hashes are always
 	// compared as hashes).
 	HashThreshold int
 }
+
+// CapCopyStdin is the capability of front doors with COPY ... FROM STDIN
+// and TO STDOUT streams (all but Flight SQL).
+const CapCopyStdin = "copy-stdin"
 
 // Run executes records on c, in order, stopping at halt.
 func (r *Runner) Run(ctx context.Context, file string, recs []*Record, c Conn) Result {
@@ -84,6 +89,10 @@ func (r *Runner) run(ctx context.Context, file string, recs []*Record, c Conn, v
 				}
 			}
 		case Statement, Query, CopyIn, CopyOut:
+			if (rec.Kind == CopyIn || rec.Kind == CopyOut) && !r.Caps[CapCopyStdin] {
+				res.Skipped++
+				continue
+			}
 			msg, upd := r.one(ctx, rec, expand(rec.SQL, vars), c)
 			if msg == "" {
 				res.Passed++
@@ -139,6 +148,7 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 		return "", nil
 	case Statement, CopyIn:
 		var err error
+		var tag string
 		if rec.Kind == CopyIn {
 			data := ""
 			if len(rec.Expected) > 0 {
@@ -146,7 +156,7 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 			}
 			err = c.CopyIn(ctx, sql, strings.NewReader(data))
 		} else {
-			err = c.Exec(ctx, sql)
+			tag, err = c.Exec(ctx, sql)
 		}
 		switch {
 		case err == nil && rec.WantErr:
@@ -155,6 +165,8 @@ func (r *Runner) one(ctx context.Context, rec *Record, sql string, c Conn) (stri
 			return "statement failed: " + ErrorText(err), nil
 		case err != nil && rec.ErrRegex != nil && !rec.ErrRegex.MatchString(ErrorText(err)):
 			return fmt.Sprintf("error %q does not match %q", ErrorText(err), rec.ErrRegex), nil
+		case err == nil && rec.Tag != "" && tag != "" && tag != rec.Tag:
+			return fmt.Sprintf("command tag %q, want %q", tag, rec.Tag), nil
 		}
 		return "", nil
 	}

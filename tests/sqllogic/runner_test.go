@@ -17,12 +17,13 @@ type scripted struct {
 	rows map[string][][]*string
 	errs map[string]error
 	out  map[string]string
+	tags map[string]string
 	ran  []string
 }
 
-func (s *scripted) Exec(_ context.Context, sql string) error {
+func (s *scripted) Exec(_ context.Context, sql string) (string, error) {
 	s.ran = append(s.ran, sql)
-	return s.errs[sql]
+	return s.tags[sql], s.errs[sql]
 }
 
 func (s *scripted) Query(_ context.Context, sql string) ([][]*string, error) {
@@ -152,11 +153,13 @@ func TestStatementOutcomes(t *testing.T) {
 		{"error succeeds", "statement error\nX\n", nil, "statement succeeded, want an error"},
 		{"error mismatch", "statement error 0A000\nX\n", sqlerr.New("42601", "bad"), `error "42601: bad" does not match "0A000"`},
 		{"plain error", "statement error boom\nX\n", errors.New("boom"), ""},
+		{"tag matches", "statement ok DELETE 3\nX\n", nil, ""},
+		{"tag differs", "statement ok DELETE 2\nX\n", nil, `command tag "DELETE 3", want "DELETE 2"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs, err := Parse("f.slt", strings.NewReader(tc.rec))
 			require.NoError(t, err)
-			res := (&Runner{Mode: "embedded"}).Run(context.Background(), "f.slt", recs, &scripted{errs: map[string]error{"X": tc.err}})
+			res := (&Runner{Mode: "embedded"}).Run(context.Background(), "f.slt", recs, &scripted{errs: map[string]error{"X": tc.err}, tags: map[string]string{"X": "DELETE 3"}})
 			if tc.want == "" {
 				require.Empty(t, res.Failures)
 				return
@@ -203,9 +206,15 @@ func TestCopyRecords(t *testing.T) {
 		errs: map[string]error{"COPY bad FROM STDIN": sqlerr.New("22P04", "missing data")},
 		out:  map[string]string{"COPY t TO STDOUT": "1\ta\n2\tb\n", "COPY t2 TO STDOUT": "2\n"},
 	}
-	res := (&Runner{Mode: "embedded"}).Run(context.Background(), "f.slt", recs, c)
+	res := (&Runner{Mode: "embedded", Caps: map[string]bool{CapCopyStdin: true}}).Run(context.Background(), "f.slt", recs, c)
 	require.Equal(t, 4, res.Passed, "%v", res.Failures)
 	require.Equal(t, 1, res.Failed)
 	require.Contains(t, res.Failures[0].Msg, "    - 1\n    + 2\n")
 	require.Equal(t, []string{"COPY t FROM STDIN <- 1\ta\n2\tb\n", "COPY bad FROM STDIN <- x\n", "COPY t TO STDOUT", "COPY e TO STDOUT", "COPY t2 TO STDOUT"}, c.ran)
+
+	// A front door without COPY streams skips the records.
+	c = &scripted{}
+	res = (&Runner{Mode: "flight"}).Run(context.Background(), "f.slt", recs, c)
+	require.Equal(t, 5, res.Skipped)
+	require.Empty(t, c.ran)
 }

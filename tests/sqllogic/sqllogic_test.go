@@ -27,6 +27,10 @@ var (
 // the wire mode is skipped if it is nil).
 var wireServer func(t testing.TB, db *asofsql.DB) string
 
+// flightServer starts asofsql's Flight SQL server for db on a loopback
+// port and returns its address (flight_test.go sets it).
+var flightServer func(t testing.TB, db *asofsql.DB) string
+
 // files lists the .slt files under testdata, filtered by -file.
 func files(t *testing.T) []string {
 	var out []string
@@ -68,13 +72,13 @@ func TestSQLLogic(t *testing.T) {
 
 		// Every file runs serial (max_parallel_workers_per_gather 1) and
 		// at 4 workers: embedded at both, the wire at 4 and the extended
-		// protocol at 1. Files tell the two apart with onlyif/skipif
+		// protocol and Flight SQL at 1. Files tell the two apart with onlyif/skipif
 		// serial or parallel (EXPLAIN shows the degree).
 		type run struct {
 			mode    string
 			workers int
 		}
-		runs := []run{{"embedded", 1}, {"embedded", 4}, {"wire", 4}, {"extended", 1}}
+		runs := []run{{"embedded", 1}, {"embedded", 4}, {"wire", 4}, {"extended", 1}, {"flight", 1}}
 		if *pgDSN != "" {
 			runs = append(runs, run{"postgres", 1})
 		}
@@ -88,9 +92,12 @@ func TestSQLLogic(t *testing.T) {
 				if (mode == "wire" || mode == "extended") && wireServer == nil {
 					t.Skip("no wire server (wireServer is nil)")
 				}
+				if mode == "flight" && flightServer == nil {
+					t.Skip("no Flight SQL server (flightServer is nil)")
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				defer cancel()
-				r := &Runner{Mode: mode, Caps: map[string]bool{"asof": mode != "postgres"}, HashThreshold: 40}
+				r := &Runner{Mode: mode, Caps: map[string]bool{"asof": mode != "postgres", CapCopyStdin: mode != "flight"}, HashThreshold: 40}
 				if mode != "postgres" {
 					r.Aliases = []string{"asofsql"}
 					if mode == "extended" {
@@ -117,9 +124,14 @@ func TestSQLLogic(t *testing.T) {
 						require.NoError(t, db.Close())
 						mem.AssertSize(t, 0)
 					})
-					if mode == "embedded" {
+					switch mode {
+					case "embedded":
 						c = &Embedded{S: db.Session()}
-					} else {
+					case "flight":
+						f, err := DialFlight(ctx, flightServer(t, db))
+						require.NoError(t, err)
+						c = f
+					default:
 						w, err := DialWire(ctx, wireServer(t, db))
 						require.NoError(t, err)
 						w.Extended = mode == "extended"
@@ -149,7 +161,7 @@ func TestSQLLogic(t *testing.T) {
 			})
 		}
 	}
-	for _, mode := range []string{"embedded", "wire", "extended", "postgres"} {
+	for _, mode := range []string{"embedded", "wire", "extended", "flight", "postgres"} {
 		if tot := totals[mode]; tot != nil {
 			fmt.Printf("sqllogic [%s]: %d passed, %d failed (%d skipped)\n", mode, tot.passed, tot.failed, tot.skipped)
 		}
@@ -163,12 +175,14 @@ func pgConn(t *testing.T, ctx context.Context, rel string) Conn {
 	require.NoError(t, err)
 	defer admin.Close()
 	name := "slt_" + strings.NewReplacer("/", "_", "-", "_").Replace(rel)
-	require.NoError(t, admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name))
-	require.NoError(t, admin.Exec(ctx, "CREATE DATABASE "+name))
+	_, err = admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name)
+	require.NoError(t, err)
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
+	require.NoError(t, err)
 	t.Cleanup(func() {
 		a, err := DialWire(context.Background(), *pgDSN)
 		if err == nil {
-			_ = a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			_, _ = a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 			a.Close()
 		}
 	})

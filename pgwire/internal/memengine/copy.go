@@ -141,7 +141,7 @@ func (c *copyOut) CopyOut(ctx context.Context, w io.Writer) error {
 					line = append(line, `\N`...)
 					continue
 				}
-				line = appendEscaped(line, sqltypes.EncodeText(nil, col, i, ty, c.s.opts))
+				line = copyfmt.AppendText(line, sqltypes.EncodeText(nil, col, i, ty, c.s.opts), '\t')
 			}
 			line = append(line, '\n')
 			if _, err := bw.Write(line); err != nil {
@@ -151,23 +151,4 @@ func (c *copyOut) CopyOut(ctx context.Context, w io.Writer) error {
 		}
 	}
 	return bw.Flush()
-}
-
-// appendEscaped applies COPY text escaping.
-func appendEscaped(dst, v []byte) []byte {
-	for _, ch := range v {
-		switch ch {
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, ch)
-		}
-	}
-	return dst
 }

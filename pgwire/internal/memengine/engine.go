@@ -134,6 +134,9 @@ var defaultSettings = map[string]string{
 	"search_path":                   `"$user", public`,
 	"statement_timeout":             "0",
 	"transaction_isolation":         "read committed",
+	// Enforced by the server while the session is idle.
+	"idle_session_timeout":                "0",
+	"idle_in_transaction_session_timeout": "0",
 }
 
 // displayName maps lower-case keys to Postgres' spelling for SHOW.
@@ -205,9 +208,9 @@ func (s *session) set(name, value string) error {
 			return sqlerr.New(sqlerr.InvalidParameterValue, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
 		}
 		s.opts.ExtraFloatDigits = n
-	case "statement_timeout":
+	case "statement_timeout", "idle_session_timeout", "idle_in_transaction_session_timeout":
 		if _, ok := pgwire.ParseDuration(value); !ok {
-			return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", value)
+			return sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"%s\": %q", name, value)
 		}
 	case "standard_conforming_strings":
 		if value != "on" {

@@ -203,7 +203,7 @@ func (s *session) showStmt(n *parser.ShowStmt) (*stmt, error) {
 		defer b.Release()
 		b.Append(s.settings[n.Name])
 		rec := oneBatch(cols, []arrow.Array{b.NewArray()}, 1)
-		return &rowsResult{verb: "SHOW", next: sliceNext([]arrow.RecordBatch{rec})}, nil
+		return sliceResult("SHOW", []arrow.RecordBatch{rec}), nil
 	}}, nil
 }
 
@@ -237,15 +237,23 @@ func oneBatch(cols []pgwire.Column, arrs []arrow.Array, rows int64) arrow.Record
 	return rec
 }
 
-// sliceNext hands out batches in order, transferring ownership.
-func sliceNext(recs []arrow.RecordBatch) func(context.Context) (arrow.RecordBatch, error) {
-	return func(context.Context) (arrow.RecordBatch, error) {
-		if len(recs) == 0 {
-			return nil, io.EOF
-		}
-		r := recs[0]
-		recs = recs[1:]
-		return r, nil
+// sliceResult yields recs in turn, transferring ownership; those not yet
+// yielded when the result is closed (cancelled, or closed unread) are
+// released then.
+func sliceResult(verb string, recs []arrow.RecordBatch) *rowsResult {
+	return &rowsResult{verb: verb,
+		next: func(context.Context) (arrow.RecordBatch, error) {
+			if len(recs) == 0 {
+				return nil, io.EOF
+			}
+			r := recs[0]
+			recs = recs[1:]
+			return r, nil
+		},
+		release: func() {
+			releaseAll(recs)
+			recs = nil
+		},
 	}
 }
 
@@ -647,7 +655,7 @@ func (s *session) runItems(ctx context.Context, items []item, cols []pgwire.Colu
 		}}, nil
 	}
 	rec := oneBatch(cols, row, 1)
-	return &rowsResult{verb: "SELECT", next: sliceNext([]arrow.RecordBatch{rec})}, nil
+	return sliceResult("SELECT", []arrow.RecordBatch{rec}), nil
 }
 
 // namePos is the 1-based character position of the first occurrence of

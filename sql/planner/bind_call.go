@@ -1,0 +1,145 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
+	"github.com/asofsql/asofsql/sql/parser"
+	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Scalar functions are defined in package sql/functions: each Def has its
+// names, its type rule and its kernel. The binder resolves a call to a Def
+// and runs its rule through callBinder; the bound expr.Func carries the
+// Def, which the evaluator runs.
+
+// callBinder is a functions.Binder for one call: coercions and errors
+// positioned at the call's arguments.
+type callBinder struct {
+	b *binder
+	x *ast.FuncCallExpr
+}
+
+var _ functions.Binder = callBinder{}
+
+func (c callBinder) Coerce(e expr.Expr, i int, t sqltypes.Type) (expr.Expr, error) {
+	return c.b.coerce(e, t, c.x.Args[i], "argument")
+}
+
+func (c callBinder) ToText(e expr.Expr, i int) (expr.Expr, error) { return c.b.toText(e, c.x.Args[i]) }
+
+func (c callBinder) Unify(args []expr.Expr) (sqltypes.Type, error) {
+	return c.b.unify(args, c.x.Args, strings.ToUpper(c.x.FnName.L))
+}
+
+func (c callBinder) ResolveUnknown(e expr.Expr) expr.Expr { return resolveUnknown(e) }
+
+func (c callBinder) NoMatch(args []expr.Expr) error { return funcError(c.b, c.x, args) }
+
+func (c callBinder) Errorf(code, format string, a ...any) *sqlerr.Error {
+	return sqlerr.New(code, format, a...).WithPosition(c.b.pos(c.x))
+}
+
+func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().String()
+	}
+	name := n.(*ast.FuncCallExpr).FnName.L
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(n)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	name := x.FnName.L
+	args := make([]expr.Expr, len(x.Args))
+	for i, a := range x.Args {
+		var err error
+		if args[i], err = b.bindExpr(a, c); err != nil {
+			return nil, err
+		}
+	}
+	// PIPES_AS_CONCAT turns a || b into concat(a, b); Postgres' || is
+	// NULL-strict where concat() is not, so tell them apart by the text.
+	if name == "concat" && !b.textAt(x, "concat") && len(args) == 2 {
+		return b.binary(expr.Concat, args[0], args[1], x, x.Args[0], x.Args[1])
+	}
+	if name == "position" {
+		return b.bindPosition(x, c)
+	}
+	if x.FnName.O == parser.ExtractFunc {
+		name = "extract"
+	}
+	d, ok := functions.Lookup(name)
+	if !ok || d.Internal || len(args) < d.MinArgs || (d.MaxArgs >= 0 && len(args) > d.MaxArgs) {
+		return nil, funcError(b, x, args)
+	}
+	args, t, err := d.Rule(callBinder{b, x}, args)
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Func{Fn: d, Args: args, T: t}, nil
+}
+
+// bindPosition binds position(sub IN s), which TiDB reads as the call
+// position(sub, s): Postgres' strpos(s, sub).
+func (b *binder) bindPosition(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if len(x.Args) != 2 {
+		args := make([]expr.Expr, len(x.Args))
+		for i, a := range x.Args {
+			var err error
+			if args[i], err = b.bindExpr(a, c); err != nil {
+				return nil, err
+			}
+		}
+		return nil, funcError(b, x, args)
+	}
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("strpos"), Args: []ast.ExprNode{x.Args[1], x.Args[0]}}
+	call.SetOriginTextPosition(x.OriginTextPosition())
+	e, err := b.bindFunc(call, c)
+	if err != nil && sqlerr.Code(err) == sqlerr.UndefinedFunction {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function position does not match its arguments").WithPosition(b.pos(x)).
+			WithHint("position(substring IN string) takes two strings.")
+	}
+	return e, err
+}
+
+// textAt reports whether the rewritten text at n's position starts with
+// word (case-insensitive).
+func (b *binder) textAt(n ast.ExprNode, word string) bool {
+	off := n.OriginTextPosition()
+	rw := b.st.Rewritten
+	if off < 0 || off+len(word) > len(rw) {
+		return false
+	}
+	return strings.EqualFold(rw[off:off+len(word)], word)
+}
+
+// bindPow binds Postgres' a ^ b (exponentiation). TiDB parses ^ as its
+// bitwise XOR, which has Postgres' precedence for ^ (above * and /, below
+// unary minus; left-associative), so only the meaning changes: a ^ b is
+// power(a, b), with power's overloads.
+func (b *binder) bindPow(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, error) {
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr("power"), Args: []ast.ExprNode{x.L, x.R}}
+	call.SetOriginTextPosition(x.OriginTextPosition())
+	args := make([]expr.Expr, 2)
+	for i, a := range call.Args {
+		var err error
+		if args[i], err = b.bindExpr(a, c); err != nil {
+			return nil, err
+		}
+	}
+	lt, rt := args[0].Type(), args[1].Type()
+	args, t, err := functions.Power.Rule(callBinder{b, call}, args)
+	if err != nil {
+		if sqlerr.Code(err) == sqlerr.UndefinedFunction {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s ^ %s", lt, rt).WithPosition(b.pos(x)).
+				WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		return nil, err
+	}
+	return &expr.Func{Fn: functions.Power, Args: args, T: t}, nil
+}

@@ -1,0 +1,339 @@
+package asofsql
+
+import (
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/sql/planner"
+	"github.com/asofsql/asofsql/sqlerr"
+)
+
+// snapshot is what one statement reads: the database as last committed
+// and the session's temporary tables (nil when it has none).
+type snapshot struct {
+	main *catalog.Snapshot
+	temp *catalog.Snapshot
+}
+
+// Clone is another reference to the same snapshots.
+func (s *snapshot) Clone() (*snapshot, error) {
+	main, err := s.main.Clone()
+	if err != nil {
+		return nil, err
+	}
+	out := &snapshot{main: main}
+	if s.temp != nil {
+		if out.temp, err = s.temp.Clone(); err != nil {
+			main.Release()
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Release releases both snapshots.
+func (s *snapshot) Release() {
+	s.main.Release()
+	if s.temp != nil {
+		s.temp.Release()
+	}
+}
+
+// snapshot takes the snapshots a statement plans and reads against: of
+// the database, the block's own snapshot under REPEATABLE READ and
+// SERIALIZABLE once it has one, else the last committed state; of the
+// temporary tables, which only this session writes, the current state.
+func (s *Session) snapshot() (*snapshot, error) {
+	var main *catalog.Snapshot
+	var err error
+	if s.txSnap != nil {
+		main, err = s.txSnap.Clone()
+	} else {
+		main, err = s.db.cat.Snapshot()
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &snapshot{main: main}
+	if s.temp != nil {
+		if out.temp, err = s.temp.Snapshot(); err != nil {
+			main.Release()
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// relKey names a relation of one schema: temporary or permanent.
+type relKey struct {
+	temp bool
+	name string
+}
+
+// block is what an open transaction block changed in the catalogs, which
+// its later statements are planned against (the catalog offers no
+// read-your-writes view of rows, but names and columns must be right):
+// tables it created or altered, tables it dropped, views it created or
+// dropped. So BEGIN; CREATE TABLE t ...; INSERT INTO t ...; COMMIT works,
+// and a dropped table is gone for the rest of the block, as in Postgres.
+// Rows are another matter: reading a table the block created or altered
+// is refused (readsBlockTables) rather than answered from the committed
+// state.
+type block struct {
+	tables  map[relKey]*catalog.TableInfo
+	created map[relKey]bool // tables[k] was created (not altered) in the block
+	dropped map[relKey]bool
+	views   map[relKey]*catalog.ViewDef // nil: dropped in the block
+}
+
+func newBlock() *block {
+	return &block{tables: map[relKey]*catalog.TableInfo{}, created: map[relKey]bool{}, dropped: map[relKey]bool{},
+		views: map[relKey]*catalog.ViewDef{}}
+}
+
+// relations is the planner.Catalog a statement binds against: names
+// resolve as PostgreSQL's search path does (the session's temporary
+// relations, schema pg_temp, before the permanent ones, schema public),
+// with the open block's changes on top.
+type relations struct {
+	snap *snapshot
+	b    *block // nil outside a block
+}
+
+var (
+	_ planner.Catalog     = relations{}
+	_ planner.Resolver    = relations{}
+	_ planner.TableLister = relations{}
+)
+
+// Table resolves a table name (views are not tables here).
+func (r relations) Table(name string) (*catalog.TableInfo, error) {
+	rel, err := r.Relation("", name)
+	if err == nil && rel.Table == nil {
+		err = sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
+	}
+	return rel.Table, err
+}
+
+// Relation resolves schema.name: pg_temp first for an unqualified name.
+func (r relations) Relation(schema, name string) (planner.Relation, error) {
+	switch schema {
+	case "", "public", planner.TempSchema:
+	default:
+		return planner.Relation{}, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
+	if schema != "public" {
+		if rel, ok := r.lookup(true, name); ok {
+			return rel, nil
+		}
+	}
+	if schema != planner.TempSchema {
+		if rel, ok := r.lookup(false, name); ok {
+			return rel, nil
+		}
+	}
+	if schema != "" {
+		return planner.Relation{}, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
+	return planner.Relation{}, sqlerr.New(sqlerr.UndefinedTable, "relation \"%s\" does not exist", name)
+}
+
+func (r relations) lookup(temp bool, name string) (planner.Relation, bool) {
+	k := relKey{temp, name}
+	if r.b != nil {
+		if t, ok := r.b.tables[k]; ok {
+			return planner.Relation{Table: t, Temp: temp}, true
+		}
+		if v, ok := r.b.views[k]; ok {
+			if v == nil {
+				return planner.Relation{}, false
+			}
+			return planner.Relation{View: v, Temp: temp}, true
+		}
+		if r.b.dropped[k] {
+			return planner.Relation{}, false
+		}
+	}
+	snap := r.snap.main
+	if temp {
+		snap = r.snap.temp
+	}
+	if snap == nil {
+		return planner.Relation{}, false
+	}
+	if t, err := snap.Table(name); err == nil {
+		return planner.Relation{Table: t, Temp: temp}, true
+	}
+	if v, err := snap.View(name); err == nil {
+		return planner.Relation{View: v, Temp: temp}, true
+	}
+	return planner.Relation{}, false
+}
+
+// Tables lists the permanent tables the statement sees, sorted (what
+// the virtual pg_catalog shows in schema public).
+func (r relations) Tables() []string { return r.names(false, (*catalog.Snapshot).Tables, true) }
+
+// TempTables lists the session's temporary tables, sorted.
+func (r relations) TempTables() []string { return r.names(true, (*catalog.Snapshot).Tables, true) }
+
+// Views lists the permanent views, sorted.
+func (r relations) Views() []string { return r.names(false, (*catalog.Snapshot).Views, false) }
+
+// TempViews lists the session's temporary views, sorted.
+func (r relations) TempViews() []string { return r.names(true, (*catalog.Snapshot).Views, false) }
+
+func (r relations) names(temp bool, list func(*catalog.Snapshot) []string, tables bool) []string {
+	snap := r.snap.main
+	if temp {
+		snap = r.snap.temp
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	if snap != nil {
+		for _, name := range list(snap) {
+			if rel, ok := r.lookup(temp, name); ok && (rel.Table != nil) == tables {
+				add(name)
+			}
+		}
+	}
+	if r.b != nil {
+		for k, t := range r.b.tables {
+			if k.temp == temp && tables && t != nil {
+				add(k.name)
+			}
+		}
+		for k, v := range r.b.views {
+			if k.temp == temp && !tables && v != nil {
+				add(k.name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SetIdentity records the user and database name a client connected
+// with. The virtual pg_catalog tables, current_user and current_database()
+// show them (planner.DefaultUser and DefaultDatabase when empty).
+func (s *Session) SetIdentity(user, database string) {
+	s.user, s.database = user, database
+}
+
+// planCatalog is the catalog a statement binds against.
+func (s *Session) planCatalog(snap *snapshot) relations {
+	return relations{snap: snap, b: s.block}
+}
+
+// tableInfo describes a table the block created, as the catalog will once
+// it commits (the definition was validated by Tx.CreateTable).
+func tableInfo(def catalog.TableDef, temp bool) *catalog.TableInfo {
+	info := &catalog.TableInfo{Name: def.Name, Columns: append([]catalog.Column(nil), def.Columns...),
+		OrderBy: append([]string(nil), def.OrderBy...), Temp: temp}
+	fields := make([]arrow.Field, len(def.Columns))
+	for i, c := range def.Columns {
+		fields[i] = c.Type.Field(c.Name, !c.NotNull)
+	}
+	info.Schema = arrow.NewSchema(fields, nil)
+	for _, name := range def.OrderBy {
+		for i, c := range def.Columns {
+			if c.Name == name {
+				info.OrderKeys = append(info.OrderKeys, i)
+			}
+		}
+	}
+	return info
+}
+
+// noteTable records, inside a block, a table the block created (created)
+// or whose definition it changed, as it now is (id is the altered table's
+// catalog id, 0 for a new one).
+func (s *Session) noteTable(def catalog.TableDef, id uint64, temp, created bool) {
+	if s.tx == nil {
+		return
+	}
+	if s.block == nil {
+		s.block = newBlock()
+	}
+	k := relKey{temp, def.Name}
+	info := tableInfo(def, temp)
+	info.ID = id
+	s.block.tables[k] = info
+	if created {
+		s.block.created[k] = true
+	}
+	delete(s.block.dropped, k)
+}
+
+// noteDropped records, inside a block, a table or view the block dropped
+// or renamed away.
+func (s *Session) noteDropped(name string, temp, view bool) {
+	if s.tx == nil {
+		return
+	}
+	if s.block == nil {
+		s.block = newBlock()
+	}
+	k := relKey{temp, name}
+	if view {
+		s.block.views[k] = nil
+		return
+	}
+	delete(s.block.tables, k)
+	delete(s.block.created, k)
+	s.block.dropped[k] = true
+}
+
+// noteView records, inside a block, a view it created or replaced.
+func (s *Session) noteView(v catalog.ViewDef, temp bool) {
+	if s.tx == nil {
+		return
+	}
+	if s.block == nil {
+		s.block = newBlock()
+	}
+	s.block.views[relKey{temp, v.Name}] = &v
+}
+
+// readsBlockTables refuses a plan that reads a table the open block
+// created or altered: the catalog cannot read its rows (or its new
+// columns) before COMMIT. DELETE and UPDATE may change a table the block
+// altered: the catalog reads it with the block's definition.
+func (s *Session) readsBlockTables(p planner.Plan) error {
+	if s.block == nil || len(s.block.tables) == 0 {
+		return nil
+	}
+	var target *catalog.TableInfo
+	switch x := p.(type) {
+	case *planner.Delete:
+		target = x.Table
+	case *planner.Update:
+		target = x.Table
+	}
+	for _, t := range p.Reads() {
+		k := relKey{t.Temp, t.Name}
+		if s.block.tables[k] != t {
+			continue
+		}
+		if s.block.created[k] {
+			return errBlockTable(t.Name, "created")
+		}
+		if t != target {
+			return errBlockTable(t.Name, "altered")
+		}
+	}
+	return nil
+}
+
+func errBlockTable(name, how string) error {
+	return sqlerr.New(sqlerr.FeatureNotSupported,
+		"relation %q was %s in this transaction and cannot be read before COMMIT", name, how).
+		WithHint("Statements in a transaction block read the committed state; commit the CREATE TABLE or ALTER TABLE first.")
+}
