@@ -345,16 +345,17 @@ func (p *Parallel) assemble(ctx context.Context, orig arrow.RecordBatch, parts [
 	for _, b := range parts {
 		total += int(b.NumRows())
 	}
-	var present []bool
-	if total < n {
-		present = make([]bool, n)
-	}
+	// Every left row comes back from at most one partition: a row twice,
+	// or one beyond the batch, would be a wrong answer, so it is an error.
+	present := make([]bool, n)
 	for w, b := range parts {
 		for r, i := range b.Column(p.idxCol).(*array.Int32).Int32Values() {
-			refs[i] = operator.Ref{Src: int32(w), Row: int32(r)}
-			if present != nil {
-				present[i] = true
+			if int(i) >= n || i < 0 || present[i] {
+				return nil, sqlerr.New(sqlerr.InternalError,
+					"ASOF join partitions returned left row %d of a %d-row batch twice or out of range", i, n)
 			}
+			refs[i] = operator.Ref{Src: int32(w), Row: int32(r)}
+			present[i] = true
 		}
 	}
 	mem := p.opts.Allocator
@@ -364,7 +365,7 @@ func (p *Parallel) assemble(ctx context.Context, orig arrow.RecordBatch, parts [
 			c.Release()
 		}
 	}
-	if present == nil {
+	if total == n {
 		for _, c := range orig.Columns() {
 			c.Retain()
 			cols = append(cols, c)
