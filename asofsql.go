@@ -89,6 +89,11 @@ func (db *DB) Close() error { return db.cat.Close() }
 // its declared ordering. A missing table is 42P01.
 func (db *DB) Table(name string) (*catalog.TableInfo, error) { return db.cat.Table(name) }
 
+// Stats are the storage's counters since Open: segments read, checkpoints,
+// and the log's records (commits) and flushes (fdatasyncs), whose ratio
+// shows how well concurrent commits share flushes.
+func (db *DB) Stats() catalog.Stats { return db.cat.Stats() }
+
 // Result is what Exec reports of the last statement it ran.
 type Result struct {
 	// Tag is the Postgres command tag: "CREATE TABLE", "INSERT 0 3",

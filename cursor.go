@@ -173,6 +173,20 @@ func (c *Cursor) Next() bool {
 	return true
 }
 
+// ChargeOutput charges n bytes its caller holds for the result (a
+// server's encoded rows waiting for a slow client) to the query's memory
+// account, or returns them when n < 0: 53200, charging nothing, when they
+// would take the query past its memory_limit or the server past its
+// budget. Once the result is exhausted the account is closed and nothing
+// is charged.
+func (c *Cursor) ChargeOutput(n int64) error {
+	a := memacct.FromContext(c.ctx)
+	if a == nil || c.op == nil {
+		return nil
+	}
+	return a.Grow("the result queued for the client", n)
+}
+
 // finish releases everything but the current batch, as soon as the
 // result is exhausted, so a caller that forgets Release after reading to
 // the end does not pin the snapshot.

@@ -42,20 +42,32 @@ func inputOrder(rows []drow) []drow {
 }
 
 type dspec struct {
-	left         bool // ASOF LEFT JOIN
+	kind         string // "", LEFT, RIGHT, FULL, SEMI or ANTI
 	lo, hi       int64
 	loInf, hiInf bool
 	keyed        bool
 	later        bool   // PREFER LATER
 	filter       bool   // right-only condition: r.id % 3 <> 0
+	rkey         bool   // right-only condition spelled like a key: r.k = r.k
+	lcond        bool   // left-only condition: l.id % 2 = 0
 	compat       string // "" range form, else the inequality of the compatibility form
+	matchCond    bool   // compat written MATCH_CONDITION (...)
+	using        bool   // MATCH_CONDITION's keys written USING (k)
+	nullSafe     bool   // the key written IS NOT DISTINCT FROM
 }
+
+// left reports the kinds that keep left rows without a winner.
+func (s dspec) left() bool { return s.kind == "LEFT" || s.kind == "FULL" }
+
+// outer reports the kinds that add the right rows that won nothing.
+func (s dspec) outer() bool { return s.kind == "RIGHT" || s.kind == "FULL" }
 
 // dtypes are the on-column and key types a round uses: values are small
 // integers rendered in each type (seconds for TIMESTAMP, days for DATE),
 // bounds in the spelling spec §3 requires.
 type dtypes struct {
 	t, k string
+	rk   string // the right table's key type: k's, or another numeric type compared by value
 }
 
 // TEXT t is rendered zero-padded (bytewise order is numeric order) and
@@ -102,24 +114,37 @@ func (d dtypes) bound(v int64) string {
 
 // sql renders the join clause of right table alias a against the left.
 func (s dspec) sql(alias string, d dtypes) string {
-	kind := "ASOF JOIN"
-	if s.left {
-		kind = "ASOF LEFT JOIN"
+	kind := "ASOF " + s.kind + " JOIN"
+	var conds []string
+	key := "l.k = " + alias + ".k"
+	if s.nullSafe {
+		key = "l.k IS NOT DISTINCT FROM " + alias + ".k"
 	}
-	var on string
-	if s.compat != "" {
-		on = "l.t " + s.compat + " " + alias + ".t"
-		if s.keyed {
-			on = "l.k = " + alias + ".k AND " + on
-		}
-	} else {
-		on = fmt.Sprintf("t BETWEEN %s AND %s", d.bound(s.lo), d.bound(s.hi))
+	if s.compat != "" && s.keyed && !s.using {
+		conds = append(conds, key)
+	}
+	if s.compat != "" && !s.matchCond {
+		conds = append(conds, "l.t "+s.compat+" "+alias+".t")
+	} else if s.compat == "" {
+		conds = append(conds, fmt.Sprintf("t BETWEEN %s AND %s", d.bound(s.lo), d.bound(s.hi)))
 	}
 	if s.filter {
-		on += " AND " + alias + ".id % 3 <> 0"
+		conds = append(conds, alias+".id % 3 <> 0")
 	}
-	q := fmt.Sprintf("%s r AS %s ON %s", kind, alias, on)
-	if s.compat == "" && s.keyed {
+	if s.rkey {
+		conds = append(conds, alias+".k = "+alias+".k")
+	}
+	if s.lcond {
+		conds = append(conds, "l.id % 2 = 0")
+	}
+	q := fmt.Sprintf("%s r AS %s", kind, alias)
+	if s.matchCond {
+		q += fmt.Sprintf(" MATCH_CONDITION (%s.t %s l.t)", alias, flipOp(s.compat))
+	}
+	if len(conds) > 0 {
+		q += " ON " + strings.Join(conds, " AND ")
+	}
+	if s.keyed && (s.compat == "" || s.using) {
 		q += " USING (k)"
 	}
 	if s.later {
@@ -128,15 +153,22 @@ func (s dspec) sql(alias string, d dtypes) string {
 	return q
 }
 
+func flipOp(op string) string {
+	return map[string]string{">=": "<=", ">": "<", "<=": ">=", "<": ">"}[op]
+}
+
 // match is the reference: the index in right (input order) of the
 // winner for l, or -1.
 func (s dspec) match(l drow, right []drow) int {
-	if l.t == nil || (s.keyed && l.k == nil) {
+	if l.t == nil || (s.keyed && !s.nullSafe && l.k == nil) || s.lcond && l.id%2 != 0 {
 		return -1
 	}
 	best, bestDist, bestSign := -1, int64(0), 0
 	for i, r := range right {
-		if r.t == nil || (s.keyed && (r.k == nil || *r.k != *l.k)) || (s.filter && r.id%3 == 0) {
+		if r.t == nil || (s.filter && r.id%3 == 0) || (s.rkey && r.k == nil) {
+			continue
+		}
+		if s.keyed && !(r.k != nil && l.k != nil && *r.k == *l.k || s.nullSafe && r.k == nil && l.k == nil) {
 			continue
 		}
 		d := *r.t - *l.t
@@ -164,8 +196,16 @@ func (s dspec) match(l drow, right []drow) int {
 	return best
 }
 
+// randSpec draws one join. A chained join is INNER or LEFT (RIGHT, FULL,
+// SEMI and ANTI end a chain's usable shape), the others any kind.
 func randSpec(rng *rand.Rand, chained bool, d dtypes) dspec {
-	s := dspec{left: rng.IntN(2) == 0, keyed: rng.IntN(3) > 0, later: rng.IntN(3) == 0, filter: rng.IntN(4) == 0}
+	kinds := []string{"", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI"}
+	if chained {
+		kinds = kinds[:2]
+	}
+	s := dspec{kind: kinds[rng.IntN(len(kinds))], keyed: rng.IntN(3) > 0, later: rng.IntN(3) == 0,
+		filter: rng.IntN(4) == 0, rkey: rng.IntN(6) == 0}
+	s.lcond = rng.IntN(5) == 0
 	if d.t == "TEXT" || !chained && rng.IntN(3) == 0 {
 		ops := []string{">=", ">", "<=", "<"}
 		s.compat = ops[rng.IntN(len(ops))]
@@ -179,6 +219,9 @@ func randSpec(rng *rand.Rand, chained bool, d dtypes) dspec {
 		case "<":
 			s.lo, s.hiInf = 1, true
 		}
+		s.matchCond = rng.IntN(2) == 0
+		s.using = s.matchCond && s.keyed && rng.IntN(2) == 0
+		s.nullSafe = s.keyed && !s.using && rng.IntN(3) == 0
 		return s
 	}
 	s.lo = int64(rng.IntN(11) - 7)
@@ -233,9 +276,13 @@ func TestDifferentialAsof(t *testing.T) {
 		db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
 		require.NoError(t, err)
 		d := dtypes{t: tTypes[round%len(tTypes)], k: []string{"BIGINT", "TEXT"}[rng.IntN(2)]}
+		d.rk = d.k
+		if d.k == "BIGINT" {
+			d.rk = []string{"BIGINT", "DOUBLE PRECISION", "NUMERIC(12,2)"}[rng.IntN(3)]
+		}
 		_, err = db.Exec(context.Background(), fmt.Sprintf(`
 			CREATE TABLE l (t %[1]s, k %[2]s, id BIGINT) ORDER BY (t);
-			CREATE TABLE r (t %[1]s, k %[2]s, id BIGINT) ORDER BY (t)`, d.t, d.k))
+			CREATE TABLE r (t %[1]s, k %[3]s, id BIGINT) ORDER BY (t)`, d.t, d.k, d.rk))
 		require.NoError(t, err)
 		var seq int64
 		tmax := 5 + rng.IntN(40)
@@ -247,31 +294,39 @@ func TestDifferentialAsof(t *testing.T) {
 		left, right := inputOrder(lrows), inputOrder(rrows)
 		for q := 0; q < 15; q++ {
 			specs := []dspec{randSpec(rng, false, d)}
-			if specs[0].compat == "" && rng.IntN(3) == 0 {
+			if specs[0].compat == "" && (specs[0].kind == "" || specs[0].kind == "LEFT") && rng.IntN(3) == 0 {
 				s := randSpec(rng, true, d)
 				// k is ambiguous in the left input unless the first join
 				// merged it with USING (spec §2.7).
 				s.keyed = s.keyed && specs[0].keyed
 				specs = append(specs, s)
 			}
+			outer := len(specs) == 1 && specs[0].outer()
+			semi := specs[0].kind == "SEMI" || specs[0].kind == "ANTI"
 			sql := "SELECT l.id"
-			for i := range specs {
-				sql += fmt.Sprintf(", r%d.id", i)
+			if !semi {
+				for i := range specs {
+					sql += fmt.Sprintf(", r%d.id", i)
+				}
 			}
 			sql += " FROM l"
 			for i, s := range specs {
 				sql += " " + s.sql(fmt.Sprintf("r%d", i), d)
 			}
 			var want []string
+			won := map[int]bool{}
 			for _, lr := range left {
 				row := []string{fmt.Sprint(lr.id)}
 				keep := true
 				for _, s := range specs {
 					m := s.match(lr, right)
+					won[m] = true
 					switch {
+					case s.kind == "SEMI" || s.kind == "ANTI":
+						keep = keep && (m >= 0) == (s.kind == "SEMI")
 					case m >= 0:
 						row = append(row, fmt.Sprint(right[m].id))
-					case s.left:
+					case s.left():
 						row = append(row, "NULL")
 					default:
 						keep = false
@@ -281,8 +336,20 @@ func TestDifferentialAsof(t *testing.T) {
 					want = append(want, strings.Join(row, " | "))
 				}
 			}
+			if outer {
+				for i, rr := range right {
+					if !won[i] {
+						want = append(want, "NULL | "+fmt.Sprint(rr.id))
+					}
+				}
+			}
 			got, err := queryRows(t, db, mem, sql)
 			require.NoError(t, err, sql)
+			if outer {
+				// RIGHT and FULL promise no interleaving of the two parts.
+				sort.Strings(want)
+				sort.Strings(got)
+			}
 			require.Equal(t, want, got, "seed %d round %d (%s): %s", seed, round, d.t, sql)
 			queries++
 		}

@@ -53,6 +53,11 @@
 //     SQL PREPARE / EXECUTE / DEALLOCATE and Session.PrepareNamed (the
 //     wire protocol's named Parse), Prepared and Deallocate see the same
 //     statements; DISCARD ALL resets the settings and drops them all.
+//     A prepared INSERT or query keeps the plan of its last execution and
+//     runs it again, binding only the arguments, until a relation it
+//     looked up changes definition, a setting it was planned with changes
+//     or DISCARD PLANS (plancache.go); rows always come from the
+//     execution's own snapshot.
 //   - Arguments bind $1..$n: natural Go values or strings in Postgres text
 //     syntax. The database/sql driver also accepts ? placeholders.
 //   - COPY t FROM 'file' / TO 'file' works only inside the directory given

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,30 @@ func TestMemoryLpad(t *testing.T) {
 	requireOOM(t, err, "memory_limit of 16MB")
 	// Under the limit it works.
 	c, err := s.Query(ctx, `SELECT length(lpad('x', 100000, 'y')) FROM generate_series(1, 10)`)
+	require.NoError(t, err)
+	n, err := drainRows(c)
+	require.NoError(t, err)
+	require.Equal(t, int64(10), n)
+}
+
+// TestMemoryRepeat: repeat to a billion characters under 256MB is 53200
+// before the value is built; past PostgreSQL's 1 GB field limit it is
+// 54000 "requested length too large", as there, whatever the limit.
+func TestMemoryRepeat(t *testing.T) {
+	db := openLimited(t, 256<<20)
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	_, err := s.Exec(ctx, `SELECT repeat('x', 1000000000)`)
+	requireOOM(t, err, "repeat needs 1000000000B more")
+	for _, q := range []string{`SELECT repeat('xx', 600000000)`, `SELECT repeat('x', 1073741820)`} {
+		_, err = s.Exec(ctx, q)
+		e, ok := sqlerr.As(err)
+		require.True(t, ok, "%v", err)
+		require.Equal(t, sqlerr.ProgramLimitExceeded, e.Code, q)
+		require.Equal(t, "requested length too large", e.Message)
+	}
+	c, err := s.Query(ctx, `SELECT length(repeat('ab', 100000)) FROM generate_series(1, 10)`)
 	require.NoError(t, err)
 	n, err := drainRows(c)
 	require.NoError(t, err)
@@ -232,4 +257,109 @@ func TestMemoryInsertKeptByCatalog(t *testing.T) {
 	require.NoError(t, err)
 	_, err = drainRows(c)
 	require.NoError(t, err)
+}
+
+// peakAllocator records the most bytes live at once.
+type peakAllocator struct {
+	memory.Allocator
+	mu         sync.Mutex
+	live, peak int64
+}
+
+func (p *peakAllocator) note(n int64) {
+	p.mu.Lock()
+	p.live += n
+	p.peak = max(p.peak, p.live)
+	p.mu.Unlock()
+}
+
+func (p *peakAllocator) Allocate(size int) []byte {
+	b := p.Allocator.Allocate(size)
+	p.note(int64(len(b)))
+	return b
+}
+
+func (p *peakAllocator) Reallocate(size int, b []byte) []byte {
+	old := len(b)
+	nb := p.Allocator.Reallocate(size, b)
+	p.note(int64(len(nb) - old))
+	return nb
+}
+
+func (p *peakAllocator) Free(b []byte) {
+	p.note(-int64(len(b)))
+	p.Allocator.Free(b)
+}
+
+// TestMemoryOvershoot: string results and string_agg's state ask the
+// account before they grow, so a query fails with 53200 at its limit, not a
+// batch of long strings past it. Each statement below builds, in one
+// batch, tens of MB beyond a 16 MB limit.
+func TestMemoryOvershoot(t *testing.T) {
+	const limit = 16 << 20
+	peak := &peakAllocator{Allocator: memory.NewCheckedAllocator(memory.NewGoAllocator())}
+	db, err := Open(":memory:", WithAllocator(peak), WithMemoryLimit(limit))
+	require.NoError(t, err)
+	defer func() {
+		require.Zero(t, db.budget.Used())
+		require.NoError(t, db.Close())
+		peak.Allocator.(*memory.CheckedAllocator).AssertSize(t, 0)
+	}()
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	_, err = s.Exec(ctx, `CREATE TABLE t (s text)`)
+	require.NoError(t, err)
+	// 100 rows of 40 kB (4 MB), written by the catalog, read by the queries.
+	_, err = s.Exec(ctx, `INSERT INTO t SELECT repeat(g::text, 40000 / length(g::text)) FROM generate_series(1, 100) g`)
+	require.NoError(t, err)
+	for _, tc := range []struct{ sql, detail string }{
+		{`SELECT length(s || s || s || s || s || s || s || s || s || s) FROM t`, "a string result needs"},
+		{`SELECT length(concat(s, s, s, s, s, s, s, s, s, s)) FROM t`, "a string result needs"},
+		{`SELECT length(upper(s || s || s || s || s || s || s || s)) FROM t`, "a string result needs"},
+		{`SELECT length(string_agg(s || s, ',')) FROM t`, "string_agg needs"},
+		{`SELECT length('` + strings.Repeat("z", 30000) + `') FROM generate_series(1, 1000)`, "a literal needs"},
+	} {
+		peak.mu.Lock()
+		peak.peak = peak.live
+		base := peak.live
+		peak.mu.Unlock()
+		_, err := s.Exec(ctx, tc.sql)
+		requireOOM(t, err, tc.detail)
+		requireOOM(t, err, "memory_limit of 16MB")
+		// What remains past the limit is at most the buffers of one
+		// batch whose size does not follow a value (offsets, validity).
+		require.LessOrEqual(t, peak.peak-base, int64(limit+1<<20), tc.sql[:min(len(tc.sql), 60)])
+	}
+}
+
+// TestMemoryAsofRightHeld: an ASOF RIGHT join holds every right row no
+// later left row has decided yet (here each is its key's latest, until the
+// left input ends); those rows count against memory_limit (53200), and
+// the same join fits under a larger limit.
+func TestMemoryAsofRightHeld(t *testing.T) {
+	db := openLimited(t, 256<<20)
+	s := db.Session()
+	defer s.Close()
+	ctx := context.Background()
+	_, err := s.Exec(ctx, `CREATE TABLE r (t BIGINT, k BIGINT, v BIGINT) ORDER BY (t);
+		CREATE TABLE l (t BIGINT, k BIGINT) ORDER BY (t);
+		INSERT INTO r SELECT g, g, g FROM generate_series(1, 60000) g;
+		INSERT INTO l VALUES (100000, 0)`)
+	require.NoError(t, err)
+	q := `SELECT r.t FROM l ASOF RIGHT JOIN r ON l.k = r.k AND l.t >= r.t AND r.v % 7 <> 0`
+	_, err = s.Exec(ctx, `SET memory_limit = '1MB'`)
+	require.NoError(t, err)
+	c, err := s.Query(ctx, q)
+	if err == nil {
+		_, err = drainRows(c)
+	}
+	requireOOM(t, err, "memory_limit of 1MB")
+	_, err = s.Exec(ctx, `SET memory_limit = '256MB'`)
+	require.NoError(t, err)
+	c, err = s.Query(ctx, q)
+	require.NoError(t, err)
+	n, err := drainRows(c)
+	require.NoError(t, err)
+	require.Equal(t, int64(60000), n, "every right row is unmatched")
 }

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,12 +92,12 @@ func BenchmarkParallelASOF(b *testing.B) {
 			}
 			var c1, c2 time.Duration
 			run := func(workers int) time.Duration {
-				cpu0 := cpuTime()
+				cpu0 := cpuTime() // window_bench_test.go: ns of user + system time
 				defer func() {
 					if workers == 1 {
-						c1 += cpuTime() - cpu0
+						c1 += time.Duration(cpuTime() - cpu0)
 					} else {
-						c2 += cpuTime() - cpu0
+						c2 += time.Duration(cpuTime() - cpu0)
 					}
 				}()
 				if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
@@ -144,14 +143,4 @@ func BenchmarkParallelASOF(b *testing.B) {
 			b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/leftrow")
 		})
 	}
-}
-
-// cpuTime is the process's user + system time so far: on a shared machine
-// a steadier figure than wall time, and it shows what splitting costs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

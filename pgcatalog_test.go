@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/asofsql/asofsql/sqlerr"
 )
 
 // The virtual pg_catalog shows the session's identity and, inside a
@@ -88,8 +90,12 @@ FROM pg_catalog.pg_attribute a WHERE a.attrelid = 'v'::regclass AND a.attnum > 0
 	require.Equal(t, []string{"VIEW"}, q(`SELECT table_type FROM information_schema.tables WHERE table_name = 'w'`))
 	require.Equal(t, []string{" SELECT a FROM t; | NULL"}, q(`SELECT pg_get_viewdef('w'::regclass, true), pg_get_viewdef('t'::regclass)`))
 
-	// w's column is gone: still listed, without columns
-	run(`ALTER TABLE t DROP COLUMN a`)
+	// w reads column a: dropping it is 2BP01, as in PostgreSQL
+	_, err := s.Exec(ctx, `ALTER TABLE t DROP COLUMN a`)
+	require.Equal(t, "2BP01", sqlerr.Code(err), "%v", err)
+	// w's column is renamed away (the view keeps the old name): still
+	// listed, without columns
+	run(`ALTER TABLE t RENAME COLUMN a TO a2`)
 	require.Equal(t, []string{"v", "w"}, q(`SELECT relname FROM pg_class WHERE relkind = 'v' AND relnamespace = 'public'::regnamespace AND relname <> 'cls' ORDER BY 1`))
 	require.Equal(t, []string{"0"}, q(`SELECT relnatts FROM pg_class WHERE relname = 'w'`))
 }

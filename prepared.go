@@ -14,7 +14,8 @@ import (
 // A session's prepared statements share one namespace, as in Postgres:
 // those SQL PREPARE makes and those the wire protocol's Parse names
 // (PrepareNamed). EXECUTE runs either kind, DEALLOCATE drops either, and
-// DISCARD ALL drops them all. The namespace is not transactional: a
+// DISCARD ALL drops them all (DISCARD PLANS only the plans they keep,
+// plancache.go). The namespace is not transactional: a
 // ROLLBACK keeps what the block prepared and does not bring back what it
 // deallocated.
 
@@ -54,6 +55,15 @@ func (n *namespace) drop(name string) bool {
 	_, ok := n.m[name]
 	delete(n.m, name)
 	return ok
+}
+
+// dropPlans drops the plans the statements keep (DISCARD PLANS).
+func (n *namespace) dropPlans() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, st := range n.m {
+		st.cache.Store(nil)
+	}
 }
 
 func (n *namespace) clear() {

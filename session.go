@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -224,7 +225,8 @@ func (s *Session) TxStatus() byte {
 
 // Stmt is a parsed and analysed statement: its parameter types and result
 // columns are known before it runs. It is re-planned at each Execute (so
-// it sees the catalog as it is then), except that a statement of a Batch
+// it sees the catalog as it is then) unless the plan of its last
+// execution is still good (plancache.go), and a statement of a Batch
 // runs its first Execute on the plan its analysis made; a plan whose
 // parameters or columns changed is 0A000 "cached plan must not change
 // result type", as Postgres.
@@ -247,6 +249,9 @@ type Stmt struct {
 	// first is the plan the analysis made, and its snapshot, until the
 	// first Execute runs it or Close releases it.
 	first *firstPlan
+	// cache is the plan of the last execution while it stays good
+	// (plancache.go); forks of the session may execute st at once.
+	cache atomic.Pointer[cachedPlan]
 }
 
 type firstPlan struct {
@@ -336,7 +341,7 @@ func argsOf(params arrow.RecordBatch) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, sqltypes.GoValue(col, 0, t))
+		args = append(args, lower.ValueOf(col, t))
 	}
 	return args, nil
 }
@@ -441,7 +446,12 @@ func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 // build plans st against snap. In a failed block only COMMIT and ROLLBACK
 // run: anything else is 25P02, whatever its plan or planning error.
 func (s *Session) build(ctx context.Context, snap *snapshot, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
-	p, err := planner.BuildContext(ctx, s.planCatalog(snap), st, s.planOptions(declared))
+	return s.buildOn(ctx, s.planCatalog(snap), st, declared)
+}
+
+// buildOn is build against the relations cat.
+func (s *Session) buildOn(ctx context.Context, cat relations, st *parser.Statement, declared []sqltypes.Type) (planner.Plan, error) {
+	p, err := planner.BuildContext(ctx, cat, st, s.planOptions(declared))
 	if s.failed {
 		if t, ok := p.(*planner.Transaction); err != nil || !ok || !t.Ends() {
 			return nil, sqlerr.New(sqlerr.InFailedSQLTransaction,
@@ -478,9 +488,15 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 }
 
 // planOn plans the statement in session s against snap (EXECUTE plans
-// its target in the EXECUTE's session, on the EXECUTE's snapshot).
+// its target in the EXECUTE's session, on the EXECUTE's snapshot), or
+// reuses the plan of its last execution while that is still good.
 func (st *Stmt) planOn(ctx context.Context, s *Session, snap *snapshot) (planner.Plan, error) {
-	p, err := s.build(ctx, snap, st.st, st.declared)
+	if p, ok := st.cached(s, snap); ok {
+		return p, nil
+	}
+	cat := s.planCatalog(snap)
+	cat.deps = &planDeps{}
+	p, err := s.buildOn(ctx, cat, st.st, st.declared)
 	if err != nil {
 		return nil, err
 	}
@@ -490,8 +506,10 @@ func (st *Stmt) planOn(ctx context.Context, s *Session, snap *snapshot) (planner
 		p, params = prep.Stmt, prep.Params
 	}
 	if st.described && !sameShape(st, params, p.Shape()) {
+		st.cache.Store(nil)
 		return nil, s.fail(sqlerr.New(sqlerr.FeatureNotSupported, "cached plan must not change result type"))
 	}
+	st.keepPlan(s, p, cat.deps)
 	return p, nil
 }
 
@@ -880,9 +898,10 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 			if err := s.discardTemp(ctx, snap); err != nil {
 				return nil, err
 			}
+		case "PLANS":
+			s.stmts.dropPlans()
 		}
-		// DISCARD PLANS and SEQUENCES have nothing to drop: plans are made
-		// afresh at each EXECUTE, and there are no sequences.
+		// DISCARD SEQUENCES has nothing to drop: there are no sequences.
 		return done()
 	case *planner.SetTransaction:
 		if err := s.setTransaction(p); err != nil {

@@ -99,6 +99,8 @@ func newBlock() *block {
 type relations struct {
 	snap *snapshot
 	b    *block // nil outside a block
+	// deps, when set, records what planning looked up (plancache.go).
+	deps *planDeps
 }
 
 var (
@@ -140,6 +142,14 @@ func (r relations) Relation(schema, name string) (planner.Relation, error) {
 }
 
 func (r relations) lookup(temp bool, name string) (planner.Relation, bool) {
+	rel, ok := r.find(temp, name)
+	if r.deps != nil {
+		r.deps.note(relKey{temp, name}, rel)
+	}
+	return rel, ok
+}
+
+func (r relations) find(temp bool, name string) (planner.Relation, bool) {
 	k := relKey{temp, name}
 	if r.b != nil {
 		if t, ok := r.b.tables[k]; ok {
@@ -185,6 +195,9 @@ func (r relations) Views() []string { return r.names(false, (*catalog.Snapshot).
 func (r relations) TempViews() []string { return r.names(true, (*catalog.Snapshot).Views, false) }
 
 func (r relations) names(temp bool, list func(*catalog.Snapshot) []string, tables bool) []string {
+	if r.deps != nil {
+		r.deps.listed = true // the plan depends on every relation there is
+	}
 	snap := r.snap.main
 	if temp {
 		snap = r.snap.temp

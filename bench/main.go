@@ -53,6 +53,8 @@ type config struct {
 	duration time.Duration
 	copyRows int
 	only     string
+	// serverBin runs asofsql as a separate serve process (-writes).
+	serverBin string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -69,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	duration := fs.Duration("duration", 5*time.Second, "-writes: how long each INSERT workload runs")
 	copyRows := fs.Int("copy-rows", 10_000_000, "-writes: rows of the COPY workload")
 	only := fs.String("only", "", "-writes: run only the workloads whose name contains this")
+	serverBin := fs.String("asofsql-server", "", "-writes: run asofsql as this `binary`'s serve command in its own process, as PostgreSQL runs (default: in the benchmark's process)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
 	}
@@ -77,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
 	}
 	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf,
-		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only}
+		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only, serverBin: *serverBin}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
 	}
@@ -119,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			defer pprof.StopCPUProfile()
 		}
-		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, stdout, stderr)
+		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, c.serverBin, stdout, stderr)
 	}
 	probe := NewProbe(memory.NewGoAllocator())
 	engines := []Engine{&OperatorEngine{}}

@@ -127,6 +127,18 @@ var QueryShapes = []Shape{
 	{Name: "G1", Desc: "GROUP BY 1,000 int64 groups, count/sum/avg/min/max", Left: 10 << 20, Query: aggSpec("g", IntCol)},
 	{Name: "G2", Desc: "GROUP BY ~1M int64 groups, count/sum/avg/min/max", Left: 10 << 20, Query: aggSpec("h", IntCol)},
 	{Name: "G3", Desc: "GROUP BY 10,000 16-char text groups, count/sum/avg/min/max", Left: 10 << 20, Query: aggSpec("s", TextCol)},
+	{Name: "P1", Desc: "GROUP BY 1,000 int64 groups, percentile_disc(0.5) and (0.9) WITHIN GROUP", Left: 10 << 20, Query: &QuerySpec{
+		SQL: func(int64) string {
+			return "SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY b) AS p50, percentile_disc(0.9) WITHIN GROUP (ORDER BY a) AS p90 FROM t GROUP BY g"
+		},
+		Cols: []OutCol{{"g", IntCol}, {"p50", IntCol}, {"p90", IntCol}},
+	}},
+	{Name: "W1", Desc: "moving sum over the 301 rows up to each: sum(b) OVER (ORDER BY k RANGE BETWEEN 300 PRECEDING AND CURRENT ROW)", Left: 10 << 20, Query: &QuerySpec{
+		SQL: func(int64) string {
+			return "SELECT k, sum(b) OVER (ORDER BY k RANGE BETWEEN 300 PRECEDING AND CURRENT ROW) AS s FROM t"
+		},
+		Cols: []OutCol{{"k", IntCol}, {"s", IntCol}},
+	}},
 }
 
 // textKey is t.s's value number i.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -93,6 +94,33 @@ func queryReference(t *testing.T, s Shape, rows []tableRow) Summary {
 		for _, key := range order {
 			g := groups[key]
 			out = append(out, []any{key, g.n, g.sum, float64(g.sum) / float64(g.n), g.lo, g.hi})
+		}
+	case "P1":
+		bs, as := map[int64][]int64{}, map[int64][]int64{}
+		var order []int64
+		for _, r := range rows {
+			if _, ok := bs[r.g]; !ok {
+				order = append(order, r.g)
+			}
+			bs[r.g] = append(bs[r.g], r.b)
+			as[r.g] = append(as[r.g], r.a)
+		}
+		disc := func(xs []int64, f float64) int64 {
+			slices.Sort(xs)
+			return xs[max(int(math.Ceil(f*float64(len(xs)))), 1)-1]
+		}
+		for _, g := range order {
+			out = append(out, []any{g, disc(bs[g], 0.5), disc(as[g], 0.9)})
+		}
+	case "W1":
+		// rows are in k order, k = 0..n-1: the frame is the 301 rows up to
+		// each.
+		for i, r := range rows {
+			var sum int64
+			for j := max(0, i-300); j <= i; j++ {
+				sum += rows[j].b
+			}
+			out = append(out, []any{r.k, sum})
 		}
 	default:
 		t.Fatalf("no reference for %s", s.Name)

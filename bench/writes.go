@@ -30,7 +30,10 @@ import (
 // benchmark starts itself (initdb in a temporary directory, loopback only,
 // default settings) when its binaries are installed. Workloads run
 // interleaved, asofsql then PostgreSQL, -runs times; the median rows/s is
-// reported. Every workload checks its row count on both servers.
+// reported. Every workload checks its row count on both servers. Two
+// ceiling workloads time a prepared SELECT 1 (the round trip without the
+// write). asofsql serves from this process, or with -asofsql-server from
+// a serve process of its own, as PostgreSQL does.
 
 // writeWorkload is one row of the result table.
 type writeWorkload struct {
@@ -39,6 +42,9 @@ type writeWorkload struct {
 	async   bool // SET synchronous_commit = off
 	txRows  int  // rows per explicit transaction; 0: autocommit
 	copy    bool // one COPY of copyRows rows
+	// noop runs a prepared SELECT 1 instead of the INSERT: the round
+	// trip with no work, the ceiling of single-row statements.
+	noop bool
 }
 
 func writeWorkloads(copyRows int) []writeWorkload {
@@ -49,6 +55,8 @@ func writeWorkloads(copyRows int) []writeWorkload {
 		{name: "single-row INSERT, autocommit, 16 clients, synchronous_commit=off", clients: 16, async: true},
 		{name: "single-row INSERTs in 100-row transactions, 1 client", clients: 1, txRows: 100},
 		{name: fmt.Sprintf("COPY of %d rows (binary, pgx CopyFrom)", copyRows), clients: 1, copy: true},
+		{name: "ceiling: prepared SELECT 1 round trips, 1 client", clients: 1, noop: true},
+		{name: "ceiling: prepared SELECT 1 round trips, 16 clients", clients: 16, noop: true},
 	}
 }
 
@@ -58,10 +66,17 @@ type writeServer struct {
 	url     string
 	orderBy string // the table's ORDER BY clause (asofsql), "" for PostgreSQL
 	stop    func() error
+	// logStats are the server's log records (commits) and flushes so
+	// far; nil where the benchmark cannot see them (PostgreSQL).
+	logStats func() (records, flushes int64)
 }
 
-func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only string, stdout, stderr io.Writer) error {
-	asof, err := startAsofsql()
+func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only, serverBin string, stdout, stderr io.Writer) error {
+	start := startAsofsql
+	if serverBin != "" {
+		start = func() (*writeServer, error) { return startAsofsqlProcess(ctx, serverBin) }
+	}
+	asof, err := start()
 	if err != nil {
 		return err
 	}
@@ -80,7 +95,11 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	} else if !os.IsNotExist(err) {
 		return err
 	}
-	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows)
+	where := "in the benchmark's process"
+	if serverBin != "" {
+		where = "in its own process (" + serverBin + " serve)"
+	}
+	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d; asofsql runs %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows, where)
 	fmt.Fprintf(stdout, "%s; load average at start: %s\n\n", pgNote, loadAvg())
 	type cell struct{ rates []float64 }
 	var wls []writeWorkload
@@ -96,13 +115,24 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	for run := 0; run < runs; run++ {
 		for wi, w := range wls {
 			for si, s := range servers {
+				var rec0, fl0 int64
+				if s.logStats != nil {
+					rec0, fl0 = s.logStats()
+				}
 				rows, took, err := runWriteWorkload(ctx, s, w, dur, copyRows)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", s.name, w.name, err)
 				}
 				rate := float64(rows) / took.Seconds()
 				res[wi][si].rates = append(res[wi][si].rates, rate)
-				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate)
+				flushes := ""
+				if s.logStats != nil && !w.noop {
+					rec, fl := s.logStats()
+					if rec > rec0 {
+						flushes = fmt.Sprintf(" (%d commits, %d log flushes: %.3f per commit)", rec-rec0, fl-fl0, float64(fl-fl0)/float64(rec-rec0))
+					}
+				}
+				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s%s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate, flushes)
 			}
 		}
 	}
@@ -225,6 +255,9 @@ func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur 
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM ticks").Scan(&count); err != nil {
 		return 0, 0, err
 	}
+	if w.noop {
+		return total, took, nil
+	}
 	if count != total {
 		return 0, 0, fmt.Errorf("%d rows acknowledged, %d in the table", total, count)
 	}
@@ -234,7 +267,21 @@ func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur 
 func insertLoop(ctx context.Context, c *pgx.Conn, w writeWorkload, first int64, deadline time.Time, row func(int64) []any) (int64, error) {
 	const q = "INSERT INTO ticks VALUES ($1, $2, $3)"
 	var n int64
-	for time.Now().Before(deadline) {
+	for w.noop && time.Now().Before(deadline) {
+		// Query, not Exec: pgx's Exec of a statement without arguments
+		// uses the simple protocol, Query prepares it once and then sends
+		// Bind, Describe, Execute, Sync as for the INSERT.
+		rows, err := c.Query(ctx, "SELECT 1")
+		if err != nil {
+			return n, err
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	for !w.noop && time.Now().Before(deadline) {
 		if w.txRows == 0 {
 			if _, err := c.Exec(ctx, q, row(first+n)...); err != nil {
 				return n, err
@@ -284,6 +331,10 @@ func startAsofsql() (*writeServer, error) {
 		name:    "asofsql",
 		url:     "postgres://bench@" + l.Addr().String() + "/asofsql?sslmode=disable",
 		orderBy: " ORDER BY (ts)",
+		logStats: func() (int64, int64) {
+			st := db.Stats()
+			return st.LogRecords, st.LogFlushes
+		},
 		stop: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
@@ -296,6 +347,52 @@ func startAsofsql() (*writeServer, error) {
 			return err
 		},
 	}, nil
+}
+
+// startAsofsqlProcess runs `bin serve` on a fresh data directory and a
+// loopback port in its own process, as PostgreSQL runs, so that the
+// server's CPU is not shared with the clients' goroutines.
+func startAsofsqlProcess(ctx context.Context, bin string) (*writeServer, error) {
+	dir, err := os.MkdirTemp("", "bench-asofsql-")
+	if err != nil {
+		return nil, err
+	}
+	// A free port: taken and released, then handed to the server.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--data", dir, "--listen", addr)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	url := "postgres://bench@" + addr + "/asofsql?sslmode=disable"
+	stop := func() error {
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		os.RemoveAll(dir)
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 0 {
+			err = nil
+		}
+		return err
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := pgx.Connect(ctx, url)
+		if err == nil {
+			c.Close(ctx)
+			break
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("asofsql serve did not accept connections: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return &writeServer{name: "asofsql", url: url, orderBy: " ORDER BY (ts)", stop: stop}, nil
 }
 
 // startPostgres runs initdb and a private postgres on a loopback port;

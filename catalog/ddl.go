@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/asofsql/asofsql/sqlerr"
 )
@@ -96,6 +98,9 @@ func (tx *Tx) DropColumn(ctx context.Context, table, column string, ifExists boo
 		if len(def.Columns) == 1 {
 			return sqlerr.New(codeInvalidTableDefinition, "cannot drop the only column of relation %q", table)
 		}
+		if deps := tx.dependents(table, column); len(deps) > 0 {
+			return errDependents("column "+column+" of table "+table, deps)
+		}
 		def.Columns = slices.Delete(def.Columns, i, i+1)
 		*ids = slices.Delete(*ids, i, i+1)
 		return nil
@@ -153,6 +158,61 @@ type ViewDef struct {
 	Name    string   `json:"name"`
 	SQL     string   `json:"sql"`
 	Columns []string `json:"columns"`
+	// Uses are the tables of this catalog the view's query reads, through
+	// other views too, and the columns it reads of each: DROP TABLE and
+	// DROP COLUMN refuse to remove them (2BP01), as PostgreSQL does.
+	// Views stored before it was kept have none.
+	Uses []ViewUse `json:"uses,omitempty"`
+}
+
+// ViewUse is a table a view reads and the columns it reads of it.
+type ViewUse struct {
+	Table   string   `json:"table"`
+	Columns []string `json:"columns,omitempty"`
+}
+
+const codeDependentObjects = "2BP01"
+
+// dependents returns PostgreSQL's DETAIL lines for the views that read
+// table (column "" for the table itself) or that column of it, sorted by
+// view name; none when nothing depends on it.
+func (tx *Tx) dependents(table, column string) []string {
+	views := map[string]*ViewDef{}
+	tx.c.mu.Lock()
+	if tx.c.cur != nil {
+		maps.Copy(views, tx.c.cur.views)
+	}
+	tx.c.mu.Unlock()
+	for n, v := range tx.vdefs {
+		views[n] = v
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(views)) {
+		v := views[name]
+		if v == nil {
+			continue
+		}
+		for _, u := range v.Uses {
+			if u.Table != table {
+				continue
+			}
+			if column == "" {
+				out = append(out, fmt.Sprintf("view %s depends on table %s", name, table))
+			} else if slices.Contains(u.Columns, column) {
+				out = append(out, fmt.Sprintf("view %s depends on column %s of table %s", name, column, table))
+			}
+			break
+		}
+	}
+	return out
+}
+
+// errDependents is 2BP01 for dropping what (PostgreSQL's words: "column b
+// of table t", "table t") while the views of detail read it.
+func errDependents(what string, detail []string) error {
+	return sqlerr.New(codeDependentObjects, "cannot drop %s because other objects depend on it", what).
+		WithDetail("%s", strings.Join(detail, "\n")).
+		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 // CreateView stores a view (CREATE [OR REPLACE] VIEW); 42P07 if the name
@@ -171,7 +231,7 @@ func (tx *Tx) CreateView(ctx context.Context, v ViewDef, orReplace bool) error {
 	if m != nil || (tx.viewExists(v.Name) && !orReplace) {
 		return tx.fail(errDupTable(v.Name))
 	}
-	def := &ViewDef{Name: v.Name, SQL: v.SQL, Columns: slices.Clone(v.Columns)}
+	def := &ViewDef{Name: v.Name, SQL: v.SQL, Columns: slices.Clone(v.Columns), Uses: slices.Clone(v.Uses)}
 	tx.vdefs[v.Name] = def
 	tx.ops = append(tx.ops, txOp{kind: opView, vdef: def})
 	return nil

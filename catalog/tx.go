@@ -205,6 +205,9 @@ func (tx *Tx) DropTable(ctx context.Context, name string, ifExists bool) error {
 		}
 		return tx.fail(errNoTable(name))
 	}
+	if deps := tx.dependents(name, ""); len(deps) > 0 {
+		return tx.fail(errDependents("table "+name, deps))
+	}
 	tx.holdDML()
 	tx.view[name] = nil
 	tx.ops = append(tx.ops, txOp{kind: opDrop, meta: meta})

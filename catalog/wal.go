@@ -71,11 +71,14 @@ type walLog struct {
 	published func(lsn uint64)
 	// stats
 	flushes, records uint64
+	// sync makes written records durable: fdatasync (tests slow it down
+	// to see commits group).
+	sync func(*os.File) error
 }
 
 // openWAL starts a new log file whose first record will be next.
 func openWAL(dir string, next uint64, chunk int64, published func(uint64)) (*walLog, error) {
-	w := &walLog{dir: dir, chunk: chunk, next: next, flushed: next - 1, published: published}
+	w := &walLog{dir: dir, chunk: chunk, next: next, flushed: next - 1, published: published, sync: fdatasync}
 	w.cond = sync.NewCond(&w.mu)
 	if err := w.startFile(); err != nil {
 		return nil, err
@@ -183,7 +186,7 @@ func (w *walLog) flush(lsn uint64) error {
 			_, err = f.WriteAt(buf, pos)
 		}
 		if err == nil {
-			err = fdatasync(f)
+			err = w.sync(f)
 		}
 		if err == nil && w.published != nil {
 			// Visible before flushed advances, so a committer that finds

@@ -20,9 +20,11 @@ import (
 
 // AggSpec is one aggregate call: Func is the lower-case Postgres name
 // (count, sum, avg, min, max, stddev, stddev_samp, stddev_pop, variance,
-// var_samp, var_pop, first, last, bool_and, bool_or, string_agg); Args are
-// its arguments over the aggregate's input (none for count(*); string_agg
-// takes the value and the delimiter); Distinct aggregates each group's
+// var_samp, var_pop, first, last, bool_and, bool_or, string_agg, corr,
+// covar_pop, covar_samp, regr_*); Args are its arguments over the
+// aggregate's input (none for count(*); string_agg takes the value and the
+// delimiter, corr and the covar/regr family Y then X, both double
+// precision); Distinct aggregates each group's
 // distinct non-NULL values (with their further arguments) only; Type is the result
 // type, which must be what AggResultType says (the zero Type means "fill it
 // in"); Name names the output column.
@@ -33,8 +35,11 @@ type AggSpec struct {
 	Func     string
 	Args     []expr.Expr
 	Distinct bool
-	Type     sqltypes.Type
-	Name     string
+	// Desc is the direction of an ordered-set aggregate's WITHIN GROUP
+	// (ORDER BY x DESC): percentile_cont, percentile_disc and mode.
+	Desc bool
+	Type sqltypes.Type
+	Name string
 }
 
 var unconstrainedNumeric = sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)
@@ -86,6 +91,23 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 	case "bool_and", "bool_or", "every":
 		if k == sqltypes.Bool {
 			return sqltypes.BoolType, nil
+		}
+	case "percentile_cont":
+		if k == sqltypes.Float8 {
+			return sqltypes.Float8Type, nil
+		}
+	case "percentile_disc", "mode":
+		if k != sqltypes.Unknown {
+			return arg, nil
+		}
+	case "regr_count":
+		if k == sqltypes.Float8 {
+			return sqltypes.Int8Type, nil
+		}
+	case "corr", "covar_pop", "covar_samp", "regr_avgx", "regr_avgy", "regr_intercept", "regr_r2", "regr_slope",
+		"regr_sxx", "regr_syy", "regr_sxy":
+		if k == sqltypes.Float8 {
+			return sqltypes.Float8Type, nil
 		}
 	case "string_agg":
 		switch {
@@ -166,8 +188,13 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = &boolAcc{or: spec.Func == "bool_or"}
 	case "string_agg":
 		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
+	case "percentile_cont", "percentile_disc", "mode":
+		acc = newOrderedSet(spec, argType)
 	default:
-		return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s does not exist", spec.Func)
+		if !regrFuncs[spec.Func] {
+			return nil, sqlerr.New(sqlerr.UndefinedFunction, "aggregate function %s does not exist", spec.Func)
+		}
+		acc = &regrAcc{fn: spec.Func}
 	}
 	if spec.Distinct {
 		acc = &distinctAcc{inner: acc, t: argType}

@@ -69,7 +69,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		var extra []*eval.Evaluator
 		switch {
 		case len(spec.Args) == 0 && spec.Func == "count" && !spec.Distinct:
-		case len(spec.Args) == 1 || len(spec.Args) == 2 && spec.Func == "string_agg":
+		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]):
 			if ev, err = eval.Compile(spec.Args[0], child.Schema(), env); err != nil {
 				return nil, err
 			}
@@ -77,7 +77,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 			if extra, err = compileAll(spec.Args[1:], child.Schema(), env); err != nil {
 				return nil, err
 			}
-			if len(extra) > 0 && extra[0].Type().Kind != argType.Kind && !(isTextKind(argType.Kind) && isTextKind(extra[0].Type().Kind)) {
+			if spec.Func == "string_agg" && len(extra) > 0 && extra[0].Type().Kind != argType.Kind && !(isTextKind(argType.Kind) && isTextKind(extra[0].Type().Kind)) {
 				return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s, %s) does not exist", spec.Func, argType, extra[0].Type())
 			}
 		default:
@@ -97,6 +97,9 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		acc, err := newAccumulator(*spec, argType)
 		if err != nil {
 			return nil, err
+		}
+		if a, ok := acc.(accounted); ok {
+			a.setAccount(c.budget.acct)
 		}
 		c.argEvs = append(c.argEvs, ev)
 		c.extraEvs = append(c.extraEvs, extra)

@@ -20,14 +20,25 @@ type JoinType uint8
 const (
 	InnerJoin JoinType = iota
 	LeftJoin
+	RightJoin
+	FullJoin
 )
 
 func (j JoinType) String() string {
-	if j == LeftJoin {
+	switch j {
+	case LeftJoin:
 		return "LEFT"
+	case RightJoin:
+		return "RIGHT"
+	case FullJoin:
+		return "FULL"
 	}
 	return "INNER"
 }
+
+// leftOuter and rightOuter report which sides keep their unmatched rows.
+func (j JoinType) leftOuter() bool  { return j == LeftJoin || j == FullJoin }
+func (j JoinType) rightOuter() bool { return j == RightJoin || j == FullJoin }
 
 // HashJoinOptions tune a HashJoin.
 type HashJoinOptions struct {
@@ -43,13 +54,15 @@ type HashJoinOptions struct {
 // HashJoin is an equi-join: left.LeftKeys[i] = right.RightKeys[i] for all
 // i (SQL '=': a NULL key matches nothing), then the optional Residual
 // predicate over the joined row (NULL = no match). Output: the left
-// columns, then the right columns (NULL for LEFT rows without a match).
+// columns, then the right columns (NULL for the other side of an outer
+// join's unmatched rows: left rows of LEFT and FULL, right rows of RIGHT
+// and FULL).
 //
 // Building the right side (the default) streams the left input and keeps
 // its order: each left batch yields one output batch with every left row's
 // matches in build order. Building the left side (chosen when it is known
-// to be smaller) streams the right input; for LEFT joins the unmatched
-// left rows come last.
+// to be smaller) streams the right input. Unmatched rows of the streamed
+// side come in place; unmatched rows of the built side come last.
 type HashJoin struct {
 	left, right Operator
 	mem         memory.Allocator
@@ -66,7 +79,7 @@ type HashJoin struct {
 	build   arrow.RecordBatch // the whole build side
 	table   map[string]int32  // key → index into groups
 	groups  [][]int32         // build rows per key, in input order
-	matched []bool            // build-left LEFT join: build rows that matched
+	matched []bool            // outer build side: build rows that matched
 	tail    bool              // unmatched build rows emitted
 
 	cur     arrow.RecordBatch // probe batch being joined
@@ -100,9 +113,17 @@ func NewHashJoin(left, right Operator, mem memory.Allocator, typ JoinType, leftK
 		}
 		j.keyTypes = append(j.keyTypes, lt)
 	}
-	fields := append([]arrow.Field{}, ls.Fields()...)
+	var fields []arrow.Field
+	for _, f := range ls.Fields() {
+		if typ.rightOuter() {
+			f.Nullable = true
+		}
+		fields = append(fields, f)
+	}
 	for _, f := range rs.Fields() {
-		f.Nullable = true
+		if typ != InnerJoin {
+			f.Nullable = true
+		}
 		fields = append(fields, f)
 	}
 	j.schema = arrow.NewSchema(fields, nil)
@@ -186,10 +207,20 @@ func (j *HashJoin) buildTable(ctx context.Context) error {
 		j.groups[g] = append(j.groups[g], int32(i))
 		tableBytes += 4
 	}
-	if j.buildLeft && j.typ == LeftJoin {
+	if j.buildOuter() {
 		j.matched = make([]bool, all.NumRows())
 	}
 	return j.budget.grow(tableBytes)
+}
+
+// buildOuter and probeOuter report whether the built and the streamed
+// side keep their unmatched rows.
+func (j *HashJoin) buildOuter() bool {
+	return j.buildLeft && j.typ.leftOuter() || !j.buildLeft && j.typ.rightOuter()
+}
+
+func (j *HashJoin) probeOuter() bool {
+	return !j.buildLeft && j.typ.leftOuter() || j.buildLeft && j.typ.rightOuter()
 }
 
 func (j *HashJoin) encoder(b arrow.RecordBatch, keys []int) *keyEncoder {
@@ -345,21 +376,21 @@ func (j *HashJoin) probeRows(ctx context.Context, pb arrow.RecordBatch, gids []i
 		cand.Release()
 		return nil, err
 	}
-	if j.buildLeft || j.typ == InnerJoin {
-		if j.matched != nil {
-			for k, ok := range keep {
-				if ok {
-					j.matched[li[k]] = true
-				}
+	if j.matched != nil {
+		for k, ok := range keep {
+			if ok {
+				j.matched[bi[k]] = true
 			}
 		}
+	}
+	if !j.probeOuter() {
 		out, err := eval.FilterBatch(j.mem, cand, keep)
 		cand.Release()
 		return out, err
 	}
-	// LEFT join probing the left side: every left row appears, with its
-	// surviving matches or once with NULLs, in left order.
-	var take []int // rows of cand, or -(left row+1) for an unmatched one
+	// The streamed side is outer: every probe row appears, with its
+	// surviving matches or once with NULLs, in probe order.
+	var take []int // rows of cand, or -(probe row+1) for an unmatched one
 	k := 0
 	for i := 0; i < int(pb.NumRows()); i++ {
 		any := false
@@ -374,39 +405,49 @@ func (j *HashJoin) probeRows(ctx context.Context, pb arrow.RecordBatch, gids []i
 		}
 	}
 	cand.Release()
-	fl, fr := make([]int, len(take)), make([]int, len(take))
+	fp, fb := make([]int, len(take)), make([]int, len(take))
 	for n, t := range take {
 		if t >= 0 {
-			fl[n], fr[n] = li[t], ri[t]
+			fp[n], fb[n] = pi[t], bi[t]
 		} else {
-			fl[n], fr[n] = -t-1, -1
+			fp[n], fb[n] = -t-1, -1
 		}
 	}
-	return j.joined(pb, j.build, fl, fr)
+	if j.buildLeft {
+		return j.joined(j.build, pb, fb, fp)
+	}
+	return j.joined(pb, j.build, fp, fb)
 }
 
-// unmatchedBuild emits, once, the build-left LEFT join's left rows that
-// matched nothing.
+// unmatchedBuild emits, once, the outer build side's rows that matched
+// nothing, with NULLs for the other side.
 func (j *HashJoin) unmatchedBuild() (arrow.RecordBatch, error) {
 	if j.matched == nil || j.tail {
 		return nil, io.EOF
 	}
 	j.tail = true
-	var li, ri []int
+	var bi, none []int
 	for i, m := range j.matched {
 		if !m {
-			li = append(li, i)
-			ri = append(ri, -1)
+			bi = append(bi, i)
+			none = append(none, -1)
 		}
 	}
-	if len(li) == 0 {
+	if len(bi) == 0 {
 		return nil, io.EOF
 	}
-	cols := emptyCols(j.mem, j.right.Schema())
-	empty := array.NewRecordBatch(j.right.Schema(), cols, 0)
+	other := j.left.Schema()
+	if j.buildLeft {
+		other = j.right.Schema()
+	}
+	cols := emptyCols(j.mem, other)
+	empty := array.NewRecordBatch(other, cols, 0)
 	releaseArrays(cols)
 	defer empty.Release()
-	return j.joined(j.build, empty, li, ri)
+	if j.buildLeft {
+		return j.joined(j.build, empty, bi, none)
+	}
+	return j.joined(empty, j.build, none, bi)
 }
 
 func emptyCols(mem memory.Allocator, s *arrow.Schema) []arrow.Array {

@@ -15,8 +15,8 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// TestHashJoinVersusNestedLoop checks HashJoin (both build sides, INNER
-// and LEFT, with and without a residual) against a nested loop written
+// TestHashJoinVersusNestedLoop checks HashJoin (both build sides, INNER,
+// LEFT, RIGHT and FULL, with and without a residual) against a nested loop written
 // from the definition, on random data with NULL and duplicate keys.
 func TestHashJoinVersusNestedLoop(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -46,12 +46,13 @@ func TestHashJoinVersusNestedLoop(t *testing.T) {
 		}
 		// Residual x < y over the joined row (x is column 1, y column 3).
 		residual := bin(expr.Lt, bt, &expr.Column{Index: 1, T: sqltypes.Int4Type}, &expr.Column{Index: 3, T: sqltypes.Int4Type})
-		for _, typ := range []exec.JoinType{exec.InnerJoin, exec.LeftJoin} {
+		for _, typ := range []exec.JoinType{exec.InnerJoin, exec.LeftJoin, exec.RightJoin, exec.FullJoin} {
 			for _, withRes := range []bool{false, true} {
 				// The reference: every pair with equal non-NULL keys
 				// (and x < y, both non-NULL, with the residual); for LEFT,
 				// left rows without any such pair once with NULLs.
 				var want []string
+				rmatched := make([]bool, nr)
 				for i := 0; i < nl; i++ {
 					matched := false
 					for j := 0; j < nr; j++ {
@@ -61,11 +62,16 @@ func TestHashJoinVersusNestedLoop(t *testing.T) {
 						if withRes && (lx[i] == "NULL" || ry[j] == "NULL" || !(atoi(lx[i]) < atoi(ry[j]))) {
 							continue
 						}
-						matched = true
+						matched, rmatched[j] = true, true
 						want = append(want, pgRow(lk[i], lx[i], rk[j], ry[j]))
 					}
-					if !matched && typ == exec.LeftJoin {
+					if !matched && (typ == exec.LeftJoin || typ == exec.FullJoin) {
 						want = append(want, pgRow(lk[i], lx[i], "NULL", "NULL"))
+					}
+				}
+				for j := 0; j < nr; j++ {
+					if !rmatched[j] && (typ == exec.RightJoin || typ == exec.FullJoin) {
+						want = append(want, pgRow("NULL", "NULL", rk[j], ry[j]))
 					}
 				}
 				slices.Sort(want)

@@ -41,8 +41,15 @@
 //   - NewDistinctOn: first row of each run of equal key columns, for
 //     input sorted on those keys (SELECT DISTINCT ON); streams in
 //     constant memory.
-//   - NewWindow: row_number, rank, dense_rank, lag, lead over PARTITION BY
-//     / ORDER BY, for input sorted by those keys.
+//   - NewWindow: window functions over PARTITION BY / ORDER BY, for input
+//     sorted by those keys: ranking and distribution (row_number, rank,
+//     dense_rank, percent_rank, cume_dist, ntile), lag/lead, and over a
+//     WindowFrame (ROWS, RANGE with offsets, GROUPS; EXCLUDE)
+//     first_value, last_value, nth_value and the aggregates count, sum,
+//     avg, min, max. A frame minus its exclusion is at most two runs whose
+//     ends only move forward, so aggregates slide (add the entering row,
+//     subtract the leaving one; min/max by a monotonic deque): linear in
+//     the input whatever the frame's width (window_agg.go).
 //
 // Materializing operators (Sort, TopN, HashAggregate, HashJoin's build
 // side, CrossJoin's right side, Distinct's seen set, HashSetOp's counts,

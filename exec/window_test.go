@@ -62,7 +62,11 @@ func TestWindowErrors(t *testing.T) {
 		f    exec.WindowFunc
 		code string
 	}{
-		{"unknown", exec.WindowFunc{Func: "ntile", Name: "x"}, sqlerr.UndefinedFunction},
+		{"unknown", exec.WindowFunc{Func: "median", Name: "x"}, sqlerr.UndefinedFunction},
+		{"ntile zero", exec.WindowFunc{Func: "ntile", Name: "x"}, "22014"},
+		{"rows negative", exec.WindowFunc{Func: "sum", Arg: idCol, Frame: exec.WindowFrame{Unit: exec.FrameRows, Start: exec.FrameBound{Kind: exec.OffsetPreceding, N: -1}, End: exec.FrameBound{Kind: exec.CurrentRow}}, Name: "x"}, "22013"},
+		{"groups without order", exec.WindowFunc{Func: "sum", Arg: idCol, Frame: exec.WindowFrame{Unit: exec.FrameGroups, Start: exec.FrameBound{Kind: exec.OffsetPreceding, N: 1}, End: exec.FrameBound{Kind: exec.CurrentRow}}, Name: "x"}, "42P20"},
+		{"sum of text", exec.WindowFunc{Func: "sum", Arg: txt("a"), Frame: exec.DefaultFrame(), Name: "x"}, sqlerr.UndefinedFunction},
 		{"lag without arg", exec.WindowFunc{Func: "lag", Name: "x"}, sqlerr.UndefinedFunction},
 		{"row_number with arg", exec.WindowFunc{Func: "row_number", Arg: idCol, Name: "x"}, sqlerr.UndefinedFunction},
 		{"default type", exec.WindowFunc{Func: "lead", Arg: idCol, Default: txt("x"), Name: "x"}, sqlerr.DatatypeMismatch},

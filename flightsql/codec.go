@@ -2,6 +2,7 @@ package flightsql
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -75,7 +76,15 @@ func (f *outFrame) marshal() mem.BufferSlice {
 	for _, b := range f.body {
 		out = append(out, mem.SliceBuffer(b))
 	}
-	return append(out, mem.NewBuffer(sentinels.Get().(*[]byte), &releaser{done: f.done}))
+	end := &frameEnd{done: f.done}
+	r := &releaser{end: end}
+	// gRPC drops, without freeing it, a message queued for a stream that
+	// its writer has just cleaned up (a client cancelling mid-stream:
+	// loopyWriter.preprocessData in grpc-go 1.83); the frame's batch is
+	// then released when the garbage collector finds the sentinel's
+	// releaser unreachable.
+	runtime.AddCleanup(r, (*frameEnd).run, end)
+	return append(out, mem.NewBuffer(sentinels.Get().(*[]byte), r))
 }
 
 // sentinels are the empty buffers that mark a frame's end; gRPC counts
@@ -91,17 +100,25 @@ var sentinels = sync.Pool{New: func() any {
 
 // releaser is the "pool" of a frame's sentinel buffer: its Put is the
 // moment gRPC has finished with the frame.
-type releaser struct {
+type releaser struct{ end *frameEnd }
+
+// frameEnd runs a frame's done once, whichever comes first: gRPC freeing
+// the frame, or the frame becoming garbage.
+type frameEnd struct {
 	once atomic.Bool
 	done func()
+}
+
+func (e *frameEnd) run() {
+	if e.once.CompareAndSwap(false, true) && e.done != nil {
+		e.done()
+	}
 }
 
 func (r *releaser) Get(int) *[]byte { panic("flightsql: releaser hands out no buffers") }
 
 func (r *releaser) Put(b *[]byte) {
-	if r.once.CompareAndSwap(false, true) && r.done != nil {
-		r.done()
-	}
+	r.end.run()
 	*b = (*b)[:0]
 	sentinels.Put(b)
 }

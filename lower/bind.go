@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,6 +26,13 @@ func Bind(types []sqltypes.Type, args []any, o *sqltypes.Options) ([]*expr.Liter
 	mem := memory.DefaultAllocator
 	for i, v := range args {
 		t := types[i]
+		if pv, ok := v.(Value); ok {
+			if pv.Go != nil && (pv.T == t || t.Kind == sqltypes.Unknown && pv.T == natural(pv.Go)) {
+				out[i] = &expr.Literal{Value: pv.V, T: pv.T}
+				continue
+			}
+			v = pv.Go
+		}
 		if t.Kind == sqltypes.Unknown {
 			t = natural(v)
 		}
@@ -44,6 +52,27 @@ func Bind(types []sqltypes.Type, args []any, o *sqltypes.Options) ([]*expr.Liter
 		a.Release()
 	}
 	return out, nil
+}
+
+// Value is an argument decoded already: Go is its natural Go value and V
+// the literal value of type T (what row 0 of an Arrow array of T holds).
+// Bind takes V as it is when T is the parameter's type, and converts Go
+// otherwise; so a caller holding arguments as Arrow (the wire protocol's
+// Bind) skips reading them back from Go values.
+type Value struct {
+	T  sqltypes.Type
+	V  any
+	Go any
+}
+
+// ValueOf is row 0 of a, of type t, as a Value. Text and bytes are
+// copied: the Value outlives a.
+func ValueOf(a arrow.Array, t sqltypes.Type) Value {
+	v := physical(a)
+	if s, ok := v.(string); ok {
+		v = strings.Clone(s)
+	}
+	return Value{T: t, V: v, Go: sqltypes.GoValue(a, 0, t)}
 }
 
 func natural(v any) sqltypes.Type {

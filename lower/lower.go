@@ -160,7 +160,7 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		cols := n.Schema()
 		specs := make([]exec.AggSpec, len(n.Aggs))
 		for i, a := range n.Aggs {
-			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Type: a.T,
+			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Desc: a.Desc, Type: a.T,
 				Name: cols[len(n.GroupBy)+i].Name}
 			if a.Star {
 				specs[i].Args = nil
@@ -277,11 +277,7 @@ func (b *builder) asofJoin(n *planner.AsofJoin, workers int) (exec.Operator, err
 			return nil, err
 		}
 		built = append(built, in)
-		lo, err := b.bound(r.Lo)
-		var hi asof.Bound
-		if err == nil {
-			hi, err = b.bound(r.Hi)
-		}
+		lo, hi, empty, err := b.asofRange(n, r)
 		if err != nil {
 			closeAll(built)
 			return nil, err
@@ -304,8 +300,20 @@ func (b *builder) asofJoin(n *planner.AsofJoin, workers int) (exec.Operator, err
 			kind = asof.FullOuter
 		}
 		rights[i] = asof.Right{
-			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys,
-			Lo: lo, Hi: hi, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
+			Name: r.Name, Input: in, LeftOn: r.LeftOn, On: r.On, LeftKeys: r.LeftKeys, Keys: r.Keys, NullSafe: r.NullSafe,
+			Lo: lo, Hi: hi, Empty: empty, Tie: tie, Kind: kind, Payload: r.Payload, KeyMajor: r.KeysFirst,
+		}
+		if r.LeftCond != nil {
+			if rights[i].LeftCond, err = b.asofCond(r.LeftCond, left.Schema()); err != nil {
+				closeAll(built)
+				return nil, err
+			}
+		}
+		if r.Cond != nil {
+			if rights[i].Cond, err = b.asofCond(r.Cond, in.Schema()); err != nil {
+				closeAll(built)
+				return nil, err
+			}
 		}
 	}
 	// asof.New owns its inputs from here on, also when it fails.
@@ -330,26 +338,11 @@ func (b *builder) partitioned(n planner.Node) (exec.Operator, error) {
 	return op, err
 }
 
-// bound converts a planner bound; a parameter bound is read in the unit the
-// planner documents (integers and floats only).
-func (b *builder) bound(pb planner.Bound) (asof.Bound, error) {
-	switch {
-	case pb.Unbounded:
-		return asof.Unbounded, nil
-	case pb.Param != nil:
-		lit := b.param(pb.Param)
-		switch v := lit.Value.(type) {
-		case int64:
-			return asof.IntBound(v), nil
-		case float64:
-			return asof.FloatBound(v), nil
-		case nil:
-			return asof.Bound{}, sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range bound $%d is NULL", pb.Param.N)
-		}
-		return asof.Bound{}, sqlerr.New(sqlerr.FeatureNotSupported,
-			"ASOF range bound $%d of type %s cannot be a parameter yet; write the bound as a constant", pb.Param.N, lit.T)
-	}
-	return asof.Bound{Int: pb.Int, Float: pb.Float, Dec: pb.Dec, HasDec: pb.HasDec, Exclusive: pb.Exclusive}, nil
+// asofCond compiles an extra ON condition of one ASOF input.
+func (b *builder) asofCond(e expr.Expr, schema *arrow.Schema) (asof.Cond, error) {
+	env := b.env.Eval
+	env.Mem = b.env.Mem
+	return eval.Compile(b.bind(e), schema, env)
 }
 
 func (b *builder) join(n *planner.Join) (exec.Operator, error) {
@@ -381,11 +374,19 @@ func (b *builder) join(n *planner.Join) (exec.Operator, error) {
 	case len(n.LeftKeys) == 0:
 		left.Close()
 		right.Close()
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "LEFT JOIN without an equality condition is not supported yet")
+		if n.Kind == planner.JoinFull {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions")
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s JOIN without an equality condition is not supported yet", n.Kind)
 	}
 	typ := exec.InnerJoin
-	if n.Kind == planner.JoinLeft {
+	switch n.Kind {
+	case planner.JoinLeft:
 		typ = exec.LeftJoin
+	case planner.JoinRight:
+		typ = exec.RightJoin
+	case planner.JoinFull:
+		typ = exec.FullJoin
 	}
 	var residual expr.Expr
 	if n.Residual != nil {
@@ -398,57 +399,6 @@ func (b *builder) join(n *planner.Join) (exec.Operator, error) {
 		right.Close()
 	}
 	return op, err
-}
-
-func (b *builder) window(n *planner.Window) (exec.Operator, error) {
-	funcs := make([]exec.WindowFunc, len(n.Funcs))
-	cols := n.Schema()
-	in := len(cols) - len(n.Funcs)
-	for i, f := range n.Funcs {
-		wf := exec.WindowFunc{Func: f.Func, Name: cols[in+i].Name}
-		args := b.bindAll(f.Args)
-		if len(args) > 0 {
-			wf.Arg = args[0]
-		}
-		if f.Func == "lag" || f.Func == "lead" {
-			wf.Offset = 1
-			if len(args) > 1 {
-				off, err := b.int64Of(args[1], 1, f.Func+" offset")
-				if err != nil {
-					return nil, err
-				}
-				wf.Offset, wf.Zero = off, off == 0
-			}
-			if len(args) > 2 {
-				wf.Default = args[2]
-			}
-		}
-		funcs[i] = wf
-	}
-	// The window operator needs its input sorted by partition, then order:
-	// the plan says lowering sorts (stably), so the input order among
-	// peers is kept.
-	var keys []exec.SortKey
-	for _, c := range n.Partition {
-		keys = append(keys, exec.SortKey{Col: c, Nulls: exec.NullsLast})
-	}
-	keys = append(keys, sortKeys(n.Order)...)
-	return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
-		sorted := child
-		if len(keys) > 0 {
-			s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
-			if err != nil {
-				return nil, err
-			}
-			sorted = s
-		}
-		op, err := exec.NewWindow(sorted, b.env.Mem, n.Partition, sortKeys(n.Order), funcs, b.env.Eval,
-			exec.WindowOptions{MemoryLimit: b.env.MemoryLimit})
-		if err != nil && sorted != child {
-			sorted.Close() // closes child too; the caller's second Close is a no-op
-		}
-		return op, err
-	})
 }
 
 // clustered reports whether rows with equal group keys are adjacent in an

@@ -3,6 +3,7 @@ package lower
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -76,6 +77,24 @@ func (b *builder) outerRef(r *expr.OuterRef) expr.Expr {
 // series builds generate_series: its arguments are evaluated once, here
 // (they are constants of this run: literals, parameters, outer values).
 func (b *builder) series(n *planner.Series) (exec.Operator, error) {
+	if t := n.Cols[0].Type; t.IsTemporal() {
+		var vals [3]any
+		for i, e := range []expr.Expr{n.Start, n.Stop, n.Step} {
+			v, err := b.constant(e)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil { // a NULL argument (strict function): no rows
+				return exec.NewTimeSeries(b.env.Mem, n.Cols[0].Name, t, 1, 0, arrow.MonthDayNanoInterval{Days: 1}, nil)
+			}
+			vals[i] = v
+		}
+		var loc *time.Location
+		if b.env.Eval.Options != nil {
+			loc = b.env.Eval.Options.Location
+		}
+		return exec.NewTimeSeries(b.env.Mem, n.Cols[0].Name, t, vals[0].(int64), vals[1].(int64), vals[2].(arrow.MonthDayNanoInterval), loc)
+	}
 	vals := make([]int64, 3)
 	vals[2] = 1
 	for i, e := range []expr.Expr{n.Start, n.Stop, n.Step} {

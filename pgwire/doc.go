@@ -60,7 +60,10 @@
 //     byte). The buffer is flushed whenever it passes 32 KiB, and the next
 //     batch is only requested once the previous one is written, so a
 //     client that reads slowly stalls the query instead of growing server
-//     memory.
+//     memory. A Result that implements OutputMemory is charged for the
+//     bytes waiting in the buffer, before each row is encoded (so one
+//     huge value that would take its query past memory_limit is 53200,
+//     not a second copy), and credited once they are written.
 //   - Cancellation: CancelRequest (secret compared in constant time, no
 //     reply) cancels the running engine call's context and the client
 //     gets 57014; so does statement_timeout (Config.StatementTimeout is

@@ -185,6 +185,18 @@ type Result interface {
 	Close() error
 }
 
+// OutputMemory is implemented by a Result whose query's memory account
+// also covers the rows the server has encoded for the client and not yet
+// written to its socket, so that a client that stops reading cannot make
+// the server queue a result beyond the query's memory_limit. The server
+// charges the bytes before it encodes a row (by an estimate from the
+// row's values, corrected after) and returns them once written.
+type OutputMemory interface {
+	// ChargeOutput charges n more bytes of queued output (n < 0 returns
+	// them); an error (53200) charges nothing and fails the statement.
+	ChargeOutput(n int64) error
+}
+
 // CopyFormat describes a COPY data stream: Binary or text (text and CSV
 // are both text on the wire), and its number of columns.
 type CopyFormat struct {

@@ -22,6 +22,9 @@ type prepared struct {
 	stmt   Statement
 	params []sqltypes.Type
 	cols   []Column
+	// paramSchema is the schema of the Bind parameters' batch, made at
+	// the first Bind and the same for every later one.
+	paramSchema *arrow.Schema
 }
 
 func newPrepared(name string, st Statement) *prepared {
@@ -164,6 +167,13 @@ func (c *conn) drive(ctx context.Context, p *portal, maxRows int64) (suspended b
 	}
 	cols := p.ps.cols
 	opts := c.sess.ValueOptions()
+	if om, ok := p.res.(OutputMemory); ok {
+		c.w.out = om
+		defer func() {
+			c.w.release()
+			c.w.out, c.w.exact = nil, false
+		}()
+	}
 	var sent int64
 	for {
 		if maxRows > 0 && sent == maxRows {
@@ -235,6 +245,11 @@ func checkBatch(rec arrow.RecordBatch, cols []Column) error {
 // each value in its column's format without an intermediate copy.
 func (c *conn) writeRow(rec arrow.RecordBatch, i int, cols []Column, formats []int16, opts *sqltypes.Options) error {
 	w := &c.w
+	if w.out != nil {
+		if err := w.reserve(rowBytes(rec, i, formats)); err != nil {
+			return err
+		}
+	}
 	start := len(w.buf)
 	at := w.beginMsg('D')
 	w.buf = binary.BigEndian.AppendUint16(w.buf, uint16(len(cols)))
@@ -259,7 +274,35 @@ func (c *conn) writeRow(rec arrow.RecordBatch, i int, cols []Column, formats []i
 		binary.BigEndian.PutUint32(w.buf[lenAt:], uint32(len(w.buf)-lenAt-4))
 	}
 	w.endMsg(at)
+	if err := w.reserve(0); err != nil { // the estimate fell short
+		w.buf = w.buf[:start]
+		return err
+	}
 	return nil
+}
+
+// rowBytes estimates the bytes of row i's DataRow: exact for text and
+// binary strings (bytea's text form is hex, two characters a byte), a
+// generous constant for the fixed-width rest.
+func rowBytes(rec arrow.RecordBatch, i int, formats []int16) int64 {
+	n := int64(7)
+	for j, a := range rec.Columns() {
+		n += 4
+		if a.IsNull(i) {
+			continue
+		}
+		l, ok := a.(interface{ ValueLen(int) int })
+		if !ok {
+			n += 40
+			continue
+		}
+		v := int64(l.ValueLen(i))
+		if _, bin := a.(*array.Binary); bin && formats[j] == 0 {
+			v = 2*v + 2
+		}
+		n += v
+	}
+	return n
 }
 
 func (c *conn) parse(m *pgproto3.Parse) error {
@@ -368,7 +411,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err != nil {
 		return err
 	}
-	params, err := c.decodeParams(ps.params, m.ParameterFormatCodes, m.Parameters)
+	params, err := c.decodeParams(ps, m.ParameterFormatCodes, m.Parameters)
 	if err != nil {
 		return err
 	}
@@ -408,13 +451,20 @@ func resolveFormats(codes []int16, n int) ([]int16, error) {
 // decodeParams decodes Bind parameters into a one-row batch, as the
 // types' input (text) or receive (binary) functions would. Parameters of
 // unknown type are TEXT, as Postgres resolves an unknown parameter.
-func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte) (arrow.RecordBatch, error) {
+func (c *conn) decodeParams(ps *prepared, fcodes []int16, vals [][]byte) (arrow.RecordBatch, error) {
+	types := ps.params
 	if len(types) == 0 {
 		return nil, nil
 	}
 	mem := c.srv.cfg.Allocator
 	opts := c.sess.ValueOptions()
-	fields := make([]arrow.Field, len(types))
+	if ps.paramSchema == nil {
+		fields := make([]arrow.Field, len(types))
+		for i, t := range types {
+			fields[i] = paramType(t).Field("$"+strconv.Itoa(i+1), true)
+		}
+		ps.paramSchema = arrow.NewSchema(fields, nil)
+	}
 	cols := make([]arrow.Array, 0, len(types))
 	defer func() {
 		for _, a := range cols {
@@ -422,10 +472,7 @@ func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte
 		}
 	}()
 	for i, t := range types {
-		if t.Kind == sqltypes.Unknown {
-			t = sqltypes.TextType
-		}
-		fields[i] = t.Field("$"+strconv.Itoa(i+1), true)
+		t = paramType(t)
 		var f int16
 		switch len(fcodes) {
 		case 0:
@@ -456,7 +503,16 @@ func (c *conn) decodeParams(types []sqltypes.Type, fcodes []int16, vals [][]byte
 		cols = append(cols, b.NewArray())
 		b.Release()
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, 1), nil
+	return array.NewRecordBatch(ps.paramSchema, cols, 1), nil
+}
+
+// paramType is the type a Bind parameter is decoded as: TEXT for one of
+// unknown type, as Postgres resolves an unknown parameter.
+func paramType(t sqltypes.Type) sqltypes.Type {
+	if t.Kind == sqltypes.Unknown {
+		return sqltypes.TextType
+	}
+	return t
 }
 
 func (c *conn) describe(m *pgproto3.Describe) error {

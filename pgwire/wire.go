@@ -154,6 +154,47 @@ type writer struct {
 	nc  net.Conn
 	buf []byte
 	err error
+	// out, while a result's rows are sent, is its account for the bytes
+	// queued in buf; charged is what it holds of them.
+	out     OutputMemory
+	charged int64
+	exact   bool // charge rows one by one, not by the chunk
+}
+
+// outputChunk is the least the writer charges a result's account at a
+// time, so that small rows cost one charge per flush, not one per row.
+const outputChunk = 64 << 10
+
+// reserve charges the result's account so that it covers n more bytes
+// beyond the buffer's (53200 when they do not fit).
+func (w *writer) reserve(n int64) error {
+	need := int64(len(w.buf)) + n - w.charged
+	if w.out == nil || need <= 0 {
+		return nil
+	}
+	if !w.exact {
+		if err := w.out.ChargeOutput(max(need, outputChunk)); err == nil {
+			w.charged += max(need, outputChunk)
+			return nil
+		}
+		// A chunk does not fit (a limit of a few kB, or a query near
+		// its limit): charge exactly what each row needs from now on.
+		w.exact = true
+	}
+	if err := w.out.ChargeOutput(need); err != nil {
+		return err
+	}
+	w.charged += need
+	return nil
+}
+
+// release returns the account's charge: the buffer was written, or the
+// result's rows are done.
+func (w *writer) release() {
+	if w.out != nil && w.charged > 0 {
+		w.out.ChargeOutput(-w.charged)
+	}
+	w.charged = 0
 }
 
 const flushThreshold = 32 << 10
@@ -186,6 +227,7 @@ func (w *writer) flush() error {
 		return nil
 	}
 	_, err := w.nc.Write(w.buf)
+	w.release()
 	if cap(w.buf) > 4*flushThreshold {
 		w.buf = nil
 	} else {

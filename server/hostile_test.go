@@ -40,18 +40,28 @@ import (
 const hostileStack = 16 << 20
 
 type hostile struct {
-	t    *testing.T
-	addr string
-	srv  *pgwire.Server
-	by   *pgx.Conn
-	tx   pgx.Tx
+	t     *testing.T
+	addr  string
+	srv   *pgwire.Server
+	by    *pgx.Conn
+	tx    pgx.Tx
+	limit int64
+	watch *memWatch
 }
 
-// startHostile serves the real engine (at most 100 sessions) with a
-// bystander session that has inserted a row in a transaction it has not
-// committed.
-func startHostile(t *testing.T) *hostile {
-	addr, srv := startServer(t, pgwire.Config{MaxConnections: 100})
+// hostileMemoryLimit is the --memory-limit the suite's server runs under:
+// enough for its largest statement (a 2 MB literal is charged 200 bytes a
+// byte while parsed), far below what the inputs of issue 20 took (GBs).
+// finish checks the server's memory stayed under it plus memOverhead.
+const hostileMemoryLimit = 512 << 20
+
+// startHostile serves the real engine (at most 100 sessions) under
+// hostileMemoryLimit, with a bystander session that has inserted a row in
+// a transaction it has not committed, and watches the live heap.
+func startHostile(t *testing.T) *hostile { return startHostileLimit(t, hostileMemoryLimit) }
+
+func startHostileLimit(t *testing.T, limit int64) *hostile {
+	addr, srv := startServer(t, pgwire.Config{MaxConnections: 100}, asofsql.WithMemoryLimit(limit))
 	by := dial(t, addr, pgx.QueryExecModeSimpleProtocol)
 	_, err := by.Exec(ctx(t), `CREATE TABLE kept (v BIGINT)`)
 	require.NoError(t, err)
@@ -59,7 +69,7 @@ func startHostile(t *testing.T) *hostile {
 	require.NoError(t, err)
 	_, err = tx.Exec(ctx(t), `INSERT INTO kept VALUES (1)`)
 	require.NoError(t, err)
-	return &hostile{t: t, addr: addr, srv: srv, by: by, tx: tx}
+	return &hostile{t: t, addr: addr, srv: srv, by: by, tx: tx, limit: limit, watch: watchMemory(t)}
 }
 
 // serving checks that the bystander's session still answers, inside its
@@ -71,9 +81,11 @@ func (h *hostile) serving(after string) {
 	require.Equal(h.t, int64(42), n)
 }
 
-// finish commits the bystander's transaction: its row is there.
+// finish commits the bystander's transaction: its row is there; the
+// server's live heap stayed under its memory limit plus memOverhead.
 func (h *hostile) finish() {
 	h.t.Helper()
+	h.watch.check(h.t, h.limit)
 	require.NoError(h.t, h.tx.Commit(ctx(h.t)))
 	require.Equal(h.t, []string{"1"}, rows(h.t, h.by, `SELECT count(*) FROM kept`))
 	// Every hostile connection has ended.
@@ -310,7 +322,7 @@ func TestHostileHugeLiteralsAndLists(t *testing.T) {
 		{"200k-digit number", "SELECT '" + strings.Repeat("9", 200_000) + "'::numeric > 0", ""},
 		{"5k IN list", "SELECT 4999 IN (" + inList(5_000, "") + ")", "D t"},
 		{"5k text IN list", "SELECT 'x' IN (" + inList(5_000, "'") + ")", "D f"},
-		{"8 MB comment", "SELECT 7 -- " + strings.Repeat("y", 8<<20), "D 7"},
+		{"2 MB comment", "SELECT 7 -- " + strings.Repeat("y", 2<<20), "D 7"},
 		{"2k-column VALUES row", "SELECT count(*) FROM (VALUES (" + inList(2_000, "") + ")) v", "D 1"},
 		{"5k VALUES rows", "SELECT count(*) FROM (VALUES " + strings.Repeat("(1),", 4_999) + "(1)) v", "D 5000"},
 	}
@@ -552,4 +564,44 @@ func TestCancelledBeforeEachPhase(t *testing.T) {
 	require.NoError(t, err)
 	_, err = st.Execute(dead, nil)
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestHostileMemory sends the statements of issue 20 that drove the server
+// past gigabytes, under a 32 MB --memory-limit: each answers 53200 (or
+// PostgreSQL's own limit, 54000) before it takes the memory, a session
+// cannot lift the limit, the bystander is served, and the server's live
+// heap stays under the limit plus memOverhead throughout.
+func TestHostileMemory(t *testing.T) {
+	const limit = 32 << 20
+	h := startHostileLimit(t, limit)
+	w := connectWire(t, h.addr)
+	var in strings.Builder
+	in.WriteString("SELECT 7 IN (")
+	for i := range 200_000 {
+		if i > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(strconv.Itoa(i))
+	}
+	in.WriteString(")")
+	cases := []struct{ name, sql, want string }{
+		{"repeat to 1 GB", "SELECT repeat('x', 1000000000)", "E ERROR 53200 out of memory"},
+		{"repeat past 1 GB", "SELECT repeat('xx', 600000000)", "E ERROR 54000 requested length too large"},
+		{"lpad to 1 GB", "SELECT length(lpad('x', 1000000000, 'y'))", "E ERROR 53200 out of memory"},
+		{"1.3 MB IN list", in.String(), "E ERROR 53200 out of memory"},
+		{"string_agg of 200 MB", "SELECT length(string_agg(repeat('x', 20000), ',')) FROM generate_series(1, 10000)", "E ERROR 53200 out of memory"},
+		{"concatenation of 100 MB", "SELECT length(repeat('x', 200000) || repeat('y', 200000)) FROM generate_series(1, 250)", "E ERROR 53200 out of memory"},
+		{"unlimited memory", "SET memory_limit = 0", "E ERROR 42501 permission denied to set parameter \"memory_limit\" to 0"},
+	}
+	for _, tc := range cases {
+		start := time.Now()
+		w.send(&pgproto3.Query{String: tc.sql})
+		got := w.untilReady()
+		require.Contains(t, got, tc.want, tc.name)
+		w.clean(tc.name, got)
+		h.serving(tc.name)
+		t.Logf("%s: %v", tc.name, time.Since(start))
+	}
+	w.send(&pgproto3.Terminate{})
+	h.finish()
 }

@@ -124,3 +124,44 @@ func TestPsqlMetaCommands(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), out2)
 }
+
+// TestPsqlTempTablesAndViewDef: in one psql session, \dt lists the
+// session's temporary tables in its pg_temp_3 schema (as PostgreSQL 15
+// prints them, checked against one) and \d+ of a view shows its
+// definition (its query as written, where PostgreSQL prints its own
+// reconstruction).
+func TestPsqlTempTablesAndViewDef(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not installed")
+	}
+	addr := start(t)
+	host, port, _ := strings.Cut(addr, ":")
+	script := `CREATE TABLE perm (a int);
+CREATE TEMP TABLE tt (x int, y text);
+CREATE VIEW v AS SELECT a FROM perm WHERE a > 1;
+\dt
+\d+ v
+`
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "postgres", "-d", "asofsql")
+	cmd.Env = append(os.Environ(), "PGSSLMODE=disable", "PGCONNECT_TIMEOUT=10")
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.Equal(t, `          List of relations
+  Schema   | Name | Type  |  Owner   
+-----------+------+-------+----------
+ pg_temp_3 | tt   | table | postgres
+ public    | perm | table | postgres
+(2 rows)
+
+                              View "public.v"
+ Column |  Type   | Collation | Nullable | Default | Storage | Description 
+--------+---------+-----------+----------+---------+---------+-------------
+ a      | integer |           |          |         | plain   | 
+View definition:
+ SELECT a FROM perm WHERE a > 1;
+
+`, string(out))
+}

@@ -313,6 +313,10 @@ func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return b, nil
 }
 
+// ChargeOutput charges the rows the server has encoded and not yet
+// written to the query's account.
+func (r *result) ChargeOutput(n int64) error { return r.c.ChargeOutput(n) }
+
 func (r *result) Tag(rows int64) string { return r.c.TagFor(rows) }
 
 func (r *result) Close() error {
@@ -334,6 +338,7 @@ type copyResult struct {
 }
 
 var (
+	_ pgwire.OutputMemory  = (*result)(nil)
 	_ pgwire.CopyInResult  = (*copyIn)(nil)
 	_ pgwire.CopyOutResult = (*copyOut)(nil)
 )

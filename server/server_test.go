@@ -34,11 +34,11 @@ func start(t *testing.T) string {
 
 // startServer is start with a configuration (Allocator is set here) that
 // also returns the server.
-func startServer(t *testing.T, cfg pgwire.Config) (string, *pgwire.Server) {
+func startServer(t *testing.T, cfg pgwire.Config, opts ...asofsql.Option) (string, *pgwire.Server) {
 	t.Helper()
 	before := runtime.NumGoroutine()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
+	db, err := asofsql.Open(":memory:", append([]asofsql.Option{asofsql.WithAllocator(mem)}, opts...)...)
 	require.NoError(t, err)
 	cfg.Allocator = mem
 	srv, err := server.New(db, cfg)

@@ -44,6 +44,11 @@ func date2j(y, m, d int64) int64 {
 	return julian
 }
 
+// JulianToDate is Postgres' j2date (the proleptic Gregorian year, month
+// and day of Julian day jd >= 0), for functions that follow Postgres'
+// field-by-field date algorithms (age).
+func JulianToDate(jd int64) (year, month, day int64) { return j2date(jd) }
+
 // j2date is Postgres' j2date, the inverse of date2j for jd >= 0.
 func j2date(jd int64) (year, month, day int64) {
 	julian := jd + 32044

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -201,16 +203,41 @@ const DisplayScaleKey = "asofsql.dscale"
 
 // Field returns an Arrow field of type t carrying t in its metadata.
 func (t Type) Field(name string, nullable bool) arrow.Field {
-	keys, vals := []string{MetadataKey}, []string{t.String()}
-	if t.Kind == Numeric && t.Precision == NoLimit && t.Scale != NoLimit {
-		keys, vals = append(keys, DisplayScaleKey), append(vals, strconv.Itoa(t.Scale))
-	}
 	return arrow.Field{
 		Name:     name,
 		Type:     t.Arrow(),
 		Nullable: nullable,
-		Metadata: arrow.NewMetadata(keys, vals),
+		Metadata: t.metadata(),
 	}
+}
+
+// fieldMetadata holds each type's field metadata once: fields are made
+// per statement and per batch (every single-row INSERT makes a dozen),
+// and arrow.Metadata is immutable, so one copy serves them all. Types
+// with modifiers are unbounded in number (varchar(n)), so the cache
+// stops growing at maxFieldMetadata entries.
+var (
+	fieldMetadata  sync.Map // Type → arrow.Metadata
+	fieldMetadataN atomic.Int64
+)
+
+const maxFieldMetadata = 1024
+
+func (t Type) metadata() arrow.Metadata {
+	if md, ok := fieldMetadata.Load(t); ok {
+		return md.(arrow.Metadata)
+	}
+	keys, vals := []string{MetadataKey}, []string{t.String()}
+	if t.Kind == Numeric && t.Precision == NoLimit && t.Scale != NoLimit {
+		keys, vals = append(keys, DisplayScaleKey), append(vals, strconv.Itoa(t.Scale))
+	}
+	md := arrow.NewMetadata(keys, vals)
+	if fieldMetadataN.Load() < maxFieldMetadata {
+		if _, loaded := fieldMetadata.LoadOrStore(t, md); !loaded {
+			fieldMetadataN.Add(1)
+		}
+	}
+	return md
 }
 
 // FromField returns the SQL type of an Arrow field: the type recorded in its

@@ -270,10 +270,16 @@ func (r *core[V]) allocSlot(cols []arrow.Array, rows int) int32 {
 	return s
 }
 
-// loadBatch moves the cursor to the next non-empty right batch.
+// loadBatch moves the cursor to the next non-empty right batch. Every
+// read-ahead loop reads through here, so checking the context before each
+// read stops them within one batch even when the input never checks it
+// (a reader ignoring ctx, or rows that all lie before the window).
 func (r *core[V]) loadBatch(ctx context.Context) error {
 	r.leaveBatch()
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		b, err := r.sp.Input.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			r.eof = true
@@ -333,6 +339,10 @@ func (r *core[V]) enterBatch(b arrow.RecordBatch, n int) {
 		keyCols[i] = b.Column(c)
 	}
 	r.sp.keyEnc.encode(keyCols, n, &r.kb)
+	if r.sp.condCol > 0 {
+		// The tracker checked the column when the tee read the batch.
+		_ = maskWith(b.Column(r.sp.condCol), &r.kb, nil)
+	}
 	if cap(r.curIDs) < n {
 		i32Scratch.put(r.curIDs)
 		r.curIDs = i32Scratch.get(n)

@@ -131,6 +131,11 @@ func (decOps) window(l decimalValue, lo, hi Bound) ordWindow[decimalValue] {
 			w.hi = v
 		}
 	}
+	if !w.loOpen && !w.hiOpen && cmpDecimal(w.lo, w.hi) > 0 {
+		// Crossed edges (Right.Empty's range): nothing is eligible.
+		w.empty = true
+		return w
+	}
 	w.b = l
 	if !w.hiOpen && cmpDecimal(w.hi, l) < 0 {
 		w.b = w.hi

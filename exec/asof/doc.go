@@ -22,6 +22,13 @@
 // emitted as soon as no later left row can select it (outer.go); such a
 // join has one right input, ordered by t.
 //
+// Extra conditions on one input alone (spec §2.5, conds.go) are Conds
+// evaluated per batch: a left row failing Right.LeftCond has no eligible
+// rows in that input, a right row failing Right.Cond (RIGHT and FULL; the
+// other kinds get a filtered input) is eligible for nobody and comes out
+// unmatched. Both work by giving the failing row a NULL key. Conditions
+// on both inputs are not supported.
+//
 //	left (t, k)    right (t, k, bid)     Lo = -10, Hi = 0 (backward, tolerance 10)
 //	 10  a           3  a  1.0           10 a -> t 9,  bid 2.5 (two rows at 9: the last)
 //	 25  a           9  a  2.0           25 a -> NULL          (9 is 16 back)
@@ -38,10 +45,18 @@
 // On columns: int8–int64, uint8–uint64, date32/64, time32/64, timestamps
 // of every unit (with or without zone), float32/64 (eligibility and
 // distance in float64, NaN is NULL, -0 = 0) and decimal128 (any value;
-// distances exact in 128 bits). Left and right must share a class and unit
-// (integer widths may differ; decimals share the scale). Lo and Hi are in
-// the column's physical unit: days, the timestamp's unit, unscaled decimal
-// units (Dec when beyond int64); Float for float columns. Offsets never
+// distances exact in 128 bits). Left and right share a class and unit
+// (integer widths may differ), or compare by value as PostgreSQL does:
+// an integer or decimal against a float as float64, an integer against a
+// decimal, or decimals of two scales, as a decimal of the larger scale
+// (convert.go appends the converted on column to that side's batches;
+// the output keeps the original columns). Lo and Hi are in
+// the column's physical unit (the common type's when the sides differ):
+// days, the timestamp's unit, unscaled decimal units (Dec when beyond
+// int64); Float for float columns, where an edge that is NaN (an infinite
+// t with an infinite bound of the other sign) leaves the row no eligible
+// rows. Right.Empty is a range that matches nothing (a NUMERIC range that
+// rounding to the scale crossed). Offsets never
 // overflow: windows are computed on a uint64 number line (numberline.go),
 // or for decimals on a 128-bit one (decimal.go), with explicit
 // under/overflow.
@@ -74,7 +89,12 @@
 // By-keys: any number of integer, float, bool, (large) string, (large)
 // binary, fixed-size binary, decimal128, date and timestamp columns. Keys
 // are interned into dense ids in an open-addressing table whose hits are
-// always confirmed by comparing the full encoded key. Right inputs that
+// always confirmed by comparing the full encoded key. A key marked
+// NullSafe (IS NOT DISTINCT FROM) encodes NULL as a value of its own.
+// Keys of different numeric classes compare as PostgreSQL compares them:
+// each side's encoding converts (an integer to float64 against a float, to
+// the decimal's scale against a decimal; a decimal to float64 against a
+// float). Right inputs that
 // match on the same left key columns share one table: each left batch's
 // keys are encoded and looked up once, and every such input keeps its
 // per-key state in arrays indexed by id.

@@ -19,11 +19,14 @@ import (
 // columns followed by each right input's payload columns, one output batch
 // per left batch.
 type Join struct {
-	left   operator.Operator
-	opts   Options
-	specs  []spec
-	rights []rightInput
-	schema *arrow.Schema
+	left operator.Operator
+	// leftWidth is the number of the left input's own columns (the
+	// output's first columns); converted on columns follow them.
+	leftWidth int
+	opts      Options
+	specs     []spec
+	rights    []rightInput
+	schema    *arrow.Schema
 
 	// Distinct left on columns, decoded once per left batch and checked for
 	// order; onOf maps each right input to its entry.
@@ -95,6 +98,9 @@ type keyGroup struct {
 	dict *keyDict
 	enc  *keyEncoding
 	cols []int
+	// cond is the group's one input's left condition (an input with one
+	// has a group of its own: its rows' ids depend on it).
+	cond Cond
 }
 
 // pipelineDepth is how many left batches the right-input goroutines may
@@ -123,6 +129,13 @@ var _ operator.Operator = (*Join)(nil)
 // New validates the join and builds its output schema. It takes ownership of
 // left and of every right input: Close closes them, also when New fails.
 func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
+	if opts.Allocator == nil {
+		opts.Allocator = memory.DefaultAllocator
+	}
+	// The left columns output are the input's own, not the converted on
+	// columns convertOns may append.
+	leftWidth := left.Schema().NumFields()
+	left, rights = convertOns(left, rights, opts.Allocator)
 	specs, err := validate(left.Schema(), rights, &opts)
 	if err != nil {
 		left.Close()
@@ -133,9 +146,9 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		return nil, err
 	}
-	j := &Join{left: left, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
+	j := &Join{left: left, leftWidth: leftWidth, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
 	ls := left.Schema()
-	fields := append([]arrow.Field(nil), ls.Fields()...)
+	fields := append([]arrow.Field(nil), ls.Fields()[:leftWidth]...)
 	if specs[0].Kind.outer() {
 		// Unmatched right rows come out with every left column NULL.
 		for i := range fields {
@@ -177,13 +190,14 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		// share ids. Key-major inputs track key groups of their own.
 		g := -1
 		for gi, kg := range j.groups {
-			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) {
+			if !sp.KeyMajor && !j.specs[j.groupFirst(gi)].KeyMajor && slices.Equal(kg.cols, sp.LeftKeys) && slices.Equal(kg.enc.nullSafe, sp.leftEnc.nullSafe) && slices.Equal(kg.enc.cols, sp.leftEnc.cols) &&
+				kg.cond == nil && sp.LeftCond == nil {
 				g = gi
 			}
 		}
 		if g < 0 {
 			g = len(j.groups)
-			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].keyEnc, cols: sp.LeftKeys})
+			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].leftEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
 		}
 		j.keysOf = append(j.keysOf, g)
 		j.rights = append(j.rights, newRightInput(sp, &j.opts, j.pool, ls, j.groups[g].dict))
@@ -296,7 +310,7 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		defer lb.Release()
 		dec := j.serial
-		if err := j.decodeLeft(lb, dec); err != nil {
+		if err := j.decodeLeft(ctx, lb, dec); err != nil {
 			return nil, err
 		}
 		results := make([]result, len(j.rights))
@@ -322,7 +336,7 @@ func (j *Join) next(ctx context.Context) (arrow.RecordBatch, error) {
 		} else {
 			dec = j.newLeftBatch()
 		}
-		if err := j.decodeLeft(lb, dec); err != nil {
+		if err := j.decodeLeft(ctx, lb, dec); err != nil {
 			j.spare = append(j.spare, dec)
 			lb.Release()
 			return nil, err
@@ -354,7 +368,7 @@ func (j *Join) assemble(ctx context.Context, lb arrow.RecordBatch, results []res
 			c.Release()
 		}
 	}
-	for _, c := range lb.Columns() {
+	for _, c := range lb.Columns()[:j.leftWidth] {
 		c.Retain()
 		cols = append(cols, c)
 	}
@@ -376,7 +390,7 @@ func (j *Join) assemble(ctx context.Context, lb arrow.RecordBatch, results []res
 
 // decodeLeft maps the left on columns, checking they never decrease, and
 // encodes and looks up the left keys once per key dictionary.
-func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
+func (j *Join) decodeLeft(ctx context.Context, lb arrow.RecordBatch, dec *leftBatch) error {
 	decoded := dec.decoded
 	// arrow-go computes null counts lazily and caches them: settle them
 	// here, before the batch is shared with the right-input goroutines.
@@ -416,6 +430,11 @@ func (j *Join) decodeLeft(lb arrow.RecordBatch, dec *leftBatch) error {
 			cols[i] = lb.Column(c)
 		}
 		dec.keys[g].load(kg.enc, kg.dict, cols, n)
+		if kg.cond != nil {
+			if err := maskRows(ctx, kg.cond, lb, &dec.keys[g].kb, dec.keys[g].ids); err != nil {
+				return err
+			}
+		}
 	}
 	j.leftRows += lb.NumRows()
 	return nil
@@ -504,7 +523,7 @@ func (j *Join) Allocator() memory.Allocator { return j.opts.Allocator }
 // rows that batch decided were the winner of no left row; at the end of
 // the left input, the rest of the right input's unmatched rows.
 func (j *Join) nextOuter(ctx context.Context) (arrow.RecordBatch, error) {
-	u, nLeft := j.outer, int(j.left.Schema().NumFields())
+	u, nLeft := j.outer, j.leftWidth
 	for {
 		b, ok, err := u.next(ctx, j.schema, nLeft)
 		if err != nil || ok {
@@ -529,7 +548,7 @@ func (j *Join) nextOuter(ctx context.Context) (arrow.RecordBatch, error) {
 
 func (j *Join) outerBatch(ctx context.Context, lb arrow.RecordBatch) (arrow.RecordBatch, error) {
 	u, dec := j.outer, j.serial
-	if err := j.decodeLeft(lb, dec); err != nil {
+	if err := j.decodeLeft(ctx, lb, dec); err != nil {
 		return nil, err
 	}
 	var res result
@@ -554,7 +573,7 @@ func (j *Join) outerBatch(ctx context.Context, lb arrow.RecordBatch) (arrow.Reco
 			break
 		}
 	}
-	if err := u.collect(ctx, j.schema, int(j.left.Schema().NumFields())); err != nil {
+	if err := u.collect(ctx, j.schema, j.leftWidth); err != nil {
 		releaseArrays(res.cols)
 		return nil, err
 	}

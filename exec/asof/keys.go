@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sqlerr"
 )
 
@@ -40,6 +42,62 @@ type keyCol struct {
 	class keyClass
 	unit  arrow.TimeUnit
 	scale int32
+	// conv converts this side's values to the class both sides compare
+	// in (PostgreSQL compares bigint with double precision as doubles, and
+	// with numeric as numerics).
+	conv keyConv
+}
+
+type keyConv uint8
+
+const (
+	convNone keyConv = iota
+	convIntToFloat
+	convIntToDec
+	convDecToFloat
+)
+
+// commonKey decides how a left and a right key column of different
+// classes compare, as PostgreSQL does: an integer against a float as
+// floats, against a numeric as numerics (exact: the integer scaled to
+// the numeric's scale, at most 18 so every int64 fits), a numeric against
+// a float as floats. ok is false when they do not compare.
+func commonKey(l, r keyCol) (lc, rc keyCol, ok bool) {
+	isInt := func(c keyCol) bool { return c.class == keySigned }
+	switch {
+	case isInt(l) && r.class == keyFloat:
+		return keyCol{class: keyFloat, conv: convIntToFloat}, r, true
+	case l.class == keyFloat && isInt(r):
+		return l, keyCol{class: keyFloat, conv: convIntToFloat}, true
+	case isInt(l) && r.class == keyDecimal && r.scale <= maxLineDecimalPrecision:
+		return keyCol{class: keyDecimal, scale: r.scale, conv: convIntToDec}, r, true
+	case l.class == keyDecimal && l.scale <= maxLineDecimalPrecision && isInt(r):
+		return l, keyCol{class: keyDecimal, scale: l.scale, conv: convIntToDec}, true
+	case l.class == keyDecimal && r.class == keyFloat:
+		return keyCol{class: keyFloat, scale: l.scale, conv: convDecToFloat}, r, true
+	case l.class == keyFloat && r.class == keyDecimal:
+		return l, keyCol{class: keyFloat, scale: r.scale, conv: convDecToFloat}, true
+	}
+	return l, r, false
+}
+
+// convKey is the uint64 code of row i of a converted fixed-width key.
+func convKey(k keyCol, c arrow.Array, i int) uint64 {
+	switch k.conv {
+	case convIntToFloat:
+		return floatCode(float64(int64(fixedKey(c, i))))
+	case convDecToFloat:
+		return floatCode(c.(*array.Decimal128).Value(i).ToFloat64(k.scale))
+	}
+	return fixedKey(c, i)
+}
+
+// convDec is row i of an integer key column scaled to a numeric key.
+func convDec(k keyCol, c arrow.Array, i int) decimal128.Num {
+	if k.conv == convIntToDec {
+		return decimal128.FromI64(int64(fixedKey(c, i))).Mul(decimal128.GetScaleMultiplier(int(k.scale)))
+	}
+	return c.(*array.Decimal128).Value(i)
 }
 
 func keyColOf(dt arrow.DataType) (keyCol, bool) {
@@ -73,36 +131,55 @@ func keyColOf(dt arrow.DataType) (keyCol, bool) {
 type keyEncoding struct {
 	cols []keyCol
 	u64  bool // a single key of at most eight bytes
+	// nullSafe marks the keys compared with IS NOT DISTINCT FROM: a NULL
+	// there is a value of its own (a tag byte before every value), not
+	// a row that matches nothing. nil when there are none.
+	nullSafe []bool
 }
 
-func newKeyEncoding(left, right *arrow.Schema, lk, rk []int, leftName, rightName string) (keyEncoding, error) {
+// newKeyEncoding returns the right input's encoding and the left input's:
+// they differ only in the conversions of keys of different types.
+func newKeyEncoding(left, right *arrow.Schema, lk, rk []int, nullSafe []bool, leftName, rightName string) (keyEncoding, keyEncoding, error) {
 	enc := keyEncoding{cols: make([]keyCol, len(lk))}
+	lenc := keyEncoding{cols: make([]keyCol, len(lk))}
+	if slices.Contains(nullSafe, true) {
+		if len(nullSafe) != len(lk) {
+			return enc, lenc, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d keys but %d null-safe flags", rightName, len(lk), len(nullSafe))
+		}
+		enc.nullSafe = nullSafe
+	}
 	for i := range lk {
 		if err := checkCol(left, lk[i], leftName, "key"); err != nil {
-			return enc, err
+			return enc, lenc, err
 		}
 		if err := checkCol(right, rk[i], rightName, "key"); err != nil {
-			return enc, err
+			return enc, lenc, err
 		}
 		lf, rf := left.Field(lk[i]), right.Field(rk[i])
 		lc, lok := keyColOf(lf.Type)
 		rc, rok := keyColOf(rf.Type)
 		if !lok {
-			return enc, sqlerr.New(sqlerr.FeatureNotSupported, "type %s of %s.%s cannot be an ASOF by-key", lf.Type, leftName, lf.Name)
+			return enc, lenc, sqlerr.New(sqlerr.FeatureNotSupported, "type %s of %s.%s cannot be an ASOF by-key", lf.Type, leftName, lf.Name)
 		}
 		if !rok {
-			return enc, sqlerr.New(sqlerr.FeatureNotSupported, "type %s of %s.%s cannot be an ASOF by-key", rf.Type, rightName, rf.Name)
+			return enc, lenc, sqlerr.New(sqlerr.FeatureNotSupported, "type %s of %s.%s cannot be an ASOF by-key", rf.Type, rightName, rf.Name)
 		}
 		if lc != rc {
-			return enc, sqlerr.New(sqlerr.DatatypeMismatch,
+			var ok bool
+			if lc, rc, ok = commonKey(lc, rc); ok {
+				enc.cols[i], lenc.cols[i] = rc, lc
+				continue
+			}
+			return enc, lenc, sqlerr.New(sqlerr.DatatypeMismatch,
 				"ASOF by-keys are not comparable: %s.%s is %s but %s.%s is %s",
 				leftName, lf.Name, lf.Type, rightName, rf.Name, rf.Type)
 		}
-		enc.cols[i] = lc
+		enc.cols[i], lenc.cols[i] = lc, lc
 	}
 	enc.u64 = len(enc.cols) == 0 || (len(enc.cols) == 1 && enc.cols[0].class != keyDecimal &&
-		enc.cols[0].class != keyString && enc.cols[0].class != keyBinary)
-	return enc, nil
+		enc.cols[0].class != keyString && enc.cols[0].class != keyBinary && enc.nullSafe == nil)
+	lenc.u64, lenc.nullSafe = enc.u64, enc.nullSafe
+	return enc, lenc, nil
 }
 
 // keyBatch is one batch's encoded keys. null[i] marks a row with a NULL in
@@ -141,8 +218,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	kb.null = kb.null[:n]
 	clear(kb.null)
 	kb.anyNull = false
-	for _, c := range cols {
-		if c.NullN() == 0 {
+	for ci, c := range cols {
+		if c.NullN() == 0 || e.nullSafe != nil && e.nullSafe[ci] {
 			continue
 		}
 		kb.anyNull = true
@@ -164,6 +241,17 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		}
 		kb.u64 = kb.u64[:n]
 		clear(kb.u64)
+		return
+	}
+	if e.u64 && e.cols[0].conv != convNone {
+		if cap(kb.u64) < n {
+			u64Scratch.put(kb.u64)
+			kb.u64 = u64Scratch.get(n)
+		}
+		kb.u64 = kb.u64[:n]
+		for i := range kb.u64 {
+			kb.u64[i] = convKey(e.cols[0], cols[0], i)
+		}
 		return
 	}
 	if e.u64 {
@@ -190,7 +278,7 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		kb.offs = make([]int32, n+1)
 	}
 	kb.offs = kb.offs[:n+1]
-	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) {
+	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil {
 		// One variable-width key: its bytes are the key, whatever the
 		// array's offset width, so string and large_string agree.
 		if a, ok := cols[0].(offsets32); ok && n > 0 {
@@ -218,17 +306,25 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 			continue
 		}
 		for ci, c := range cols {
+			if e.nullSafe != nil && e.nullSafe[ci] {
+				// NULL is tag 0 alone, a value tag 1 then the value.
+				if c.IsNull(i) {
+					kb.buf = append(kb.buf, 0)
+					continue
+				}
+				kb.buf = append(kb.buf, 1)
+			}
 			switch e.cols[ci].class {
 			case keyString, keyBinary:
 				v := varValue(c, i)
 				kb.buf = binary.LittleEndian.AppendUint32(kb.buf, uint32(len(v)))
 				kb.buf = append(kb.buf, v...)
 			case keyDecimal:
-				d := c.(*array.Decimal128).Value(i)
+				d := convDec(e.cols[ci], c, i)
 				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, d.LowBits())
 				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, uint64(d.HighBits()))
 			default:
-				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, fixedKey(c, i))
+				kb.buf = binary.LittleEndian.AppendUint64(kb.buf, convKey(e.cols[ci], c, i))
 			}
 		}
 	}

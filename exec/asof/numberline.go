@@ -251,6 +251,14 @@ func addOffset(x uint64, d int64) (v uint64, under, over bool) {
 	return x - m, false, false
 }
 
+// addBound is addOffset for a bound that may be a Calendar interval.
+func addBound(x uint64, b Bound) (uint64, bool, bool) {
+	if b.Cal != nil {
+		return b.Cal.add(x)
+	}
+	return addOffset(x, b.Int)
+}
+
 // window is the eligible range of right t for one left row, plus the
 // backward edge b: rows with t <= b have Δ <= 0 (or are below the range when
 // hi < 0) and only the last of them per key can win.
@@ -268,16 +276,29 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 		if lo.Unbounded {
 			w.lo = 0
 		} else {
-			w.lo = floatToKey(lf + lo.Float)
+			e := lf + lo.Float
+			if e != e {
+				// An infinite t with an infinite bound of the other
+				// sign: the edge is NaN, and such a row has no eligible
+				// rows (spec §3), whatever sign the NaN has.
+				w.empty = true
+				return w
+			}
+			w.lo = floatToKey(e)
 		}
 		if hi.Unbounded {
 			w.hi = math.MaxUint64
 		} else {
-			w.hi = floatToKey(lf + hi.Float)
+			e := lf + hi.Float
+			if e != e {
+				w.empty = true
+				return w
+			}
+			w.hi = floatToKey(e)
 		}
 	} else {
 		if !lo.Unbounded {
-			v, under, over := addOffset(l, lo.Int)
+			v, under, over := addBound(l, lo)
 			switch {
 			case over:
 				w.empty = true
@@ -290,7 +311,7 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 		if hi.Unbounded {
 			w.hi = math.MaxUint64
 		} else {
-			v, under, over := addOffset(l, hi.Int)
+			v, under, over := addBound(l, hi)
 			switch {
 			case under:
 				w.empty = true
@@ -315,6 +336,10 @@ func windowFor(l uint64, lo, hi Bound, float bool) window {
 			w.empty = true
 		}
 		w.hi--
+	}
+	if w.lo > w.hi {
+		// Crossed edges (Right.Empty's range): nothing is eligible.
+		w.empty = true
 	}
 	w.b = min(l, w.hi)
 	return w

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -88,6 +89,10 @@ type Bound struct {
 	Float     float64
 	Dec       decimal128.Num
 	HasDec    bool
+	// Cal, when set, is an INTERVAL with months on a date or timestamp
+	// on column: the edge is computed with calendar arithmetic (Int is
+	// then only a sign hint, see Calendar).
+	Cal *Calendar
 	// Exclusive leaves the bound's own value out (a strict inequality):
 	// the window edge moves one step on the column's number line, the
 	// next integer or the next float, so no rounding can let it in.
@@ -121,13 +126,29 @@ type Right struct {
 	LeftOn, On int
 	// LeftKeys and Keys are the by-key columns, pairwise equal.
 	LeftKeys, Keys []int
+	// NullSafe, when set, has one entry per key: true compares that key
+	// with IS NOT DISTINCT FROM (NULL matches NULL) instead of '='. Not
+	// with KeyMajor.
+	NullSafe []bool
 	// Lo and Hi bound Δ inclusively.
 	Lo, Hi Bound
-	Tie    Tie
-	Kind   Kind
+	// Empty says the range matches nothing although it was not written
+	// reversed (a NUMERIC range that rounding to the column's scale
+	// crossed): no left row has an eligible row; Lo and Hi are ignored.
+	Empty bool
+	Tie   Tie
+	Kind  Kind
 	// Payload lists the right columns to output, in order (the on column
 	// may be among them: its value is then the matched right t).
 	Payload []int
+	// LeftCond, when set, is the extra ON conditions on the left input
+	// alone: a left row failing it has no eligible rows here (spec §2.5).
+	// Not with KeyMajor.
+	LeftCond Cond
+	// Cond, when set, is the extra ON conditions on this input alone, for
+	// RIGHT and FULL (the other kinds filter the input instead): a right
+	// row failing it is eligible for no left row and comes out unmatched.
+	Cond Cond
 	// KeyMajor says the left input and this right input are both ordered
 	// by (keys..., t) — keys ascending with NULLs last, strings bytewise,
 	// t ascending within each key — instead of by t alone.
@@ -163,6 +184,12 @@ type spec struct {
 	onKind    timeKind
 	leftKind  timeKind
 	keyEnc    keyEncoding
+	// leftEnc encodes the left input's keys for this input (keyEnc but
+	// for the conversions of keys of different types).
+	leftEnc keyEncoding
+	// condCol is the column of the RIGHT/FULL tee holding Cond's result
+	// (0: no Cond).
+	condCol int
 	// ord is set when t is compared by the comparison kernel (comparison.go)
 	// instead of mapped to the number line.
 	ord ordClass
@@ -198,6 +225,11 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if r.Kind == Semi || r.Kind == Anti {
 			// Only the left columns come out.
 			r.Payload = nil
+		}
+		if r.Empty {
+			// Both edges one step inside Δ = 0: every window is empty
+			// (windowFor and decOps.window see its lo above its hi).
+			r.Lo, r.Hi = Bound{Exclusive: true}, Bound{Exclusive: true}
 		}
 		rs := r.Input.Schema()
 		if err := checkCol(left, r.LeftOn, opts.LeftName, "on"); err != nil {
@@ -238,6 +270,9 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 			if !lk.comparable(rk) {
 				return nil, notComparable()
 			}
+			if err := calendarBounds(&r, rk); err != nil {
+				return nil, err
+			}
 			if err := checkRange(r, rk); err != nil {
 				return nil, err
 			}
@@ -245,7 +280,13 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 		if len(r.LeftKeys) != len(r.Keys) {
 			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: %d left keys but %d right keys", r.Name, len(r.LeftKeys), len(r.Keys))
 		}
-		enc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, opts.LeftName, r.Name)
+		if r.Cond != nil && !r.Kind.outer() {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF %s join with %s takes no right condition: filter its input", r.Kind, r.Name)
+		}
+		if r.KeyMajor && (slices.Contains(r.NullSafe, true) || r.LeftCond != nil) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: null-safe keys or a left condition cannot be key-major", r.Name)
+		}
+		enc, lenc, err := newKeyEncoding(left, rs, r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +295,10 @@ func validate(left *arrow.Schema, rights []Right, opts *Options) ([]spec, error)
 				return nil, err
 			}
 		}
-		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, ord: lo}
+		if r.KeyMajor && !slices.Equal(enc.cols, lenc.cols) {
+			return nil, sqlerr.New(sqlerr.InternalError, "ASOF join with %s: keys of different types cannot be key-major", r.Name)
+		}
+		specs[i] = spec{Right: r, leftTName: lt.Name, onKind: rk, leftKind: lk, keyEnc: enc, leftEnc: lenc, ord: lo}
 	}
 	return specs, nil
 }
@@ -301,7 +345,7 @@ func checkCol(s *arrow.Schema, i int, input, role string) error {
 }
 
 func checkRange(r Right, k timeKind) error {
-	if r.Lo.Unbounded || r.Hi.Unbounded {
+	if r.Lo.Unbounded || r.Hi.Unbounded || r.Empty || r.Lo.Cal != nil || r.Hi.Cal != nil {
 		return nil
 	}
 	if k.float {
@@ -315,6 +359,24 @@ func checkRange(r Right, k timeKind) error {
 	}
 	if r.Lo.Int > r.Hi.Int || (r.Lo.Int == r.Hi.Int && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %d is greater than upper bound %d", r.Lo.Int, r.Hi.Int)
+	}
+	return nil
+}
+
+// calendarBounds gives each Calendar bound the on column's kind (on a
+// copy: the caller's Right is not changed); only dates and timestamps
+// take one.
+func calendarBounds(r *Right, k timeKind) error {
+	for _, b := range []*Bound{&r.Lo, &r.Hi} {
+		if b.Cal == nil || b.Unbounded {
+			continue
+		}
+		if k.class != classDate32 && k.class != classDate64 && k.class != classTimestamp {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF range bound with months needs a date or timestamp on column (%s)", r.Name)
+		}
+		c := *b.Cal
+		c.kind = k
+		b.Cal = &c
 	}
 	return nil
 }
@@ -340,7 +402,7 @@ func checkOrdRange(r Right, dt arrow.DataType, c ordClass) error {
 		return nil
 	}
 	lo, hi := decBound(r.Lo), decBound(r.Hi)
-	if c := cmpDecimal(lo, hi); c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive) {
+	if c := cmpDecimal(lo, hi); !r.Empty && (c > 0 || c == 0 && (r.Lo.Exclusive || r.Hi.Exclusive)) {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF range lower bound %s is greater than upper bound %s",
 			lo.BigInt(), hi.BigInt())
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -66,6 +67,10 @@ type unmatched struct {
 	leftDone bool
 	eof      bool
 	payload  []int // the user's payload columns (without the ordinal)
+	// acct, when set, is charged rowCost for every row in rows.
+	acct    accountant
+	charged int64
+	what    string // names the join in 53200's detail
 }
 
 type outerRow struct {
@@ -89,9 +94,19 @@ type numbering struct {
 	mem    memory.Allocator
 	next   int64
 	track  *unmatched
+	// cond, when set, is the right-only condition: its result is appended
+	// after the ordinal (schema withCond), where the kernel and the
+	// tracker read it (spec.condCol).
+	cond     Cond
+	withCond *arrow.Schema
 }
 
-func (n *numbering) Schema() *arrow.Schema { return n.schema }
+func (n *numbering) Schema() *arrow.Schema {
+	if n.withCond != nil {
+		return n.withCond
+	}
+	return n.schema
+}
 
 func (n *numbering) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	b, err := n.Operator.Next(ctx)
@@ -110,6 +125,18 @@ func (n *numbering) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	out := array.NewRecordBatch(n.schema, cols, int64(rows))
 	ord.Release()
 	b.Release()
+	if n.cond != nil {
+		m, err := n.cond.Eval(ctx, out)
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		cols := append(append([]arrow.Array(nil), out.Columns()...), m)
+		with := array.NewRecordBatch(n.withCond, cols, int64(rows))
+		m.Release()
+		out.Release()
+		out = with
+	}
 	first := n.next
 	n.next += int64(rows)
 	if err := n.track.add(out, first); err != nil {
@@ -126,7 +153,14 @@ func newUnmatched(sp *spec, mem memory.Allocator) *unmatched {
 	fields := append(append([]arrow.Field(nil), rs.Fields()...), arrow.Field{Name: "#ordinal", Type: arrow.PrimitiveTypes.Int64})
 	md := rs.Metadata()
 	u := &unmatched{mem: mem, sp: sp, keyEnc: &sp.keyEnc, survivor: map[string]int64{}, payload: sp.Payload}
+	u.acct, _ = mem.(accountant)
+	u.what = "ASOF " + sp.Kind.String() + " JOIN unmatched right rows"
 	u.in = &numbering{Operator: sp.Input, schema: arrow.NewSchema(fields, &md), mem: mem, track: u}
+	if sp.Cond != nil {
+		u.in.cond = sp.Cond
+		u.in.withCond = arrow.NewSchema(append(fields, arrow.Field{Name: "#cond", Type: arrow.FixedWidthTypes.Boolean, Nullable: true}), &md)
+		sp.condCol = rs.NumFields() + 1
+	}
 	sp.Input = u.in
 	sp.Payload = append(append([]int(nil), sp.Payload...), rs.NumFields())
 	switch sp.ord {
@@ -162,16 +196,8 @@ func (lineTyped) cmp(a, b uint64) int {
 }
 func (lineTyped) own(v uint64) uint64 { return v }
 
-// lineOuterWindow is windowFor in the comparison kernel's terms; a float
-// edge that is NaN (an infinite t with an infinite bound of the other sign)
-// decides nothing.
+// lineOuterWindow is windowFor in the comparison kernel's terms.
 func lineOuterWindow(l uint64, lo, hi Bound, float bool) ordWindow[uint64] {
-	if float {
-		lf := keyToFloat(l)
-		if !lo.Unbounded && math.IsNaN(lf+lo.Float) || !hi.Unbounded && math.IsNaN(lf+hi.Float) {
-			return ordWindow[uint64]{empty: true}
-		}
-	}
 	w := windowFor(l, lo, hi, float)
 	return ordWindow[uint64]{lo: w.lo, b: w.b, loOpen: lo.Unbounded, empty: w.empty}
 }
@@ -184,6 +210,11 @@ func (u *unmatched) add(b arrow.RecordBatch, first int64) error {
 		keyCols[i] = b.Column(c)
 	}
 	u.keyEnc.encode(keyCols, n, &u.kb)
+	if u.sp.condCol > 0 {
+		if err := maskWith(b.Column(u.sp.condCol), &u.kb, nil); err != nil {
+			return err
+		}
+	}
 	t := b.Column(u.sp.On)
 	bi := int32(len(u.batches) + u.droppedBatches())
 	b.Retain()
@@ -202,6 +233,20 @@ func (u *unmatched) add(b arrow.RecordBatch, first int64) error {
 			r.key = string(u.kb.key(i))
 		}
 		u.rows = append(u.rows, r)
+	}
+	if u.acct != nil {
+		var cost int64
+		for i := len(u.rows) - n; i < len(u.rows); i++ {
+			cost += rowCost(&u.rows[i])
+		}
+		if err := u.acct.Grow(u.what, cost); err != nil {
+			return err
+		}
+		u.charged += cost
+		// The batch just retained is Arrow memory, counted already.
+		if err := u.acct.Check(u.what); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -337,6 +382,14 @@ func (u *unmatched) collect(ctx context.Context, out *arrow.Schema, nLeft int) e
 		u.ready = append(u.ready, array.NewRecordBatch(out, cols, int64(len(refs))))
 		release()
 	}
+	if u.acct != nil && k > 0 {
+		var cost int64
+		for i := 0; i < k; i++ {
+			cost += rowCost(&u.rows[i])
+		}
+		u.acct.Shrink(cost)
+		u.charged -= cost
+	}
 	u.rows = u.rows[k:]
 	u.base += int64(k)
 	// A batch can go once the next one starts at or before the front.
@@ -397,4 +450,21 @@ func (u *unmatched) close() {
 	}
 	u.ready = nil
 	u.kb.free()
+	if u.acct != nil && u.charged > 0 {
+		u.acct.Shrink(u.charged)
+		u.charged = 0
+	}
 }
+
+// accountant is the query's memory account when the allocator is one
+// (exec/memacct's Account): the tracker charges its per-row bookkeeping
+// there and checks the account as it retains batches, so held unmatched
+// rows stay within memory_limit (53200 past it).
+type accountant interface {
+	Grow(what string, n int64) error
+	Shrink(n int64)
+	Check(what string) error
+}
+
+// rowCost is the Go memory one tracked row takes.
+func rowCost(r *outerRow) int64 { return int64(unsafe.Sizeof(*r)) + int64(len(r.key)) }

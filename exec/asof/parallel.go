@@ -108,7 +108,9 @@ func PartitionKeys(rights []Right) (left []int, perRight [][]int) {
 // NewParallel builds the join run by workers partitions. It returns the
 // serial Join (same output) when workers < 2 or the join cannot be split:
 // the rights share no by-key, an input is key-major, the join is RIGHT or
-// FULL (its unmatched right rows belong to no left batch), or an on column
+// FULL (its unmatched right rows belong to no left batch), it has ON
+// conditions, the rights encode the shared keys differently (one converts
+// or compares NULL-safe a key another does not), or an on column
 // is compared off the number line (text, bytea, bool, wide decimals). Like New
 // it takes ownership of every input.
 func NewParallel(left operator.Operator, rights []Right, opts Options, workers int) (operator.Operator, error) {
@@ -118,7 +120,9 @@ func NewParallel(left operator.Operator, rights []Right, opts Options, workers i
 		return New(left, rights, opts)
 	}
 	for _, sp := range specs {
-		if sp.KeyMajor || sp.ord != ordNone || sp.Kind.outer() {
+		// ON conditions stay serial: a Cond is compiled over the whole
+		// input's schema, and the partitions see only the columns they join.
+		if sp.KeyMajor || sp.ord != ordNone || sp.Kind.outer() || sp.LeftCond != nil || sp.Cond != nil {
 			return New(left, rights, opts)
 		}
 	}
@@ -135,9 +139,23 @@ func NewParallel(left operator.Operator, rights []Right, opts Options, workers i
 			}
 		}
 	}
-	enc, err := newKeyEncoding(ls, rights[0].Input.Schema(), lkeys, rkeys[0], opts.LeftName, rights[0].Name)
-	if err != nil {
-		return New(left, rights, opts)
+	// Every input is split by one encoding of the shared keys, so equal
+	// keys land in the same partition: the left input's encoding must be
+	// the same for every right (no right converts a key the others do
+	// not, none compares a key NULL-safe that another compares with '='),
+	// and each right's encodes equal keys to the same bytes as it.
+	var enc keyEncoding
+	rencs := make([]keyEncoding, len(rights))
+	for i, r := range rights {
+		var lenc keyEncoding
+		if rencs[i], lenc, err = newKeyEncoding(ls, r.Input.Schema(), lkeys, rkeys[i], sharedNullSafe(r, lkeys), opts.LeftName, r.Name); err != nil {
+			return New(left, rights, opts)
+		}
+		if i == 0 {
+			enc = lenc
+		} else if !slices.Equal(enc.cols, lenc.cols) || !slices.Equal(enc.nullSafe, lenc.nullSafe) || enc.u64 != lenc.u64 {
+			return New(left, rights, opts)
+		}
 	}
 	var lons []int
 	for _, r := range rights {
@@ -146,12 +164,6 @@ func NewParallel(left operator.Operator, rights []Right, opts Options, workers i
 		}
 	}
 
-	rencs := make([]keyEncoding, len(rights))
-	for i, r := range rights {
-		if rencs[i], err = newKeyEncoding(ls, r.Input.Schema(), lkeys, rkeys[i], opts.LeftName, r.Name); err != nil {
-			return New(left, rights, opts)
-		}
-	}
 	fields := append([]arrow.Field(nil), ls.Fields()...)
 	p.rights = make([]*splitter, len(rights))
 	partRights := make([][]Right, workers)
@@ -202,6 +214,19 @@ func NewParallel(left operator.Operator, rights []Right, opts Options, workers i
 		p.joins = append(p.joins, j)
 	}
 	return p, nil
+}
+
+// sharedNullSafe returns r's NullSafe flags of the keys paired with the
+// left columns lkeys (nil when r has none).
+func sharedNullSafe(r Right, lkeys []int) []bool {
+	if r.NullSafe == nil {
+		return nil
+	}
+	out := make([]bool, len(lkeys))
+	for i, c := range lkeys {
+		out[i] = r.NullSafe[slices.Index(r.LeftKeys, c)]
+	}
+	return out
 }
 
 func mapAll(cols []int, f func(int) int) []int {

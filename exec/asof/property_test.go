@@ -269,6 +269,27 @@ func randomCaseOf(seed uint64, kind ordGenKind) *genCase {
 		}
 	}
 	g.layout = exectest.Layout{Name: "random", Size: []int{0, 1, 2, 3, 7, 1024}[rng.IntN(6)], Empty: rng.IntN(2) == 0, Seed: seed}
+	// Conditions on the left input alone (a quarter of the inputs), and on
+	// the right input alone for RIGHT and FULL (a third): on the value
+	// column, which every input has after its keys.
+	for i := range g.specs {
+		if !g.keyMajor && rng.IntN(4) == 0 {
+			g.specs[i].LeftCond = modCond{col: 1 + g.keys, mod: 2 + int64(rng.IntN(2))}
+		}
+		if g.specs[i].Kind.outer() && rng.IntN(3) == 0 {
+			g.specs[i].Cond = modCond{col: 1 + g.keys, mod: 2 + int64(rng.IntN(2))}
+		}
+	}
+	// NULL-safe keys (IS NOT DISTINCT FROM) on a third of the keyed cases,
+	// each key flipped on its own; key-major inputs never have them.
+	for i := range g.specs {
+		if g.keys > 0 && !g.keyMajor && rng.IntN(3) == 0 {
+			g.specs[i].NullSafe = make([]bool, g.keys)
+			for k := range g.specs[i].NullSafe {
+				g.specs[i].NullSafe[k] = rng.IntN(2) == 0
+			}
+		}
+	}
 	return g
 }
 
@@ -326,7 +347,7 @@ func checkCase(t testing.TB, g *genCase) {
 func describe(specs []Right) string {
 	s := ""
 	for _, sp := range specs {
-		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind)
+		s += fmt.Sprintf("[lo=%+v hi=%+v %s %s nullsafe=%v leftcond=%v cond=%v] ", sp.Lo, sp.Hi, sp.Tie, sp.Kind, sp.NullSafe, sp.LeftCond, sp.Cond)
 	}
 	return s
 }

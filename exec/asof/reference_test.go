@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -84,11 +85,16 @@ func tvalOf(a arrow.Array, i int) tval {
 }
 
 // keyOf renders the by-key tuple of row i as a comparable string; ok is
-// false when any key is NULL (SQL '=': NULL equals nothing).
-func keyOf(cols []arrow.Array, i int) (string, bool) {
+// false when any key is NULL (SQL '=': NULL equals nothing), except a key
+// marked null-safe (IS NOT DISTINCT FROM), where NULL is one more value.
+func keyOf(cols []arrow.Array, nullSafe []bool, i int) (string, bool) {
 	var sb strings.Builder
-	for _, c := range cols {
+	for ci, c := range cols {
 		if c.IsNull(i) {
+			if ci < len(nullSafe) && nullSafe[ci] {
+				sb.WriteString("\x01NULL\x00")
+				continue
+			}
 			return "", false
 		}
 		v := c.GetOneForMarshal(i)
@@ -124,21 +130,28 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 	if _, ok := rt.(*array.Float32); ok {
 		isFloat = true
 	}
+	// The right rows of each key, in input order (only to keep large
+	// cases quick: every row of the key is still considered).
+	byKey := map[string][]int{}
+	for ri := 0; ri < int(right.NumRows()); ri++ {
+		if rkey, ok := keyOf(rk, r.NullSafe, ri); ok {
+			byKey[rkey] = append(byKey[rkey], ri)
+		}
+	}
 	out := make([]int, left.NumRows())
 	for li := range out {
 		out[li] = -1
 		l := tvalOf(lt, li)
-		key, ok := keyOf(lk, li)
-		if l.null || !ok {
+		key, ok := keyOf(lk, r.NullSafe, li)
+		if l.null || !ok || r.Empty || !condHolds(r.LeftCond, left, li) {
 			continue
 		}
 		best := -1
 		var bestDist *big.Float
 		bestSign := 0
-		for ri := 0; ri < int(right.NumRows()); ri++ {
+		for _, ri := range byKey[key] {
 			rv := tvalOf(rt, ri)
-			rkey, ok := keyOf(rk, ri)
-			if rv.null || !ok || rkey != key {
+			if rv.null || !condHolds(r.Cond, right, ri) {
 				continue
 			}
 			var sign int
@@ -191,15 +204,28 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 					sign = -1
 				case rv.f > l.f:
 					sign = 1
+				default:
+					d = 0 // equal infinities are no distance apart
 				}
 				dist = big.NewFloat(math.Abs(d))
 			} else {
 				delta := new(big.Int).Sub(rv.i, l.i)
-				if c := delta.Cmp(refBound(r.Lo)); !r.Lo.Unbounded && (c < 0 || c == 0 && r.Lo.Exclusive) {
-					continue
-				}
-				if c := delta.Cmp(refBound(r.Hi)); !r.Hi.Unbounded && (c > 0 || c == 0 && r.Hi.Exclusive) {
-					continue
+				if r.Lo.Cal != nil || r.Hi.Cal != nil {
+					// Calendar bounds: compare right.t with the edges
+					// left.t + lo and left.t + hi themselves.
+					if !r.Lo.Unbounded && rv.i.Cmp(refEdge(l.i, r.Lo)) < 0 {
+						continue
+					}
+					if !r.Hi.Unbounded && rv.i.Cmp(refEdge(l.i, r.Hi)) > 0 {
+						continue
+					}
+				} else {
+					if c := delta.Cmp(refBound(r.Lo)); !r.Lo.Unbounded && (c < 0 || c == 0 && r.Lo.Exclusive) {
+						continue
+					}
+					if c := delta.Cmp(refBound(r.Hi)); !r.Hi.Unbounded && (c > 0 || c == 0 && r.Hi.Exclusive) {
+						continue
+					}
 				}
 				sign = delta.Sign()
 				dist = new(big.Float).SetInt(new(big.Int).Abs(delta))
@@ -227,6 +253,23 @@ func refMatch(left, right arrow.RecordBatch, r Right) []int {
 		out[li] = best
 	}
 	return out
+}
+
+// refEdge is l + b for a microsecond timestamp l (UTC), b an exact
+// offset or a Calendar: to the first of l's month, add the months, clamp
+// l's day to that month's length, then add the days and the microseconds.
+func refEdge(l *big.Int, b Bound) *big.Int {
+	if b.Cal == nil {
+		return new(big.Int).Add(l, refBound(b))
+	}
+	t := time.UnixMicro(l.Int64()).UTC()
+	first := time.Date(t.Year(), t.Month(), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).AddDate(0, int(b.Cal.Months), 0)
+	last := time.Date(first.Year(), first.Month()+1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -1).Day()
+	d := min(t.Day(), last)
+	e := first.AddDate(0, 0, d-1+int(b.Cal.Days))
+	us := new(big.Int).Mul(big.NewInt(e.Unix()), big.NewInt(1e6))
+	us.Add(us, big.NewInt(int64(e.Nanosecond()/1000)))
+	return us.Add(us, big.NewInt(b.Cal.Micros))
 }
 
 // refBound is an exact bound's value (a decimal bound may exceed int64).

@@ -270,8 +270,8 @@ func TestValidationErrors(t *testing.T) {
 		code  string
 		msg   string
 	}{
-		{"on types", []arrow.Field{f("t", i64)}, []arrow.Field{f("t", f64)}, Right{Lo: Unbounded, Hi: IntBound(0)},
-			sqlerr.DatatypeMismatch, "ASOF on columns are not comparable: trades.t is int64 but quotes.t is float64"},
+		{"on types", []arrow.Field{f("t", i64)}, []arrow.Field{f("t", arrow.FixedWidthTypes.Date32)}, Right{Lo: Unbounded, Hi: IntBound(0)},
+			sqlerr.DatatypeMismatch, "ASOF on columns are not comparable: trades.t is int64 but quotes.t is date32"},
 		{"key types", []arrow.Field{f("t", i64), f("k", str)}, []arrow.Field{f("t", i64), f("k", i64)},
 			Right{Lo: Unbounded, Hi: IntBound(0), LeftKeys: []int{1}, Keys: []int{1}},
 			sqlerr.DatatypeMismatch, "ASOF by-keys are not comparable: trades.k is utf8 but quotes.k is int64"},

@@ -211,6 +211,21 @@ type litNode struct {
 
 func (n *litNode) typ() sqltypes.Type { return n.t }
 func (n *litNode) eval(c *call, b arrow.RecordBatch) (arrow.Array, error) {
+	// A string literal is copied into every row of the batch: a long one
+	// is asked for before (a 1 MB literal over a batch of 1024 rows is a
+	// gigabyte).
+	var size int
+	switch v := n.v.(type) {
+	case string:
+		size = len(v)
+	case []byte:
+		size = len(v)
+	}
+	if size >= 1<<10 {
+		if err := c.needMemory("a literal", int64(size)*b.NumRows()); err != nil {
+			return nil, err
+		}
+	}
 	return vec.Const(c.mem, n.t, n.v, int(b.NumRows())), nil
 }
 

@@ -3,6 +3,7 @@ package functions
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -79,6 +80,8 @@ func strictRows[R any](in Input, t sqltypes.Type, arrs []arrow.Array, f func(i i
 	defer bld.Release()
 	bld.Reserve(n)
 	app := appender[R](bld)
+	lenOf := valueLen[R]()
+	data, _ := bld.(dataBuilder)
 	for i := 0; i < n; i++ {
 		if !vec.Valid(valid, i) {
 			bld.AppendNull()
@@ -87,6 +90,11 @@ func strictRows[R any](in Input, t sqltypes.Type, arrs []arrow.Array, f func(i i
 		v, err := f(i)
 		if err != nil {
 			return nil, err
+		}
+		if lenOf != nil {
+			if err := growData(in, data, lenOf(v)); err != nil {
+				return nil, err
+			}
 		}
 		app(v)
 	}
@@ -203,6 +211,9 @@ func rowKernel(t sqltypes.Type, n int, strict bool, f func(v []any) (any, error)
 			case bool:
 				bld.(*array.BooleanBuilder).Append(v)
 			case string:
+				if err := growData(in, bld.(dataBuilder), len(v)); err != nil {
+					return nil, err
+				}
 				bld.(*array.StringBuilder).Append(v)
 			case int64:
 				switch ib := bld.(type) {
@@ -273,6 +284,42 @@ func prepareIf(k func(args []expr.Expr, t sqltypes.Type) Kernel, res sqltypes.Ki
 // n more bytes would take the query past its limit.
 type needer interface {
 	Need(what string, n int64) error
+}
+
+// dataBuilder is a string or bytea builder, whose value buffer Arrow
+// doubles as values are appended.
+type dataBuilder interface {
+	DataLen() int
+	DataCap() int
+}
+
+// growData asks the query's memory account before b's value buffer
+// grows to take n more bytes: Arrow reallocates it to the next power of
+// two, and the old buffer lives until the copy is made, so a batch of
+// long strings (a || a, repeat, concat of large columns) fails with 53200
+// before the allocation that would take the query past its limit rather
+// than after the batch. A nil b (not a string builder), or one with room,
+// asks nothing.
+func growData(in Input, b dataBuilder, n int) error {
+	if b == nil || b.DataLen()+n <= b.DataCap() {
+		return nil
+	}
+	return need(in, "a string result", int64(bitutil.NextPowerOf2(b.DataLen()+n)))
+}
+
+// valueLen returns the byte length of a string or []byte R, nil for
+// other types (typed once, so that the row loop boxes nothing).
+func valueLen[R any]() func(R) int {
+	var f any
+	switch any(*new(R)).(type) {
+	case string:
+		f = func(s string) int { return len(s) }
+	case []byte:
+		f = func(b []byte) int { return len(b) }
+	default:
+		return nil
+	}
+	return f.(func(R) int)
 }
 
 // need asks the query's memory account for n bytes before a kernel builds

@@ -158,9 +158,11 @@ var TextRegexNe = register(&Def{
 
 func prepareRegex(neg bool) func([]expr.Expr, sqltypes.Type) (Kernel, error) {
 	return prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
-		cache := map[string]*regexp.Regexp{}
+		// Postgres' default flags: '.' and bracket expressions match a
+		// newline, as in regexp_like without flags.
+		cache, flags := regexCache{}, reFlags{prefix: "(?s)"}
 		return strict2(boolean, func(s, p string) (bool, error) {
-			re, err := compileRegex(p, cache)
+			re, err := flags.compile(cache, p)
 			if err != nil {
 				return false, err
 			}

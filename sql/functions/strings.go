@@ -61,7 +61,11 @@ func mapText(f func(string) string) Kernel {
 				bld.AppendNull()
 				continue
 			}
-			bld.Append(f(sa.Value(i)))
+			v := f(sa.Value(i))
+			if err := growData(in, bld, len(v)); err != nil {
+				return nil, err
+			}
+			bld.Append(v)
 		}
 		return bld.NewArray(), nil
 	}
@@ -265,6 +269,9 @@ func ConcatKernel(ts []sqltypes.Type, strict bool) Kernel {
 					buf = sqltypes.EncodeText(buf, a, i, ts[k], in.Options())
 				}
 			}
+			if err := growData(in, bld, len(buf)); err != nil {
+				return nil, err
+			}
 			bld.BinaryBuilder.Append(buf)
 		}
 		return bld.NewArray(), nil
@@ -399,6 +406,39 @@ func preparePad(left bool) func([]expr.Expr, sqltypes.Type) (Kernel, error) {
 		return nil, errTypes
 	}
 }
+
+// Repeat is repeat(s, n): s n times (empty for n <= 0). Like lpad, its size
+// follows n, so the query's memory account is asked first; past
+// PostgreSQL's 1 GB field limit it is 54000, as there.
+var Repeat = register(&Def{
+	Name: "repeat", MinArgs: 2, MaxArgs: 2,
+	Rule: fixed(text, text, i4),
+	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
+		if !vec.IsStringKind(t.Kind) || !kindsAre(args, stringKind, sqltypes.Int4) {
+			return nil, errTypes
+		}
+		return func(in Input) (arrow.Array, error) {
+			return strict2(t, func(s string, n int32) (string, error) {
+				if n <= 0 || s == "" {
+					return "", nil
+				}
+				size := int64(len(s)) * int64(n)
+				if size+4 > maxFieldBytes { // 4: Postgres' varlena header
+					return "", sqlerr.New(sqlerr.ProgramLimitExceeded, "requested length too large")
+				}
+				if err := need(in, "repeat", size); err != nil {
+					return "", err
+				}
+				return strings.Repeat(s, int(n)), nil
+			})(in)
+		}, nil
+	},
+	Examples: []Example{{"repeat('ab', 3)", "ababab"}, {"repeat('x', -1)", ""}, {"repeat(NULL, 2)", "NULL"}},
+})
+
+// maxFieldBytes is PostgreSQL's MaxAllocSize, the largest value a field
+// may hold (1 GB - 1).
+const maxFieldBytes = 1<<30 - 1
 
 // padBytes bounds the bytes of pad's result: s plus enough whole copies of
 // fill to cover the characters missing.

@@ -92,10 +92,35 @@ func (p Prefer) String() string {
 	return "EARLIER"
 }
 
-// KeyPair is one `a = b` equality of an ON-form ASOF join, as written: the
-// planner decides which operand belongs to which input.
+// KeyPair is one `a = b` (or `a IS NOT DISTINCT FROM b`) equality of an
+// ON-form ASOF join, as written: the planner decides which operand belongs
+// to which input, and an equality of two columns of one input is an extra
+// condition (Expr) rather than a key.
 type KeyPair struct {
 	A, B *ast.ColumnNameExpr
+	// NullSafe: written IS NOT DISTINCT FROM, so NULL matches NULL.
+	NullSafe bool
+	Expr     ast.ExprNode
+}
+
+// TimeCond is one conjunct that may be the time condition of an ON form:
+// `x op y`, `x op y + c` (or `x + c op y`, normalized to an offset of y),
+// or `s BETWEEN x + lo AND x + hi`. Whether it is the time condition
+// depends on which input each column belongs to, which only the planner
+// knows: a conjunct comparing two columns of one input is an extra
+// condition (spec §2.5).
+type TimeCond struct {
+	Expr ast.ExprNode
+	Form AsofForm // FormInequality or FormRangeOnExpr
+	// Left, Right, Op, Lo, Hi, LoPos, HiPos: as the AsofJoin fields.
+	Left, Right  *ast.ColumnNameExpr
+	Op           opcode.Op
+	Lo, Hi       ast.ExprNode
+	LoPos, HiPos int
+	// Off is the constant offset of an inequality, Left Op Right + Off
+	// (nil: none); OffPos its position.
+	Off    ast.ExprNode
+	OffPos int
 }
 
 // AsofJoin describes one ASOF join for the planner. Everything here comes
@@ -132,9 +157,22 @@ type AsofJoin struct {
 	Using []*ast.ColumnName
 	// Keys are the column = column equalities of the ON forms.
 	Keys []KeyPair
-	// Extra are the remaining ON conjuncts, in order. The planner checks
-	// that they reference only the right input or no input (spec §2.5).
+	// Extra are the remaining ON conjuncts, in order (spec §2.5 classifies
+	// them by the inputs they reference).
 	Extra []ast.ExprNode
+	// Off is the time inequality's offset (see TimeCond); only for
+	// FormInequality.
+	Off    ast.ExprNode
+	OffPos int
+	// Cands are the ON conjuncts that may be the time condition, in order
+	// (the first is in Form/Left/Right/...): the planner picks the one
+	// comparing a column of each input; the others are extra conditions.
+	Cands []TimeCond
+	// Time is the time condition's conjunct (ON forms).
+	Time ast.ExprNode
+	// Match says the time condition was written MATCH_CONDITION (...):
+	// every inequality in ON is then an extra condition.
+	Match bool
 	// Prefer is the tie rule; PreferExplicit says PREFER was written.
 	Prefer         Prefer
 	PreferExplicit bool
@@ -162,6 +200,7 @@ type asofSite struct {
 const (
 	mkAsof      = "#asof"
 	mkAsofUsing = "#asof_using"
+	mkAsofMatch = "#asof_match"
 	mkCast      = "#cast"
 	mkNulls     = "#nulls"
 	mkExtract   = ExtractFunc
@@ -288,61 +327,94 @@ func plantAsof(src string, toks []token, e *edits) ([]*asofSite, error) {
 			if t.isOp(")") || t.is("on") || t.is("using") || isClauseEnd(toks, k) {
 				break
 			}
-		}
-		if k >= len(toks) || !(toks[k].is("on") || toks[k].is("using")) {
-			return nil, posError(src, site.start, sqlerr.SyntaxError, "ASOF JOIN requires an ON or USING clause").
-				WithHint("Write ON t BETWEEN lo AND hi [USING (keys)], ON l.k = r.k AND l.t >= r.t, or USING (keys..., t).")
-		}
-		if toks[k].is("using") {
-			if k+1 >= len(toks) || !toks[k+1].isOp("(") {
-				return nil, syntaxErrAt(src, toks, k+1)
+			if t.is("match_condition") && k+1 < len(toks) && toks[k+1].isOp("(") {
+				break
 			}
-			e.replace(k, fmt.Sprintf("on `%s`(%d) or `%s`", mkAsof, site.id, mkAsofUsing))
-			e.replace(k+1, fmt.Sprintf("(%d, ", site.id))
+		}
+		if k < len(toks) && toks[k].is("match_condition") && k+1 < len(toks) && toks[k+1].isOp("(") {
+			// MATCH_CONDITION (cond) [ON ... | USING (...)]: the condition
+			// becomes the marker call's argument.
 			m := matchParen(toks, k+1)
 			if m < 0 {
 				return nil, syntaxErrAt(src, toks, len(toks))
 			}
-			if err := plantPrefer(src, toks, m+1, site, e); err != nil {
+			e.replace(k, fmt.Sprintf("on `%s`(%d) or `%s`", mkAsof, site.id, mkAsofMatch))
+			e.replace(k+1, fmt.Sprintf("(%d, ", site.id))
+			k = m + 1
+			switch {
+			case k < len(toks) && toks[k].is("on"):
+				e.replace(k, "or")
+				if err := plantOnTail(src, toks, k, site, e); err != nil {
+					return nil, err
+				}
+			case k < len(toks) && toks[k].is("using"):
+				if err := plantUsing(src, toks, k, site, e, "or"); err != nil {
+					return nil, err
+				}
+			default:
+				if err := plantPrefer(src, toks, k, site, e); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if k >= len(toks) || !(toks[k].is("on") || toks[k].is("using")) {
+			return nil, posError(src, site.start, sqlerr.SyntaxError, "ASOF JOIN requires an ON or USING clause").
+				WithHint("Write ON t BETWEEN lo AND hi [USING (keys)], ON l.k = r.k AND l.t >= r.t, MATCH_CONDITION (l.t >= r.t) [ON l.k = r.k], or USING (keys..., t).")
+		}
+		if toks[k].is("using") {
+			if err := plantUsing(src, toks, k, site, e, fmt.Sprintf("on `%s`(%d) or", mkAsof, site.id)); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		e.replace(k, fmt.Sprintf("on `%s`(%d) or", mkAsof, site.id))
-		for k++; k < len(toks); k++ {
-			t := toks[k]
-			if t.isOp("(") {
-				m := matchParen(toks, k)
-				if m < 0 {
-					break
-				}
-				k = m
-				continue
-			}
-			if t.isOp(")") || t.is("on") || isClauseEnd(toks, k) {
-				break
-			}
-			if t.is("prefer") && k+1 < len(toks) && (toks[k+1].is("earlier") || toks[k+1].is("later")) {
-				if err := plantPrefer(src, toks, k, site, e); err != nil {
-					return nil, err
-				}
-				break
-			}
-			if t.is("using") && k+1 < len(toks) && toks[k+1].isOp("(") {
-				e.replace(k, fmt.Sprintf("or `%s`", mkAsofUsing))
-				e.replace(k+1, fmt.Sprintf("(%d, ", site.id))
-				m := matchParen(toks, k+1)
-				if m < 0 {
-					return nil, syntaxErrAt(src, toks, len(toks))
-				}
-				if err := plantPrefer(src, toks, m+1, site, e); err != nil {
-					return nil, err
-				}
-				break
-			}
+		if err := plantOnTail(src, toks, k, site, e); err != nil {
+			return nil, err
 		}
 	}
 	return sites, nil
+}
+
+// plantUsing rewrites USING (...) at toks[k] into `#asof_using`(n, ...)
+// after the text lead, then consumes an optional PREFER.
+func plantUsing(src string, toks []token, k int, site *asofSite, e *edits, lead string) error {
+	if k+1 >= len(toks) || !toks[k+1].isOp("(") {
+		return syntaxErrAt(src, toks, k+1)
+	}
+	e.replace(k, fmt.Sprintf("%s `%s`", lead, mkAsofUsing))
+	e.replace(k+1, fmt.Sprintf("(%d, ", site.id))
+	m := matchParen(toks, k+1)
+	if m < 0 {
+		return syntaxErrAt(src, toks, len(toks))
+	}
+	return plantPrefer(src, toks, m+1, site, e)
+}
+
+// plantOnTail scans the ON expression starting after toks[k] for a
+// trailing USING (...) or PREFER at the join's own level.
+func plantOnTail(src string, toks []token, k int, site *asofSite, e *edits) error {
+	for k++; k < len(toks); k++ {
+		t := toks[k]
+		if t.isOp("(") {
+			m := matchParen(toks, k)
+			if m < 0 {
+				break
+			}
+			k = m
+			continue
+		}
+		if t.isOp(")") || t.is("on") || isClauseEnd(toks, k) {
+			break
+		}
+		if t.is("prefer") && k+1 < len(toks) && (toks[k+1].is("earlier") || toks[k+1].is("later")) {
+			return plantPrefer(src, toks, k, site, e)
+		}
+		if t.is("using") && k+1 < len(toks) && toks[k+1].isOp("(") {
+			return plantUsing(src, toks, k, site, e, "or")
+		}
+	}
+	return nil
 }
 
 // plantPrefer consumes an optional PREFER EARLIER|LATER at toks[k].
@@ -390,22 +462,36 @@ func markerID(f *ast.FuncCallExpr) int {
 // marker. It returns the remaining expression (nil if only the marker was
 // there) and the marker's site id (0 if there was no marker).
 func stripAsof(e ast.ExprNode) (ast.ExprNode, int) {
-	if f, ok := markerCall(e, mkAsof); ok {
-		return nil, markerID(f)
+	rest, f := stripLeaf(e, mkAsof)
+	if f == nil {
+		return e, 0
+	}
+	return rest, markerID(f)
+}
+
+// stripLeaf removes the leftmost leaf of an OR spine if it is a call of
+// the marker name, returning the rest (nil if nothing is left) and the
+// call (nil if the leaf is not that marker).
+func stripLeaf(e ast.ExprNode, name string) (ast.ExprNode, *ast.FuncCallExpr) {
+	if e == nil {
+		return nil, nil
+	}
+	if f, ok := markerCall(e, name); ok {
+		return nil, f
 	}
 	b, ok := e.(*ast.BinaryOperationExpr)
 	if !ok || b.Op != opcode.LogicOr {
-		return e, 0
+		return e, nil
 	}
-	rest, id := stripAsof(b.L)
-	if id == 0 {
-		return e, 0
+	rest, f := stripLeaf(b.L, name)
+	if f == nil {
+		return e, nil
 	}
 	if rest == nil {
-		return b.R, id
+		return b.R, f
 	}
 	b.L = rest
-	return b, id
+	return b, f
 }
 
 // asofRecovery is the visitor that turns planted markers back into plain
@@ -445,7 +531,12 @@ func (v *asofRecovery) Enter(n ast.Node) (ast.Node, bool) {
 	}
 	site := v.sites[id-1]
 	site.found = true
-	a, err := v.describe(j, site, rest, usingCall)
+	rest, matchCall := stripLeaf(rest, mkAsofMatch)
+	if matchCall != nil && (markerID(matchCall) != id || len(matchCall.Args) != 2) {
+		v.err = sqlerr.New(sqlerr.InternalError, "inconsistent ASOF MATCH_CONDITION marker")
+		return n, true
+	}
+	a, err := v.describe(j, site, rest, usingCall, matchCall)
 	if err != nil {
 		v.err = err
 		return n, true
@@ -458,7 +549,7 @@ func (v *asofRecovery) Leave(n ast.Node) (ast.Node, bool) { return n, v.err == n
 
 // describe fills the AsofJoin for one join and puts the user's own ON and
 // USING back on the join node.
-func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, usingCall *ast.FuncCallExpr) (*AsofJoin, error) {
+func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, usingCall, matchCall *ast.FuncCallExpr) (*AsofJoin, error) {
 	st := v.st
 	a := &AsofJoin{Join: j, Kind: site.kind, Prefer: site.prefer, PreferExplicit: site.preferExplicit,
 		Pos: st.charPos(site.start), id: site.id}
@@ -477,6 +568,9 @@ func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, us
 			using = append(using, c.Name)
 		}
 		j.Using = using
+	}
+	if matchCall != nil {
+		return describeMatch(st, a, on, using, matchCall.Args[1])
 	}
 	if on == nil {
 		if len(using) == 0 {
@@ -516,60 +610,140 @@ func (v *asofRecovery) describe(j *ast.Join, site *asofSite, on ast.ExprNode, us
 	}
 	if usingCall != nil {
 		return nil, st.errAt(usingCall, sqlerr.SyntaxError, "USING cannot be combined with an ASOF ON condition that is not a range form").
-			WithHint("Either write ON t BETWEEN lo AND hi USING (keys), or put the key equalities in ON.")
+			WithHint("Either write ON t BETWEEN lo AND hi USING (keys), MATCH_CONDITION (l.t >= r.t) USING (keys), or put the key equalities in ON.")
 	}
-	var time ast.ExprNode
 	for _, c := range conj {
-		switch x := c.(type) {
-		case *ast.BinaryOperationExpr:
-			l, lok := x.L.(*ast.ColumnNameExpr)
-			r, rok := x.R.(*ast.ColumnNameExpr)
-			if lok && rok && x.Op == opcode.EQ {
-				a.Keys = append(a.Keys, KeyPair{A: l, B: r})
-				continue
-			}
-			if lok && rok && (x.Op == opcode.GE || x.Op == opcode.GT || x.Op == opcode.LE || x.Op == opcode.LT) {
-				if time != nil {
-					return nil, st.errAt(c, sqlerr.SyntaxError, "ASOF JOIN ON allows only one inequality or BETWEEN between the time columns")
-				}
-				time = c
-				a.Form, a.Left, a.Right, a.Op = FormInequality, l, r, x.Op
-				continue
-			}
-		case *ast.BetweenExpr:
-			subj, sok := x.Expr.(*ast.ColumnNameExpr)
-			lc, lo, lneg, lok := colOffset(x.Left)
-			hc, hi, hneg, hok := colOffset(x.Right)
-			if sok && !x.Not && lok && hok {
-				if time != nil {
-					return nil, st.errAt(c, sqlerr.SyntaxError, "ASOF JOIN ON allows only one inequality or BETWEEN between the time columns")
-				}
-				if !sameColumn(lc.Name, hc.Name) {
-					return nil, st.errAt(x.Right, sqlerr.SyntaxError, "ASOF range bounds must be offsets of the same column (%s and %s)", colText(lc.Name), colText(hc.Name))
-				}
-				for _, bound := range []ast.ExprNode{lo, hi} {
-					if bound != nil && !isConstant(bound) {
-						return nil, st.errAt(bound, sqlerr.SyntaxError, "ASOF range bound must be a constant")
-					}
-				}
-				time = c
-				a.Form, a.Left, a.Right = FormRangeOnExpr, lc, subj
-				a.Lo, a.LoPos = negated(lo, lneg), st.Pos(x.Left)
-				a.Hi, a.HiPos = negated(hi, hneg), st.Pos(x.Right)
-				continue
-			}
+		if k, ok := keyPair(c); ok {
+			a.Keys = append(a.Keys, k)
+			continue
+		}
+		tc, ok, err := timeCond(st, c)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			a.Cands = append(a.Cands, tc)
+			continue
 		}
 		a.Extra = append(a.Extra, c)
 	}
-	if b, ok := on.(*ast.BinaryOperationExpr); time == nil && ok && b.Op == opcode.LogicOr {
+	if b, ok := on.(*ast.BinaryOperationExpr); len(a.Cands) == 0 && ok && b.Op == opcode.LogicOr {
 		return nil, posError(st.src, site.start, sqlerr.SyntaxError, "ASOF JOIN ON must be a conjunction: with OR at the top there is no single time condition").
 			WithHint("Put alternatives in parentheses as an extra condition: ON l.t >= r.t AND (r.a OR r.b).")
 	}
-	if time == nil {
+	if len(a.Cands) == 0 {
 		return nil, posError(st.src, site.start, sqlerr.SyntaxError, "ASOF JOIN ON needs one inequality (l.t >= r.t) or a BETWEEN range on the time column").
 			WithHint("Write ON t BETWEEN lo AND hi, ON l.k = r.k AND l.t >= r.t, or ON l.k = r.k AND r.ts BETWEEN l.t + lo AND l.t + hi.")
 	}
+	a.SetTime(a.Cands[0])
 	return a, nil
+}
+
+// describeMatch fills the MATCH_CONDITION form: the condition is the time
+// inequality; ON (keys and extra conditions) or USING (keys) may follow.
+func describeMatch(st *Statement, a *AsofJoin, on ast.ExprNode, using []*ast.ColumnName, cond ast.ExprNode) (*AsofJoin, error) {
+	a.Match = true
+	inner := cond
+	for {
+		p, ok := inner.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		inner = p.Expr
+	}
+	tc, ok, err := timeCond(st, inner)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || tc.Form != FormInequality {
+		return nil, st.errAt(cond, sqlerr.SyntaxError, "MATCH_CONDITION takes one inequality between a column of each input").
+			WithHint("Write MATCH_CONDITION (l.t >= r.t) (or >, <=, <), then ON l.k = r.k or USING (k) for the keys.")
+	}
+	a.SetTime(tc)
+	a.Using = using
+	if on == nil {
+		return a, nil
+	}
+	for _, c := range splitAnd(on, nil) {
+		if k, ok := keyPair(c); ok {
+			a.Keys = append(a.Keys, k)
+			continue
+		}
+		a.Extra = append(a.Extra, c)
+	}
+	return a, nil
+}
+
+// SetTime makes tc the join's time condition.
+func (a *AsofJoin) SetTime(tc TimeCond) {
+	a.Form, a.Left, a.Right, a.Op = tc.Form, tc.Left, tc.Right, tc.Op
+	a.Lo, a.Hi, a.LoPos, a.HiPos = tc.Lo, tc.Hi, tc.LoPos, tc.HiPos
+	a.Off, a.OffPos = tc.Off, tc.OffPos
+	a.Time = tc.Expr
+}
+
+// keyPair matches `a = b` and `a IS NOT DISTINCT FROM b` of two columns.
+func keyPair(c ast.ExprNode) (KeyPair, bool) {
+	x, ok := c.(*ast.BinaryOperationExpr)
+	if !ok || x.Op != opcode.EQ && x.Op != opcode.NullEQ {
+		return KeyPair{}, false
+	}
+	l, lok := x.L.(*ast.ColumnNameExpr)
+	r, rok := x.R.(*ast.ColumnNameExpr)
+	if !lok || !rok {
+		return KeyPair{}, false
+	}
+	return KeyPair{A: l, B: r, NullSafe: x.Op == opcode.NullEQ, Expr: c}, true
+}
+
+// timeCond matches a conjunct that may be the time condition: an
+// inequality between two columns, one of them optionally offset by a
+// constant, or a BETWEEN of a column with bounds offsetting one column.
+func timeCond(st *Statement, c ast.ExprNode) (TimeCond, bool, error) {
+	switch x := c.(type) {
+	case *ast.BinaryOperationExpr:
+		if x.Op != opcode.GE && x.Op != opcode.GT && x.Op != opcode.LE && x.Op != opcode.LT {
+			return TimeCond{}, false, nil
+		}
+		lc, loff, lneg, lok := colOffset(x.L)
+		rc, roff, rneg, rok := colOffset(x.R)
+		if !lok || !rok || loff != nil && roff != nil {
+			return TimeCond{}, false, nil
+		}
+		tc := TimeCond{Expr: c, Form: FormInequality, Left: lc, Right: rc, Op: x.Op}
+		switch {
+		case loff != nil:
+			// l + c op r  <=>  l op r - c
+			if !isConstant(loff) {
+				return TimeCond{}, false, nil
+			}
+			tc.Off, tc.OffPos = negated(loff, !lneg), st.Pos(loff)
+		case roff != nil:
+			if !isConstant(roff) {
+				return TimeCond{}, false, nil
+			}
+			tc.Off, tc.OffPos = negated(roff, rneg), st.Pos(roff)
+		}
+		return tc, true, nil
+	case *ast.BetweenExpr:
+		subj, sok := x.Expr.(*ast.ColumnNameExpr)
+		lc, lo, lneg, lok := colOffset(x.Left)
+		hc, hi, hneg, hok := colOffset(x.Right)
+		if !sok || x.Not || !lok || !hok {
+			return TimeCond{}, false, nil
+		}
+		if !sameColumn(lc.Name, hc.Name) {
+			return TimeCond{}, false, st.errAt(x.Right, sqlerr.SyntaxError, "ASOF range bounds must be offsets of the same column (%s and %s)", colText(lc.Name), colText(hc.Name))
+		}
+		for _, bound := range []ast.ExprNode{lo, hi} {
+			if bound != nil && !isConstant(bound) {
+				return TimeCond{}, false, st.errAt(bound, sqlerr.SyntaxError, "ASOF range bound must be a constant")
+			}
+		}
+		return TimeCond{Expr: c, Form: FormRangeOnExpr, Left: lc, Right: subj,
+			Lo: negated(lo, lneg), LoPos: st.Pos(x.Left), Hi: negated(hi, hneg), HiPos: st.Pos(x.Right)}, true, nil
+	}
+	return TimeCond{}, false, nil
 }
 
 // splitAnd flattens an AND tree into its conjuncts, left to right, looking

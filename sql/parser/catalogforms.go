@@ -196,12 +196,30 @@ func (p *pgPass) seriesInFrom(i int, marker string) (int, error) {
 	default:
 		aliasText = " " + toks[i].val
 	}
-	if last+1 < len(toks) && toks[last+1].isOp("(") {
-		return i, posError(p.src, toks[last+1].start, sqlerr.FeatureNotSupported, "column alias lists for functions in FROM are not supported")
+	column := alias
+	if last+1 < len(toks) && toks[last+1].isOp("(") && aliasText == "" {
+		// f(...) AS g(c): the table is g, its one column c.
+		m := matchParen(toks, last+1)
+		if m < 0 {
+			return i, syntaxErrAt(p.src, toks, len(toks))
+		}
+		if m != last+3 || toks[last+2].kind != tkIdent && toks[last+2].kind != tkQIdent {
+			n := 1
+			for d := last + 2; d < m; d++ {
+				if toks[d].isOp(",") {
+					n++
+				}
+			}
+			return i, posError(p.src, toks[last+1].start, "42P10", "table \"%s\" has 1 columns available but %d columns specified", alias, n)
+		}
+		column = toks[last+2].val
+		for d := last + 1; d <= m; d++ {
+			e.drop(d)
+		}
 	}
 	e.prepend(start, "(SELECT ")
 	e.replace(i, "`"+marker+"`")
-	e.appendAfter(k, " AS "+quoteIdent(alias)+")"+aliasText)
+	e.appendAfter(k, " AS "+quoteIdent(column)+")"+aliasText)
 	return i, nil // the arguments are rewritten as usual
 }
 

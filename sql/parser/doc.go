@@ -122,6 +122,16 @@
 //     Args and Order (NULLS FIRST/LAST in Statement.NullsFirst as usual).
 //     Internally it rides on TiDB's group_concat, the one aggregate TiDB
 //     gives an ORDER BY, with a `#agg`('f') marker; SEPARATOR is refused.
+//   - f(args) FILTER (WHERE cond) arrives as an *ast.AggregateFuncExpr of f
+//     as above, with cond in Statement.Filters (it rides on group_concat
+//     with a `#filter`(cond) marker argument, or last ORDER BY key).
+//   - Window frames: an offset other than a bare number, `expr PRECEDING`
+//     (INTERVAL '5 minutes', -1, $1, ...), arrives as TiDB's FrameBound
+//     with Expr = expr and Unit = FrameOffsetUnit (it rides on TiDB's
+//     INTERVAL expr unit form). EXCLUDE CURRENT ROW | GROUP | TIES, which
+//     TiDB lacks, is in Statement.FrameExclude per *ast.FrameClause
+//     (EXCLUDE NO OTHERS is the default and recorded nowhere); it rides on
+//     a `#frame_exclude`(n) first PARTITION BY item that recovery removes.
 //   - VALUES (...), (...) as a query (a statement, a FROM item, a UNION
 //     branch, a CTE body) arrives as a SelectStmt of Kind
 //     SelectStmtKindValues (rewritten to TiDB's VALUES ROW(...)).
@@ -150,7 +160,9 @@
 //
 // Internally ASOF (and RIGHT/FULL [OUTER], SEMI or ANTI after it) is
 // dropped, ON becomes "ON `#asof`(n) OR", USING (...)
-// becomes "OR `#asof_using`(n, ...)", PREFER is dropped and recorded. OR
+// becomes "OR `#asof_using`(n, ...)", MATCH_CONDITION (c) becomes
+// "ON `#asof`(n) OR `#asof_match`(n, c)" (an ON after it "OR"),
+// PREFER is dropped and recorded. OR
 // is TiDB's lowest-precedence operator, so the markers sit at the edges of
 // the OR spine and removing them leaves exactly the tree of the user's
 // condition. Markers are unforgeable: the lexer refuses backticks and
@@ -166,14 +178,18 @@
 // never touched.
 //
 // What the parser checks (no catalog needed), all 42601 positioned:
-// ASOF JOIN without ON or USING (at ASOF); two inequalities or BETWEENs in
-// the ON form (at the second); an ON form without one (at ASOF); range-form
+// ASOF JOIN without ON, USING or MATCH_CONDITION (at ASOF); an ON form
+// without an inequality or BETWEEN of two columns (at ASOF); a
+// MATCH_CONDITION that is not one inequality of two columns; range-form
 // bounds that are not constants, i.e. reference a column, subquery,
 // aggregate or window function (at the bound; parameters count as
 // constants); a qualified column in the range form (t must name the column
 // of both inputs); range-on-expression bounds offsetting different columns;
 // USING combined with a non-range ON condition; USING entries that are not
-// plain column names; PREFER without EARLIER/LATER.
+// plain column names; PREFER without EARLIER/LATER. Which inequality is the
+// time condition (the one comparing a column of each input, spec §2.5) and
+// which equalities are keys is the planner's call: the parser lists the
+// candidates (AsofJoin.Cands, Keys).
 //
 // What the planner checks: that t and the keys resolve in both inputs
 // (42703/42702); which side each operand of an inequality or key pair
@@ -245,7 +261,7 @@
 //
 //   - Postgres constructs TiDB's grammar cannot express are named with
 //     0A000 at their first word: FULL JOIN (but ASOF FULL JOIN is the ASOF
-//     kind), FILTER (WHERE),
+//     kind), FILTER (WHERE) on first()/last() or in a window function,
 //     ARRAY[...] constructors, RETURNING, ON CONFLICT, AT TIME
 //     ZONE, SIMILAR TO, COLLATE, GROUPING SETS.
 //

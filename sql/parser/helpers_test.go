@@ -42,6 +42,9 @@ func describeAsof(st *Statement, a *AsofJoin) string {
 	if a.Form == FormInequality {
 		fmt.Fprintf(&b, " op=%s", a.Op)
 	}
+	if a.Off != nil {
+		fmt.Fprintf(&b, " off=%s", restore(a.Off))
+	}
 	if a.Lo != nil || a.Hi != nil {
 		fmt.Fprintf(&b, " lo=%s hi=%s", restore(a.Lo), restore(a.Hi))
 	}
@@ -49,7 +52,14 @@ func describeAsof(st *Statement, a *AsofJoin) string {
 		fmt.Fprintf(&b, " using=%s", colNames(a.Using))
 	}
 	for _, k := range a.Keys {
-		fmt.Fprintf(&b, " key=%s=%s", colText(k.A.Name), colText(k.B.Name))
+		op := "="
+		if k.NullSafe {
+			op = "<=>"
+		}
+		fmt.Fprintf(&b, " key=%s%s%s", colText(k.A.Name), op, colText(k.B.Name))
+	}
+	if len(a.Cands) > 1 {
+		fmt.Fprintf(&b, " cands=%d", len(a.Cands))
 	}
 	for _, e := range a.Extra {
 		fmt.Fprintf(&b, " extra=%s", restore(e))

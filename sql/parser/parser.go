@@ -63,6 +63,20 @@ type Statement struct {
 	// DistinctOn holds the expressions of SELECT DISTINCT ON (...) per
 	// SELECT (TiDB's Distinct flag stays false for them).
 	DistinctOn map[*ast.SelectStmt][]ast.ExprNode
+	// Filters holds the condition of each aggregate call written with
+	// FILTER (WHERE cond).
+	Filters map[*ast.AggregateFuncExpr]ast.ExprNode
+	// WithinGroup marks the ordered-set aggregate calls, written
+	// f(direct args) WITHIN GROUP (ORDER BY x): their Args are the direct
+	// arguments and their Order the one sort key.
+	WithinGroup map[*ast.AggregateFuncExpr]bool
+	// FullJoins marks the joins written FULL [OUTER] JOIN (TiDB's AST
+	// holds them as LEFT joins).
+	FullJoins map[*ast.Join]bool
+	// FrameExclude holds the EXCLUDE option of frame clauses that have
+	// one other than NO OTHERS (ExcludeCurrentRow, ExcludeGroup,
+	// ExcludeTies).
+	FrameExclude map[*ast.FrameClause]int
 
 	src string
 	ri  *runeIndex // character positions in src
@@ -87,6 +101,34 @@ func (s *Statement) Pos(n ast.ExprNode) int {
 		return 0
 	}
 	return s.PosOf(n.OriginTextPosition())
+}
+
+// RelationPos is the 1-based character position of the first reference
+// to relation name in the statement's FROM items (a name token right
+// after FROM, JOIN, a comma, or a schema's "."), or 0 when there is none.
+// TiDB records no position for table names, and Postgres points its
+// "relation does not exist" there.
+func (s *Statement) RelationPos(name string) int {
+	if s.src == "" || s.End <= s.Start {
+		return 0
+	}
+	toks, err := lex(s.src[s.Start:s.End])
+	if err != nil {
+		return 0
+	}
+	for i, t := range toks {
+		if i == 0 || (t.kind != tkIdent && t.kind != tkQIdent) || t.val != name {
+			continue
+		}
+		p := toks[i-1]
+		if p.isOp(".") && i >= 2 {
+			return s.charPos(s.Start + toks[i-2].start) // schema.name: at the schema
+		}
+		if p.is("from") || p.is("join") || p.is("update") || p.is("into") || p.is("table") || p.isOp(",") {
+			return s.charPos(s.Start + t.start)
+		}
+	}
+	return 0
 }
 
 // PosOf maps a byte offset in Rewritten to the 1-based character
@@ -321,6 +363,9 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 	if err := queryForms(src, toks, e); err != nil {
 		return nil, err
 	}
+	if err := windowForms(src, toks, e); err != nil { // windowforms.go
+		return nil, err
+	}
 	if !toks[0].is("create") && !toks[0].is("drop") {
 		quoteTiDBReserved(toks, e)
 	}
@@ -372,6 +417,10 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 	st.Casts, st.NullsFirst = pr.casts, pr.nulls
 	qr := &queryRecovery{st: st}
 	node.Accept(qr)
+	if qr.err != nil {
+		return nil, qr.err
+	}
+	node.Accept(&windowRecovery{st: st})
 
 	// ASOF recovery runs after the Postgres forms are restored, so the
 	// expressions it hands out (Extra, bounds) are the final nodes.

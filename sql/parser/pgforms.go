@@ -426,15 +426,6 @@ func rejectUnsupported(src string, toks []token) error {
 	for i, t := range toks {
 		switch {
 		case t.kind != tkIdent:
-		case t.val == "full" && (next(i+1, "join") || next(i+1, "outer") && next(i+2, "join")):
-			if i > 0 {
-				if _, _, ok := isAsofKeyword(toks, i-1); ok {
-					continue // ASOF FULL JOIN is the ASOF kind
-				}
-			}
-			return at(i, "FULL JOIN")
-		case t.val == "filter" && next(i+1, "(") && next(i+2, "where"):
-			return at(i, "FILTER (WHERE ...)")
 		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":
@@ -451,6 +442,8 @@ func rejectUnsupported(src string, toks []token) error {
 			}
 		case t.val == "grouping" && next(i+1, "sets"):
 			return at(i, "GROUPING SETS")
+		case (t.val == "rollup" || t.val == "cube") && next(i+1, "(") && i > 0 && (toks[i-1].is("by") || toks[i-1].isOp(",")):
+			return at(i, strings.ToUpper(t.val))
 		case t.val == "asof" && i > 0 && (next(i+1, "cross") || next(i+1, "natural")):
 			// Not the ASOF keyword by the spec's rule, but as an alias it
 			// would silently turn the intended ASOF join into a plain one.

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/asofsql/asofsql/sqlerr"
@@ -161,4 +162,29 @@ func TestDistinctOnRecovered(t *testing.T) {
 	sub, err := ParseOne("SELECT * FROM (SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b DESC) s WHERE b > 0")
 	require.NoError(t, err)
 	require.Len(t, sub.DistinctOn, 1)
+}
+
+func TestAggregateFilter(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT count(*) FILTER (WHERE a > 1) FROM t",
+		"SELECT sum(DISTINCT a) FILTER (WHERE a::int > 1) FROM t",
+		"SELECT string_agg(c, ',' ORDER BY b DESC) FILTER (WHERE b > 1) FROM t",
+		"SELECT string_agg(DISTINCT c, ',') FILTER (WHERE b > 1) FROM t",
+	} {
+		st, err := Parse(sql)
+		require.NoError(t, err, sql)
+		require.Len(t, st[0].Filters, 1, sql)
+		for agg, cond := range st[0].Filters {
+			require.NotContains(t, strings.ToLower(agg.F), "group_concat", sql)
+			for _, a := range agg.Args {
+				if f, ok := a.(*ast.FuncCallExpr); ok {
+					require.NotEqual(t, mkFilter, f.FnName.O, sql)
+				}
+			}
+			if agg.Order != nil {
+				require.Len(t, agg.Order.Items, 1, sql)
+			}
+			require.NotNil(t, cond, sql)
+		}
+	}
 }

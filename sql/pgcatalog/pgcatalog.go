@@ -20,6 +20,10 @@ const (
 	NamespaceCatalog = 11
 	NamespacePublic  = 2200
 	NamespaceInfo    = 13207
+	// NamespaceTemp is the session's temporary schema (pg_temp_N in
+	// Postgres, whose OID is made when a backend first needs one): below
+	// FirstUserOID, so that it never meets a relation's.
+	NamespaceTemp    = 16383
 	AmHeap           = 2
 	AmBtree          = 403
 	CollationDefault = 100
@@ -75,6 +79,7 @@ type Source struct {
 	Database, User string
 	rels           []*Rel
 	byOID          map[int64]*Rel
+	temp           bool // the session has temporary tables
 }
 
 // NewSource describes a database named db, seen by user, holding tables.
@@ -106,6 +111,37 @@ func NewSource(db, user string, tables []*catalog.TableInfo) *Source {
 	}
 	sort.Slice(s.rels, func(i, j int) bool { return s.rels[i].OID < s.rels[j].OID })
 	return s
+}
+
+// TempNamespace is the name pg_namespace gives the session's temporary
+// schema: PostgreSQL's pg_temp_N, N the backend's slot, 3 for the first
+// client backend of a server; every session sees only its own.
+const TempNamespace = "pg_temp_3"
+
+// AddTempTables adds the session's temporary tables in its temporary
+// schema, with the OIDs of their catalog ids (temporary ids are far above
+// permanent ones).
+func (s *Source) AddTempTables(tables []*catalog.TableInfo) {
+	next := int64(FirstUserOID)
+	for _, r := range s.rels {
+		next = max(next, r.OID)
+	}
+	sorted := slices.SortedFunc(slices.Values(tables), func(a, b *catalog.TableInfo) int { return strings.Compare(a.Name, b.Name) })
+	for _, t := range sorted {
+		oid := int64(FirstUserOID + t.ID)
+		if t.ID == 0 || oid <= next {
+			next++
+			oid = next
+		}
+		r := &Rel{OID: oid, Name: t.Name, Namespace: NamespaceTemp, Kind: "r", Rows: t.Rows, Bytes: t.Bytes}
+		for _, c := range t.Columns {
+			r.Columns = append(r.Columns, Column{Name: c.Name, Type: c.Type})
+			r.NotNull = append(r.NotNull, c.NotNull)
+		}
+		s.add(r)
+		s.temp = true
+	}
+	sort.Slice(s.rels, func(i, j int) bool { return s.rels[i].OID < s.rels[j].OID })
 }
 
 // View is a user view as pg_class and pg_attribute show it: its name and
@@ -152,9 +188,12 @@ func (s *Source) Visible(r *Rel) bool {
 	switch r.Namespace {
 	case NamespaceCatalog:
 		return true
+	case NamespaceTemp:
+		// pg_temp comes before the search path for relations
+		return true
 	case NamespacePublic:
 		for _, o := range s.rels {
-			if o.Namespace == NamespaceCatalog && o.Name == r.Name {
+			if (o.Namespace == NamespaceCatalog || o.Namespace == NamespaceTemp) && o.Name == r.Name {
 				return false
 			}
 		}
@@ -213,6 +252,8 @@ func NamespaceName(oid int64) string {
 		return "public"
 	case NamespaceInfo:
 		return Info
+	case NamespaceTemp:
+		return TempNamespace
 	}
 	return ""
 }

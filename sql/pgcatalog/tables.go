@@ -98,12 +98,29 @@ var defs = []*def{
 		indexprs pg_node_tree, indpred pg_node_tree`), none},
 	{Catalog, "pg_inherits", 2611, "r", cols(`inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool`), none},
 	{Catalog, "pg_namespace", 2615, "r", cols(`oid oid, nspname name, nspowner oid, nspacl aclitem[]`),
-		func(*Source) [][]any {
-			return [][]any{
+		func(s *Source) [][]any {
+			rows := [][]any{
 				{int64(NamespaceCatalog), Catalog, int64(RoleOID), nil},
 				{int64(NamespacePublic), "public", int64(RoleOID), nil},
 				{int64(NamespaceInfo), Info, int64(RoleOID), nil},
 			}
+			if s.temp {
+				rows = append(rows, []any{int64(NamespaceTemp), TempNamespace, int64(RoleOID), nil})
+			}
+			return rows
+		}},
+	{Catalog, "pg_rewrite", 2618, "r", cols(`oid oid, rulename name, ev_class oid, ev_type char, ev_enabled char,
+		is_instead bool, ev_qual pg_node_tree, ev_action pg_node_tree`),
+		func(s *Source) [][]any {
+			// each view is its "_RETURN" rule, under the view's own OID
+			// (pg_get_ruledef prints it)
+			var rows [][]any
+			for _, r := range s.rels {
+				if r.ViewSQL != "" {
+					rows = append(rows, []any{r.OID, "_RETURN", r.OID, "1", "O", true, "<>", ""})
+				}
+			}
+			return rows
 		}},
 	{Catalog, "pg_policy", 3256, "r", cols(`oid oid, polname name, polrelid oid, polcmd char, polpermissive bool,
 		polroles oid[], polqual pg_node_tree, polwithcheck pg_node_tree`), none},

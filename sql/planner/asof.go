@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -42,6 +40,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	var lt, rt scopeCol // the on column of each side
 	var lkeys, rkeys []scopeCol
+	var nullSafe []bool
+	extra := a.Extra
+	var offSwapped bool
 	var err error
 	switch a.Form {
 	case parser.FormRange, parser.FormUsing:
@@ -53,15 +54,11 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			if err != nil {
 				return nil, err
 			}
-			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+			lkeys, rkeys, nullSafe = append(lkeys, lk), append(rkeys, rk), append(nullSafe, false)
 		}
 	case parser.FormInequality, parser.FormRangeOnExpr:
-		for _, k := range a.Keys {
-			lk, rk, err := b.asofSides(a, cs, lw, k.A, k.B, "equality")
-			if err != nil {
-				return nil, err
-			}
-			lkeys, rkeys = append(lkeys, lk), append(rkeys, rk)
+		if lkeys, rkeys, nullSafe, extra, err = b.asofOnConds(a, l, r, cs, lw); err != nil {
+			return nil, err
 		}
 		what := "inequality"
 		if a.Form == parser.FormRangeOnExpr {
@@ -81,18 +78,40 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 			op = flip(op)
 		}
 		ar.Lo, ar.Hi = Bound{Unbounded: true}, Bound{Unbounded: true}
-		if a.Form == parser.FormInequality {
-			if err := b.inequalityBounds(ar, op, lt, a); err != nil {
+		if a.Form == parser.FormInequality && a.Off == nil {
+			// The strict forms step in the type t is compared in.
+			ct := lt
+			ct.typ, _ = asofOnType(lt.typ, rt.typ)
+			if err := b.inequalityBounds(ar, op, ct, a); err != nil {
 				return nil, err
 			}
 		}
+		offSwapped = swapped
 	}
 	ar.LeftOn, ar.On = lt.idx, rt.idx
 	if err := b.asofOnTypes(a, l, r, ar, lt, rt); err != nil {
 		return nil, err
 	}
 	if a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr {
-		if err := b.asofBounds(a, ar, lt); err != nil {
+		ct := lt
+		ct.typ = ar.OnType
+		if err := b.asofBounds(a, ar, ct); err != nil {
+			return nil, err
+		}
+	} else if a.Form == parser.FormInequality && a.Off != nil {
+		// left.t op right.t + c: the bound is -c; written right first,
+		// right.t op left.t + c is left.t flip(op) right.t - c.
+		v := a.Off
+		if !offSwapped {
+			v = negateNode(v)
+		}
+		op := a.Op
+		if offSwapped {
+			op = flip(op)
+		}
+		ct := lt
+		ct.typ = ar.OnType
+		if err := b.offsetBounds(ar, op, a, v, ct); err != nil {
 			return nil, err
 		}
 	} else if a.Form == parser.FormUsing {
@@ -101,44 +120,37 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]
-		if !keysComparable(lk.typ, rk.typ) {
-			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos)
+		if !keysComparable(lk.typ, rk.typ) && !keysByValue(lk.typ, rk.typ) {
+			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos).
+				WithHint("Cast one side in a subquery so both have the same type, e.g. (SELECT ..., %s::%s AS %s FROM ...).", rk.name, lk.typ, rk.name)
 		}
 		ar.LeftKeys = append(ar.LeftKeys, lk.idx)
 		ar.Keys = append(ar.Keys, rk.idx)
+		if nullSafe[i] {
+			if ar.NullSafe == nil {
+				ar.NullSafe = make([]bool, len(lkeys))
+			}
+			ar.NullSafe[i] = true
+		}
 	}
 
-	// Right-only extra conditions filter the right input (spec §2.5).
+	// Extra conditions decide eligibility (spec §2.5): right-only ones
+	// filter the right input (RIGHT and FULL evaluate them in the join,
+	// which outputs the failing rows unmatched), left-only ones make a
+	// failing left row match nothing.
 	right := r.node
-	var filters []expr.Expr
-	for _, x := range a.Extra {
-		e, err := b.bindExpr(x, &exprCtx{sc: cs, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, err
-		}
-		if ar.Kind.outer() {
-			// A filter under the right input would drop the rows failing
-			// it, which RIGHT and FULL must output as unmatched.
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF %s JOIN with conditions besides the on column and keys is not supported", ar.Kind).
-				WithPosition(b.pos(x)).WithHint("Filter the right input in a subquery ordered by its t, or use ASOF INNER or LEFT JOIN.")
-		}
-		for _, c := range expr.Columns(e) {
-			if c < lw {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN condition %s references the left input; only conditions on the right input %q (or constants) are allowed besides the on column and keys", e, ar.Name).
-					WithPosition(b.pos(x)).WithHint("Move the condition to WHERE to filter the result instead.")
-			}
-		}
-		e, err = b.bindExpr(x, &exprCtx{sc: r.sc, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, err
-		}
-		if e, err = b.coerce(e, sqltypes.BoolType, x, "argument of JOIN/ON"); err != nil {
-			return nil, err
-		}
-		filters = append(filters, e)
+	filters, leftConds, err := b.asofExtras(extra, ar, l, r, cs, lw)
+	if err != nil {
+		return nil, err
 	}
-	if len(filters) > 0 {
+	switch {
+	case len(filters) > 0 && ar.Kind.outer():
+		ar.Cond = expr.AndAll(filters...)
+	case len(filters) > 0:
 		right = &Filter{Input: right, Cond: expr.AndAll(filters...)}
+	}
+	if len(leftConds) > 0 {
+		ar.LeftCond = expr.AndAll(leftConds...)
 	}
 	ar.Input = right
 	rcols := r.node.Schema()
@@ -158,6 +170,9 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 		lc := append(append([]scopeCol(nil), lkeys...), lt)
 		rc := append(append([]scopeCol(nil), rkeys...), rt)
 		mergeUsing(sc, l.sc, lc, rc, lw)
+	} else if a.Match && len(a.Using) > 0 {
+		// MATCH_CONDITION ... USING (k...): each key once, as any USING.
+		mergeUsing(sc, l.sc, lkeys, rkeys, lw)
 	}
 	desc := inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}
 	ar.desc = r.desc
@@ -196,6 +211,9 @@ func (j *AsofJoin) canExtend(r *AsofRight) bool {
 		if k >= w {
 			return false
 		}
+	}
+	if r.LeftCond != nil && !colsWithin(r.LeftCond, 0, w) {
+		return false
 	}
 	return true
 }
@@ -340,23 +358,12 @@ func (b *binder) asofOnTypes(a *parser.AsofJoin, l, r *rel, ar *AsofRight, lt, r
 				WithHint("The on column must be an integer, floating-point, numeric, date, timestamp, text, bytea or boolean column.")
 		}
 	}
-	ok := false
-	switch {
-	case lt.typ.IsInteger() && rt.typ.IsInteger():
-		ok = true
-	case lt.typ.IsString() && rt.typ.IsString():
-		ok = true
-	case isFloat(lt.typ) && isFloat(rt.typ):
-		ok = true
-	case lt.typ.Kind == sqltypes.Numeric && rt.typ.Kind == sqltypes.Numeric:
-		ok = numericScale(lt.typ) == numericScale(rt.typ)
-	default:
-		ok = lt.typ.Kind == rt.typ.Kind
-	}
+	ct, ok := asofOnType(lt.typ, rt.typ)
 	if !ok {
 		return sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN on columns cannot be compared: %s is %s but %s is %s", lt.display(), lt.typ, rt.display(), rt.typ).WithPosition(a.Pos).
-			WithHint("Cast one side in a subquery so both have the same type.")
+			WithHint("Cast one side in an ordered subquery so both have the same type, e.g. (SELECT CAST(%s AS %s) AS %s, ... FROM ... ORDER BY 1).", rt.name, lt.typ, rt.name)
 	}
+	ar.OnType = ct
 	if noDistance(lt.typ) && (a.Form == parser.FormRange || a.Form == parser.FormRangeOnExpr) {
 		pos := a.LoPos
 		if pos == 0 {
@@ -379,127 +386,6 @@ func keysComparable(a, b sqltypes.Type) bool {
 		return numericScale(a) == numericScale(b)
 	}
 	return a.Kind == b.Kind && a.Kind != sqltypes.Interval
-}
-
-// asofBounds type-checks and folds the range bounds against t (spec §3).
-func (b *binder) asofBounds(a *parser.AsofJoin, ar *AsofRight, lt scopeCol) error {
-	var err error
-	if ar.Lo, err = b.asofBound(a.Lo, a.LoPos, lt, true); err != nil {
-		return err
-	}
-	if ar.Hi, err = b.asofBound(a.Hi, a.HiPos, lt, false); err != nil {
-		return err
-	}
-	if ar.Lo.Param != nil || ar.Hi.Param != nil {
-		return nil
-	}
-	gt := ar.Lo.Int > ar.Hi.Int
-	switch {
-	case isFloat(lt.typ):
-		gt = ar.Lo.Float > ar.Hi.Float
-	case ar.Lo.HasDec && ar.Hi.HasDec:
-		gt = ar.Lo.Dec.Greater(ar.Hi.Dec)
-	}
-	if gt {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "ASOF JOIN lower bound %s is greater than upper bound %s", formatBound(ar.Lo, lt.typ), formatBound(ar.Hi, lt.typ)).
-			WithPosition(a.LoPos)
-	}
-	return nil
-}
-
-// asofBound evaluates one bound: nil is zero (range-on-expression form's
-// bare l.t); constants fold to the on column's unit. lower says it is the
-// lower bound (a NUMERIC lower bound rounds up to the column's scale, an
-// upper one down: Δ is a multiple of the scale's unit, so that is exact).
-func (b *binder) asofBound(n ast.ExprNode, pos int, lt scopeCol, lower bool) (Bound, error) {
-	t := lt.typ
-	if n == nil {
-		return Bound{}, nil
-	}
-	if t.Kind == sqltypes.Numeric {
-		// Read a numeric constant from its own digits: as a literal it
-		// would be an unconstrained NUMERIC (at most 22 integer digits).
-		if s, ok := numericBoundText(n); ok {
-			return numericBound(s, pos, lt, lower)
-		}
-	}
-	e, err := b.bindExpr(n, &exprCtx{sc: &scope{}, clause: "ASOF JOIN bounds"})
-	if err != nil {
-		return Bound{}, withPos(err, pos)
-	}
-	if p, ok := e.(*expr.Param); ok {
-		return Bound{Param: b.param(p.N, boundParamType(t))}, nil
-	}
-	lit, ok := e.(*expr.Literal)
-	if !ok || lit.Value == nil {
-		return Bound{}, sqlerr.New(sqlerr.SyntaxError, "ASOF JOIN bound must be a constant").WithPosition(pos)
-	}
-	wrong := func(hint string) (Bound, error) {
-		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s of type %s does not match on column %s of type %s", showLiteral(lit), lit.T, lt.display(), t).WithHint("%s", hint)
-	}
-	if lit.T.Kind == sqltypes.Unknown {
-		// An untyped literal is read as the bound type of the column.
-		if lit, err = decodeLiteral(boundParamType(t), lit.Value.(string), b.opts.Types); err != nil {
-			return Bound{}, withPos(err, pos)
-		}
-	}
-	switch {
-	case t.IsInteger():
-		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
-			return Bound{Int: v, Float: float64(v)}, nil
-		}
-		return wrong("Integer on columns take integer bounds, e.g. BETWEEN -10 AND 0.")
-	case isFloat(t):
-		switch v := lit.Value.(type) {
-		case int64:
-			return Bound{Float: float64(v)}, nil
-		case float64:
-			if v != v {
-				return Bound{}, sqlerr.New(sqlerr.InvalidParameterValue, "ASOF JOIN bound must not be NaN").WithPosition(pos)
-			}
-			return Bound{Float: v}, nil
-		case decimal128.Num:
-			return Bound{Float: sqltypes.Decimal{Coef: v, Scale: int32(numericScale(lit.T))}.Float64()}, nil
-		}
-		return wrong("Floating-point on columns take numeric bounds, e.g. BETWEEN -0.5 AND 0.5.")
-	case t.Kind == sqltypes.Numeric:
-		if categoryOf(lit.T) != catNumeric || isFloat(lit.T) {
-			return wrong("Numeric on columns take exact numeric bounds, e.g. BETWEEN -0.25 AND 0.")
-		}
-		s, _ := literalText(lit)
-		return numericBound(s, pos, lt, lower)
-	case t.Kind == sqltypes.Date:
-		if v, ok := lit.Value.(int64); ok && lit.T.IsInteger() {
-			return Bound{Int: v}, nil
-		}
-		if iv, ok := intervalValue(lit); ok {
-			if iv.Months == 0 && iv.Nanoseconds == 0 {
-				return Bound{Int: int64(iv.Days)}, nil
-			}
-			return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for date on column %s is not a whole number of days", showLiteral(lit), lt.display()).
-				WithHint("Write the bound in days, e.g. INTERVAL '7 days' or 7.")
-		}
-		return wrong("Date on columns take integer days or INTERVAL constants in whole days, e.g. INTERVAL '-7 days'.")
-	case t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ:
-		if iv, ok := intervalValue(lit); ok {
-			if iv.Months != 0 {
-				return Bound{}, errDatatype(pos, "ASOF JOIN bound %s for timestamp on column %s has months, which have no fixed length", showLiteral(lit), lt.display()).
-					WithHint("Write the bound in days or smaller units, e.g. INTERVAL '30 days'.")
-			}
-			us := new(big.Int).Mul(big.NewInt(int64(iv.Days)), big.NewInt(86_400_000_000))
-			us.Add(us, big.NewInt(iv.Nanoseconds/1000))
-			if !us.IsInt64() {
-				return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range", showLiteral(lit)).WithPosition(pos)
-			}
-			return Bound{Int: us.Int64()}, nil
-		}
-		hint := "Timestamp on columns take INTERVAL bounds, e.g. INTERVAL '-5 seconds'."
-		if v, ok := lit.Value.(int64); ok {
-			hint = fmt.Sprintf("Timestamp on columns take INTERVAL bounds: write INTERVAL '%d seconds' for %d seconds.", v, v)
-		}
-		return wrong(hint)
-	}
-	return wrong("")
 }
 
 // numericBoundText returns the digits of a numeric constant beyond int64
@@ -528,36 +414,6 @@ func numericBoundText(n ast.ExprNode) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// numericBound reads the decimal text s in unscaled units of the NUMERIC
-// on column lt, exactly in 128 bits: a lower bound rounds up to the
-// column's scale, an upper bound down (the distance between two values is
-// a whole number of units, so eligibility does not change).
-func numericBound(s string, pos int, lt scopeCol, lower bool) (Bound, error) {
-	v, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return Bound{}, errDatatype(pos, "ASOF JOIN bound %s is not a number", s)
-	}
-	v.Mul(v, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(numericScale(lt.typ))), nil)))
-	q, m := new(big.Int).QuoRem(v.Num(), v.Denom(), new(big.Int))
-	// QuoRem truncates toward zero.
-	if m.Sign() != 0 && lower == (v.Sign() > 0) {
-		if lower {
-			q.Add(q, big.NewInt(1))
-		} else {
-			q.Sub(q, big.NewInt(1))
-		}
-	}
-	if q.BitLen() > 127 {
-		return Bound{}, sqlerr.New(sqlerr.NumericValueOutOfRange, "ASOF JOIN bound %s is out of range for on column %s of type %s", s, lt.display(), lt.typ).
-			WithPosition(pos).WithHint("Values of the column are never that far apart; use the inequality form (ON ... AND l.t >= r.t) for a side without bound.")
-	}
-	bd := Bound{Dec: decimal128.FromBigInt(q), HasDec: true}
-	if q.IsInt64() {
-		bd.Int, bd.Float = q.Int64(), float64(q.Int64())
-	}
-	return bd, nil
 }
 
 // boundParamType is the type a bound of on column type t is read as.

@@ -3,6 +3,7 @@ package planner
 import (
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sql/limits"
 	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sql/pgcatalog"
@@ -219,6 +220,11 @@ func (b *binder) bindTableSource(ts *ast.TableSource, env *cteEnv) (*rel, error)
 		}
 		rl, err := b.relation(src.Schema.O, name)
 		if err != nil {
+			if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.UndefinedTable && e.Position == 0 {
+				if p := b.tablePos(src); p > 0 {
+					return nil, e.WithPosition(p)
+				}
+			}
 			return nil, err
 		}
 		if rl.View != nil {
@@ -348,9 +354,23 @@ func concatScopes(l, r *scope, lw int) *scope {
 // joinCols is a join's output: left columns, then right ones (nullable
 // when the join is LEFT).
 func joinCols(l, r []Column, rightNullable bool) []Column {
-	out := append([]Column(nil), l...)
+	if rightNullable {
+		return joinColsOf(l, r, JoinLeft)
+	}
+	return joinColsOf(l, r, JoinInner)
+}
+
+// joinColsOf is the output columns of an ordinary join of kind.
+func joinColsOf(l, r []Column, kind JoinKind) []Column {
+	var out []Column
+	for _, c := range l {
+		if kind.leftNullable() {
+			c.Nullable = true
+		}
+		out = append(out, c)
+	}
 	for _, c := range r {
-		if rightNullable {
+		if kind.rightNullable() {
 			c.Nullable = true
 		}
 		out = append(out, c)
@@ -391,13 +411,20 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 	case ast.LeftJoin:
 		kind = JoinLeft
 	case ast.RightJoin:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "RIGHT JOIN is not supported").WithHint("Swap the inputs and use LEFT JOIN.")
+		kind = JoinRight
+	}
+	if b.st.FullJoins[j] {
+		kind = JoinFull
 	}
 	lw := len(l.node.Schema())
-	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinCols(l.node.Schema(), r.node.Schema(), kind == JoinLeft)}
+	join := &Join{Left: l.node, Right: r.node, Kind: kind, cols: joinColsOf(l.node.Schema(), r.node.Schema(), kind)}
 	sc := concatScopes(l.sc, r.sc, lw)
 	out := &rel{node: join, sc: sc, desc: inputDesc{kind: "join", name: "of " + l.desc.label() + " and " + r.desc.label()}}
 	switch {
+	case len(j.Using) > 0 && kind == JoinFull:
+		if err := b.bindFullUsing(j.Using, l, r, lw, join, out); err != nil {
+			return nil, err
+		}
 	case len(j.Using) > 0:
 		if err := b.bindUsing(j.Using, l, r, lw, join, out); err != nil {
 			return nil, err
@@ -421,8 +448,8 @@ func (b *binder) bindJoin(j *ast.Join, env *cteEnv) (*rel, error) {
 		}
 		join.Residual = expr.AndAll(rest...)
 	default:
-		if kind == JoinLeft {
-			return nil, sqlerr.New(sqlerr.SyntaxError, "LEFT JOIN requires an ON or USING condition")
+		if kind != JoinInner {
+			return nil, sqlerr.New(sqlerr.SyntaxError, "%s JOIN requires an ON or USING condition", kind)
 		}
 		join.Kind = JoinCross
 	}
@@ -478,15 +505,21 @@ func (b *binder) bindUsing(using []*ast.ColumnName, l, r *rel, lw int, join *Joi
 		lcols = append(lcols, lc)
 		rcols = append(rcols, rc)
 	}
-	mergeUsing(out.sc, l.sc, lcols, rcols, lw)
+	mergeUsingSide(out.sc, l.sc, lcols, rcols, lw, join.Kind == JoinRight)
 	return nil
 }
 
 // mergeUsing rewrites a join scope so each (left, right) column pair is
 // one visible name: the right copy is hidden from unqualified lookup and
 // SELECT * lists the merged columns first, then the other left columns,
-// then the other right ones (spec §2.6, Postgres' USING).
+// then the other right ones (spec §2.6, Postgres' USING). For a RIGHT
+// join the merged column is the right copy (the left one may be NULL),
+// as in Postgres.
 func mergeUsing(sc, lsc *scope, lcols, rcols []scopeCol, lw int) {
+	mergeUsingSide(sc, lsc, lcols, rcols, lw, false)
+}
+
+func mergeUsingSide(sc, lsc *scope, lcols, rcols []scopeCol, lw int, right bool) {
 	lset, rset := map[int]bool{}, map[int]bool{}
 	for _, c := range lcols {
 		lset[c.idx] = true
@@ -495,14 +528,15 @@ func mergeUsing(sc, lsc *scope, lcols, rcols []scopeCol, lw int) {
 		rset[c.idx+lw] = true
 	}
 	for i := range sc.cols {
-		if i >= len(lsc.cols) && rset[sc.cols[i].idx] {
+		if !right && i >= len(lsc.cols) && rset[sc.cols[i].idx] || right && i < len(lsc.cols) && lset[sc.cols[i].idx] {
 			sc.cols[i].hidden = true
 		}
 	}
 	var star []int
-	for _, lc := range lcols {
+	for k, lc := range lcols {
 		for _, i := range sc.star {
-			if i < len(lsc.cols) && sc.cols[i].idx == lc.idx && !sc.cols[i].hidden {
+			if !right && i < len(lsc.cols) && sc.cols[i].idx == lc.idx && !sc.cols[i].hidden ||
+				right && i >= len(lsc.cols) && sc.cols[i].idx == rcols[k].idx+lw && !sc.cols[i].hidden {
 				star = append(star, i)
 				break
 			}
@@ -573,4 +607,66 @@ func setTable(cols []Column, alias string) {
 	for i := range cols {
 		cols[i].Table = alias
 	}
+}
+
+// bindFullUsing binds FULL JOIN ... USING (k, ...): each merged column is
+// COALESCE(left.k, right.k), as in Postgres (either side may be the
+// padded one), computed by a Project over the join; the two copies stay
+// reachable by their qualifiers only. SELECT * lists the merged columns,
+// then the other left ones, then the other right ones.
+func (b *binder) bindFullUsing(using []*ast.ColumnName, l, r *rel, lw int, join *Join, out *rel) error {
+	cols := join.Schema()
+	p := &Project{Input: join}
+	for i, c := range cols {
+		p.Exprs = append(p.Exprs, &expr.Column{Index: i, Name: c.Name, T: c.Type})
+		p.Cols = append(p.Cols, c)
+	}
+	keys := map[int]bool{}
+	var merged []scopeCol
+	for _, u := range using {
+		lc, err := l.sc.lookup("", u.Name.O, 0)
+		if err != nil {
+			return usingError(err, u.Name.O, "left")
+		}
+		rc, err := r.sc.lookup("", u.Name.O, 0)
+		if err != nil {
+			return usingError(err, u.Name.O, "right")
+		}
+		t, ok := commonType(lc.typ, rc.typ)
+		if !ok || categoryOf(lc.typ) != categoryOf(rc.typ) {
+			return sqlerr.New(sqlerr.DatatypeMismatch, "JOIN/USING types %s and %s cannot be matched", lc.typ, rc.typ)
+		}
+		if lc.typ.Kind != rc.typ.Kind {
+			return sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN ... USING on columns of different types (%s and %s) is not supported", lc.typ, rc.typ).
+				WithHint("Cast one side in a subquery so both have the same type.")
+		}
+		join.LeftKeys = append(join.LeftKeys, lc.idx)
+		join.RightKeys = append(join.RightKeys, rc.idx)
+		keys[lc.idx], keys[rc.idx+lw] = true, true
+		le := &expr.Column{Index: lc.idx, Name: lc.name, T: lc.typ}
+		re := &expr.Column{Index: rc.idx + lw, Name: rc.name, T: rc.typ}
+		p.Exprs = append(p.Exprs, &expr.Func{Fn: functions.Coalesce, Args: []expr.Expr{le, re}, T: t})
+		p.Cols = append(p.Cols, Column{Name: u.Name.O, Type: t, Nullable: true})
+		merged = append(merged, scopeCol{name: u.Name.O, idx: len(p.Cols) - 1, typ: t, nullable: true})
+	}
+	sc := out.sc
+	var star []int
+	for i := range merged {
+		star = append(star, len(sc.cols)+i)
+	}
+	for _, i := range sc.star {
+		if keys[sc.cols[i].idx] {
+			continue
+		}
+		star = append(star, i)
+	}
+	for i := range sc.cols {
+		if keys[sc.cols[i].idx] {
+			sc.cols[i].hidden = true
+		}
+	}
+	sc.cols = append(sc.cols, merged...)
+	sc.star = star
+	out.node = p
+	return nil
 }

@@ -182,11 +182,12 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		return b.checkAggOrder(a)
 	case a.order.key == o.key:
 		a.order.soft = a.order.soft && soft
-	case soft:
-		// Another order is in force: the values come in that order.
-	case a.order.soft:
-		o.unordered = a.order.unordered
-		a.order = o
+	case soft, a.order.soft:
+		// string_agg(DISTINCT x) gives x's values sorted, as Postgres'
+		// sort-based DISTINCT does; with another ORDER BY in force they
+		// would come in that order instead, which Postgres never gives.
+		return sqlerr.New(sqlerr.FeatureNotSupported, "string_agg(DISTINCT ...) beside an aggregate with a different ORDER BY is not supported").
+			WithPosition(o.pos).WithHint("Give the string_agg the same ORDER BY as its argument (string_agg(DISTINCT x, ',' ORDER BY x)), or compute it in a separate subquery.")
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "aggregates with different ORDER BY in one query are not supported").
 			WithPosition(o.pos).WithHint("Compute them in separate subqueries.")
@@ -227,4 +228,186 @@ func sortAggInput(node Node, a *aggState) Node {
 		return p // already in that order (an ordered table's scan)
 	}
 	return &Sort{Input: p, Keys: keys}
+}
+
+// isRegrAgg reports whether name is one of the two-argument statistics
+// aggregates over (Y, X): corr, covar_pop/samp and the regr_ family.
+func isRegrAgg(name string) bool {
+	return name == "corr" || strings.HasPrefix(name, "covar_") || strings.HasPrefix(name, "regr_")
+}
+
+// regrAggType types corr(Y, X) and its family: Postgres has only the
+// double precision versions, so both arguments are coerced to it (any
+// number converts implicitly); the result is double precision but for
+// regr_count's bigint.
+func (b *binder) regrAggType(call *AggCall, at []ast.ExprNode, n ast.ExprNode) (sqltypes.Type, error) {
+	for i, a := range call.Args {
+		t := a.Type()
+		if t.Kind != sqltypes.Unknown && !t.IsInteger() && t.Kind != sqltypes.Numeric && t.Kind != sqltypes.Float4 && t.Kind != sqltypes.Float8 {
+			return sqltypes.Float8Type, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s, %s) does not exist", call.Func, call.Args[0].Type(), call.Args[1].Type()).
+				WithPosition(b.pos(n)).WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		var err error
+		if call.Args[i], err = b.coerce(a, sqltypes.Float8Type, at[i], "argument"); err != nil {
+			return sqltypes.Float8Type, err
+		}
+	}
+	if call.Func == "regr_count" {
+		return sqltypes.Int8Type, nil
+	}
+	return sqltypes.Float8Type, nil
+}
+
+// aggFilter applies an aggregate's FILTER (WHERE cond): every aggregate
+// that takes it skips NULL inputs, so the filtered call is the call over
+// CASE WHEN cond THEN arg END (count(*) counting CASE WHEN cond THEN 1
+// END). string_agg's delimiter is left alone; the regression family's two
+// arguments are both filtered. The parser refuses FILTER on first/last,
+// which keep NULLs.
+func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
+	x, ok := n.(*ast.AggregateFuncExpr)
+	if !ok || b.st.Filters[x] == nil {
+		return nil
+	}
+	cn := b.st.Filters[x]
+	if hasAggregate(cn) {
+		return sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in FILTER").WithPosition(b.pos(cn))
+	}
+	cond, err := b.bindExpr(cn, &exprCtx{sc: a.from, clause: "FILTER"})
+	if err != nil {
+		return err
+	}
+	if t := cond.Type().Kind; t == sqltypes.Unknown {
+		if cond, err = b.coerce(cond, sqltypes.BoolType, cn, "FILTER"); err != nil {
+			return err
+		}
+	} else if t != sqltypes.Bool {
+		return sqlerr.New(sqlerr.DatatypeMismatch, "argument of FILTER must be type boolean, not type %s", cond.Type()).WithPosition(b.pos(cn))
+	}
+	when := func(e expr.Expr) expr.Expr {
+		return &expr.Case{Whens: []expr.When{{Cond: cond, Result: e}}, T: e.Type()}
+	}
+	if call.Star {
+		call.Star = false
+		call.Args = []expr.Expr{when(&expr.Literal{Value: int64(1), T: sqltypes.Int4Type})}
+		return nil
+	}
+	last := len(call.Args)
+	if call.Func == "string_agg" || orderedSetAggs[call.Func] {
+		last = 1 // not the delimiter, not the fraction
+	}
+	for i := 0; i < last; i++ {
+		call.Args[i] = when(call.Args[i])
+	}
+	return nil
+}
+
+// orderedSetAggs are the ordered-set aggregates, called f(direct args)
+// WITHIN GROUP (ORDER BY x).
+var orderedSetAggs = map[string]bool{"percentile_cont": true, "percentile_disc": true, "mode": true}
+
+// bindOrderedSet binds percentile_cont(f), percentile_disc(f) and mode()
+// WITHIN GROUP (ORDER BY x [DESC]). The AggCall's Args are x, then the
+// fraction f (double precision, one value for the statement: a per-group
+// fraction is 0A000). percentile_cont takes x as double precision (any
+// number converts); percentile_disc and mode any sortable type, which is
+// their result type. An array of fractions is 0A000: asofsql has no
+// array values.
+func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) (expr.Expr, error) {
+	inner := &exprCtx{sc: a.from, clause: "aggregate"}
+	var direct []expr.Expr
+	for _, arg := range x.Args {
+		e, err := b.bindExpr(arg, inner)
+		if err != nil {
+			return nil, err
+		}
+		direct = append(direct, e)
+	}
+	if x.Order == nil || len(x.Order.Items) != 1 || len(direct) != map[bool]int{true: 0, false: 1}[name == "mode"] || x.Distinct {
+		ts := []string{}
+		for _, d := range direct {
+			ts = append(ts, d.Type().String())
+		}
+		if x.Order != nil {
+			for range x.Order.Items {
+				ts = append(ts, "...")
+			}
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	item := x.Order.Items[0]
+	key, err := b.bindExpr(item.Expr, inner)
+	if err != nil {
+		return nil, err
+	}
+	key = resolveUnknown(key)
+	call := AggCall{Func: name, Desc: item.Desc}
+	kt := key.Type()
+	noFunc := func() error { return b.noOrderedSet(x, name, a) }
+	switch {
+	case name == "percentile_cont" && kt.Kind == sqltypes.Interval:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "percentile_cont over interval is not supported").WithPosition(b.pos(x)).
+			WithHint("Take percentile_cont over extract(epoch FROM x) and convert back.")
+	case name == "percentile_cont":
+		if !kt.IsInteger() && kt.Kind != sqltypes.Numeric && kt.Kind != sqltypes.Float4 && kt.Kind != sqltypes.Float8 {
+			return nil, noFunc()
+		}
+		if key, err = b.coerce(key, sqltypes.Float8Type, item.Expr, "argument"); err != nil {
+			return nil, err
+		}
+		call.T = sqltypes.Float8Type
+	default:
+		if kt.Kind == sqltypes.Unknown {
+			return nil, noFunc()
+		}
+		call.T = kt
+		if kt.Kind == sqltypes.Varchar {
+			call.T = sqltypes.TextType
+		}
+	}
+	call.Args = []expr.Expr{key}
+	if name != "mode" {
+		f := direct[0]
+		if t := f.Type(); !t.IsInteger() && t.Kind != sqltypes.Numeric && t.Kind != sqltypes.Float4 && t.Kind != sqltypes.Float8 && t.Kind != sqltypes.Unknown {
+			if strings.HasSuffix(t.String(), "[]") || t.Kind == sqltypes.Text {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s with an array of fractions is not supported", name).WithPosition(b.pos(x.Args[0]))
+			}
+			return nil, noFunc()
+		}
+		if !constant(f) {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s with a fraction that is not a constant is not supported", name).WithPosition(b.pos(x.Args[0]))
+		}
+		if f, err = b.coerce(f, sqltypes.Float8Type, x.Args[0], "argument"); err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, f)
+	}
+	if err := b.aggFilter(x, &call, a); err != nil {
+		return nil, err
+	}
+	return a.add(call, name), nil
+}
+
+// noOrderedSet is 42883 for f(direct args) WITHIN GROUP (ORDER BY keys)
+// when no ordered-set aggregate takes those types, named as Postgres
+// names it: the direct arguments' types, then the keys'.
+func (b *binder) noOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) error {
+	inner := &exprCtx{sc: a.from, clause: "aggregate"}
+	var ts []string
+	nodes := append([]ast.ExprNode(nil), x.Args...)
+	if x.Order != nil {
+		for _, it := range x.Order.Items {
+			nodes = append(nodes, it.Expr)
+		}
+	}
+	for _, n := range nodes {
+		e, err := b.bindExpr(n, inner)
+		if err != nil {
+			return err
+		}
+		ts = append(ts, e.Type().String())
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }

@@ -55,10 +55,34 @@ func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
 
 func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	name := x.FnName.L
+	// TRIM([BOTH | LEADING | TRAILING] chars FROM s), which TiDB reads as
+	// trim(s, chars, direction), is btrim, ltrim or rtrim(s, chars), as in
+	// Postgres (psql's \d+ of a view sends TRIM(TRAILING ';' FROM ...)).
+	if name == "trim" && len(x.Args) == 3 && x.Args[1] != nil {
+		if d, ok := x.Args[2].(*ast.TrimDirectionExpr); ok {
+			fn := map[ast.TrimDirectionType]string{ast.TrimBoth: "btrim", ast.TrimLeading: "ltrim", ast.TrimTrailing: "rtrim"}[d.Direction]
+			if fn == "" {
+				fn = "btrim"
+			}
+			call := &ast.FuncCallExpr{FnName: ast.NewCIStr(fn), Args: x.Args[:2]}
+			call.SetOriginTextPosition(x.OriginTextPosition())
+			return b.bindFunc(call, c)
+		}
+	}
 	args := make([]expr.Expr, len(x.Args))
 	for i, a := range x.Args {
 		var err error
 		if args[i], err = b.bindExpr(a, c); err != nil {
+			if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.GroupingError && c.agg != nil {
+				// Postgres resolves the function before it checks
+				// grouping: an unknown aggregate (median(x) in a grouped
+				// query) is 42883, not "x must appear in GROUP BY".
+				if _, known := functions.Lookup(name); !known {
+					if ungrouped, err2 := b.bindArgsUngrouped(x, c); err2 == nil {
+						return nil, funcError(b, x, ungrouped)
+					}
+				}
+			}
 			return nil, err
 		}
 	}
@@ -142,4 +166,18 @@ func (b *binder) bindPow(x *ast.BinaryOperationExpr, c *exprCtx) (expr.Expr, err
 		return nil, err
 	}
 	return &expr.Func{Fn: functions.Power, Args: args, T: t}, nil
+}
+
+// bindArgsUngrouped binds a call's arguments over the grouped query's
+// input, for the types an error message names.
+func (b *binder) bindArgsUngrouped(x *ast.FuncCallExpr, c *exprCtx) ([]expr.Expr, error) {
+	inner := &exprCtx{sc: c.agg.from, clause: c.clause}
+	args := make([]expr.Expr, len(x.Args))
+	for i, a := range x.Args {
+		var err error
+		if args[i], err = b.bindExpr(a, inner); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
 }

@@ -45,7 +45,10 @@ const codeWindowingError = "42P20"
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
 	// bind_agg.go
 	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
-	"variance": true, "var_samp": true, "var_pop": true}
+	"variance": true, "var_samp": true, "var_pop": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true}
 
 func (b *binder) pos(n ast.ExprNode) int { return b.st.Pos(n) }
 
@@ -274,6 +277,20 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 	if name == "every" {
 		name = "bool_and"
 	}
+	within := false
+	if x, ok := n.(*ast.AggregateFuncExpr); ok {
+		within = b.st.WithinGroup[x]
+	}
+	switch {
+	case within && orderedSetAggs[name]:
+		return b.bindOrderedSet(n.(*ast.AggregateFuncExpr), name, a)
+	case within:
+		// Postgres looks for an ordered-set f(direct args, sort keys) and
+		// finds none.
+		return nil, b.noOrderedSet(n.(*ast.AggregateFuncExpr), name, a)
+	case orderedSetAggs[name]:
+		return nil, sqlerr.New(codeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", name).WithPosition(b.pos(n))
+	}
 	inner := &exprCtx{sc: a.from, clause: "aggregate"}
 	call := AggCall{Func: name, Distinct: distinct}
 	if name == "count" && len(args) == 1 && !distinct {
@@ -298,6 +315,10 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 		if call.T, err = b.stringAggType(&call, args, n); err != nil {
 			return nil, err
 		}
+	case isRegrAgg(name) && len(call.Args) == 2:
+		if call.T, err = b.regrAggType(&call, args, n); err != nil {
+			return nil, err
+		}
 	case len(call.Args) != 1:
 		ts := make([]string, len(call.Args))
 		for i, a := range call.Args {
@@ -313,15 +334,24 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 	if err := b.aggOrderBy(n, order, &call, a); err != nil {
 		return nil, err
 	}
+	if err := b.aggFilter(n, &call, a); err != nil {
+		return nil, err
+	}
+	return a.add(call, name), nil
+}
+
+// add records call (once: an identical call shares its column) and
+// returns the column of the Aggregate's output that holds it.
+func (a *aggState) add(call AggCall, name string) *expr.Column {
 	key := aggKey(call)
 	for i, k := range a.callKey {
 		if k == key {
-			return &expr.Column{Index: len(a.groups) + i, Name: name, T: a.calls[i].T}, nil
+			return &expr.Column{Index: len(a.groups) + i, Name: name, T: a.calls[i].T}
 		}
 	}
 	a.calls = append(a.calls, call)
 	a.callKey = append(a.callKey, key)
-	return &expr.Column{Index: len(a.groups) + len(a.calls) - 1, Name: name, T: call.T}, nil
+	return &expr.Column{Index: len(a.groups) + len(a.calls) - 1, Name: name, T: call.T}
 }
 
 func aggKey(c AggCall) string {
@@ -338,6 +368,9 @@ func aggKey(c AggCall) string {
 	}
 	if c.ordered {
 		sb.WriteString(" sorted") // its ORDER BY sorts the Aggregate's input
+	}
+	if c.Desc {
+		sb.WriteString(" within group desc")
 	}
 	return sb.String()
 }

@@ -58,8 +58,6 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE/SHARE is not supported")
 	case s.SelectIntoOpt != nil:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "SELECT INTO is not supported")
-	case len(s.WindowSpecs) > 0:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
 	case s.Kind == ast.SelectStmtKindValues:
 		return b.bindValues(s)
 	}
@@ -114,7 +112,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 	}
 	if !grouped {
 		var ws *windowState
-		if node, ws, err = b.bindWindows(node, from.sc, s.Fields.Fields, s.OrderBy); err != nil {
+		if node, ws, err = b.bindWindows(node, from.sc, s.Fields.Fields, s.OrderBy, s.WindowSpecs); err != nil {
 			return nil, err
 		}
 		ctx.win = ws

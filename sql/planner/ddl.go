@@ -8,6 +8,7 @@ import (
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"slices"
 )
 
 // AlterKind is the kind of one ALTER TABLE action.
@@ -262,6 +263,7 @@ func (b *binder) createView(n *parser.CreateViewStmt) (Plan, error) {
 		seen[name] = true
 		def.Columns = append(def.Columns, name)
 	}
+	def.Uses = viewUses(qq.Root)
 	p := &CreateView{Def: def, OrReplace: n.OrReplace, Temp: n.Temporary || n.Name.Schema == TempSchema, Query: qq}
 	if !p.Temp {
 		for _, t := range qq.Reads() {
@@ -279,6 +281,46 @@ func (b *binder) createView(n *parser.CreateViewStmt) (Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// viewUses lists the tables a view's plan scans (in subqueries and
+// through the views it reads too) with the columns it reads of each, in
+// the order first met: what DROP TABLE and DROP COLUMN must not remove
+// while the view exists. Projection pruning has left each scan with only
+// the columns the query uses.
+func viewUses(root Node) []catalog.ViewUse {
+	var uses []catalog.ViewUse
+	at := map[string]int{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		if n == nil {
+			return
+		}
+		if sc, ok := n.(*Scan); ok {
+			name := sc.Table.Name
+			i, seen := at[name]
+			if !seen {
+				i = len(uses)
+				at[name] = i
+				uses = append(uses, catalog.ViewUse{Table: name})
+			}
+			for _, c := range sc.Columns {
+				if col := sc.Table.Columns[c].Name; !slices.Contains(uses[i].Columns, col) {
+					uses[i].Columns = append(uses[i].Columns, col)
+				}
+			}
+		}
+		for _, s := range NodeSubqueries(n) {
+			if sub, ok := s.Plan.(Node); ok {
+				walk(sub)
+			}
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+	return uses
 }
 
 // readsTempView reports whether a view's query names a temporary view

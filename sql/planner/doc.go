@@ -30,11 +30,14 @@
 //   - Every ASOF form of spec §1 becomes one AsofJoin node; a chain keyed
 //     off the same left input becomes one node with N rights (§2.7).
 //     Right-only ON conditions become a Filter on that right input (§2.5);
-//     others are 0A000 naming the condition. Bounds are folded to the on
-//     column's physical unit (days, microseconds, unscaled decimal units,
-//     float) and checked per §3: 22023 lo > hi at the lower bound, 42601
-//     a bound that is not a constant, 42804 a bound of the wrong type with
-//     a hint showing the right spelling.
+//     others are 0A000 naming the condition. Literal bounds are folded to
+//     the on column's physical unit (days, microseconds, unscaled decimal
+//     units, float) and checked per §3: 22023 lo > hi at the lower bound,
+//     42601 a bound that is not a constant, 42804 a bound of the wrong type
+//     with a hint showing the right spelling. A parameter or a constant
+//     expression (-10 + 1) is type-checked and kept in Bound.Param or
+//     Bound.Expr; lowering evaluates it per execution and converts and
+//     checks it with AsofBoundValue and CheckAsofRange.
 //   - Each Node reports Ordering (what its output is ordered by, with
 //     equivalent and constant columns, see sql/ordering), RequiredOrdering
 //     (per child) and PreservesOrder (per child). Validate rejects an ASOF
@@ -45,8 +48,8 @@
 //     DistinctOn node requires its keys sorted (ORDER BY's leading keys,
 //     else ascending) and keeps the first row of each run.
 //   - Rewrites keep results identical: WHERE conjuncts move below joins
-//     (never into an ASOF join's right input, never below the
-//     null-extended side of a LEFT join), comparisons with constants on a
+//     (never into an ASOF join's right input, never below an ASOF RIGHT
+//     or FULL join, never below the null-extended side of a LEFT join), comparisons with constants on a
 //     table's first ordering column become Scan.Range (segment pruning),
 //     and projections are pruned so scans read only needed columns.
 //   - Parallel plans (Options.Workers > 1, parallel.go): an AsofJoin whose

@@ -103,8 +103,11 @@ func estimate(n Node) Estimate {
 			if x.Residual != nil {
 				rows *= selectivity(x.Residual)
 			}
-			if x.Kind == JoinLeft {
+			if x.Kind.rightNullable() {
 				rows = math.Max(rows, in.Rows)
+			}
+			if x.Kind.leftNullable() {
+				rows = math.Max(rows, r.Rows)
 			}
 		}
 		return Estimate{Startup: r.Total, Total: in.Total + r.Total + (in.Rows+r.Rows)*cpuOperatorCost + rows*cpuTupleCost, Rows: rows}

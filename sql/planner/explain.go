@@ -313,7 +313,11 @@ func describe(n Node) string {
 			if f.Star {
 				a = "*"
 			}
-			fs = append(fs, f.Func+"("+a+")")
+			c := f.Func + "(" + a + ")"
+			if f.Frame != DefaultFrame() {
+				c += " " + f.Frame.String()
+			}
+			fs = append(fs, c)
 		}
 		return s + " funcs " + strings.Join(fs, ", ")
 	}
@@ -328,18 +332,35 @@ func describeRight(r *AsofRight, lcols []Column) string {
 	if lt.Name != rt.Name {
 		on = "on " + qualName(lt) + " ~ " + qualName(rt)
 	}
-	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, lt.Type) + " PREFER " + r.Tie.String()
+	ot := r.OnType
+	if ot.Kind == sqltypes.Unknown {
+		ot = lt.Type
+	}
+	s += " " + on + " range " + formatRangeBounds(r.Lo, r.Hi, ot)
+	if AsofRangeEmpty(r.Lo, r.Hi) {
+		s += " (empty)"
+	}
+	s += " PREFER " + r.Tie.String()
 	if len(r.Keys) > 0 {
 		var ks []string
 		for i := range r.Keys {
 			l, rr := lcols[r.LeftKeys[i]], rcols[r.Keys[i]]
-			if l.Name == rr.Name {
+			switch {
+			case i < len(r.NullSafe) && r.NullSafe[i]:
+				ks = append(ks, qualName(l)+" IS NOT DISTINCT FROM "+qualName(rr))
+			case l.Name == rr.Name:
 				ks = append(ks, l.Name)
-			} else {
+			default:
 				ks = append(ks, qualName(l)+" = "+qualName(rr))
 			}
 		}
 		s += " keys (" + strings.Join(ks, ", ") + ")"
+	}
+	if r.LeftCond != nil {
+		s += " left-condition " + exprSQL(r.LeftCond)
+	}
+	if r.Cond != nil {
+		s += " condition " + exprSQL(r.Cond)
 	}
 	if r.KeysFirst {
 		s += " keys-first"
@@ -372,6 +393,10 @@ func formatBound(b Bound, t sqltypes.Type) string {
 	switch {
 	case b.Param != nil:
 		return b.Param.String()
+	case b.Expr != nil:
+		return exprSQL(b.Expr)
+	case b.Cal != nil:
+		return b.Cal.String()
 	case b.Unbounded:
 		return "inf"
 	case isFloat(t):

@@ -210,8 +210,12 @@ func (j *Join) Schema() []Column { return j.cols }
 func (j *Join) Children() []Node { return []Node{j.Left, j.Right} }
 
 // Ordering is the left (probe) input's order. An inner equi-join also
-// makes each key pair equivalent.
+// makes each key pair equivalent. RIGHT and FULL joins promise none: the
+// right rows that matched nothing come after the others.
 func (j *Join) Ordering() ordering.Props {
+	if j.Kind.leftNullable() {
+		return ordering.Props{}
+	}
 	p := j.Left.Ordering()
 	if j.Kind == JoinInner {
 		w := len(j.Left.Schema())
@@ -222,7 +226,7 @@ func (j *Join) Ordering() ordering.Props {
 	return p
 }
 func (j *Join) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil, nil} }
-func (j *Join) PreservesOrder() []bool           { return []bool{true, false} }
+func (j *Join) PreservesOrder() []bool           { return []bool{!j.Kind.leftNullable(), false} }
 
 func (v *Values) Schema() []Column                 { return v.Cols }
 func (v *Values) Children() []Node                 { return nil }

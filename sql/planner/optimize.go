@@ -115,18 +115,23 @@ func pushInto(n Node, c expr.Expr) (Node, bool) {
 		// Left-only conditions select left rows; each left row's winner
 		// does not depend on the other left rows, so filtering first is
 		// the same. Right columns are never filtered before the join: that
-		// would change which row wins (spec §2.5).
-		if colsWithin(c, 0, len(x.Left.Schema())) {
+		// would change which row wins (spec §2.5). Not under RIGHT or
+		// FULL: a left row filtered first would leave its winner unmatched,
+		// output with NULL left columns the filter no longer sees.
+		if !x.outer() && colsWithin(c, 0, len(x.Left.Schema())) {
 			x.Left = addFilter(x.Left, c)
 			return x, true
 		}
 	case *Join:
 		lw := len(x.Left.Schema())
 		switch {
-		case colsWithin(c, 0, lw):
+		case !x.Kind.leftNullable() && colsWithin(c, 0, lw):
+			// (Below a RIGHT or FULL join the left rows are the padded
+			// side: filtering them first would turn a filtered-out row
+			// into a NULL-padded one.)
 			x.Left = addFilter(x.Left, c)
 			return x, true
-		case x.Kind != JoinLeft && colsWithin(c, lw, lw+len(x.Right.Schema())):
+		case !x.Kind.rightNullable() && x.Kind != JoinFull && colsWithin(c, lw, lw+len(x.Right.Schema())):
 			x.Right = addFilter(x.Right, shift(c, -lw))
 			return x, true
 		case x.Kind == JoinCross:

@@ -85,6 +85,11 @@ func splittable(j *AsofJoin) (left []int, rights [][]int, why string) {
 		if r.KeysFirst {
 			return nil, nil, "inputs ordered by keys first"
 		}
+		if r.LeftCond != nil || r.Cond != nil {
+			// A condition is compiled over its input's whole schema; the
+			// partitions carry only the columns they join.
+			return nil, nil, "ON conditions"
+		}
 		if r.Kind.outer() {
 			// Unmatched right rows belong to no left batch to reassemble.
 			return nil, nil, r.Kind.String() + " join"
@@ -110,15 +115,27 @@ func splittable(j *AsofJoin) (left []int, rights [][]int, why string) {
 	if len(left) == 0 {
 		return nil, nil, "right inputs share no by-key"
 	}
-	for _, r := range j.Rights {
+	for i, r := range j.Rights {
 		var ks []int
 		for _, c := range left {
-			ks = append(ks, r.Keys[slices.Index(r.LeftKeys, c)])
+			k := slices.Index(r.LeftKeys, c)
+			ks = append(ks, r.Keys[k])
+			// One split for every input: a shared key must pair with
+			// columns of one type, compared the same way, in every right.
+			r0 := j.Rights[0]
+			k0 := slices.Index(r0.LeftKeys, c)
+			t, t0 := r.Input.Schema()[r.Keys[k]].Type, r0.Input.Schema()[r0.Keys[k0]].Type
+			if i > 0 && (t.Kind != t0.Kind || t.Scale != t0.Scale ||
+				nullSafe(r, k) != nullSafe(r0, k0)) {
+				return nil, nil, "right inputs' by-keys differ in type or NULL rule"
+			}
 		}
 		rights = append(rights, ks)
 	}
 	return left, rights, ""
 }
+
+func nullSafe(r *AsofRight, k int) bool { return r.NullSafe != nil && r.NullSafe[k] }
 
 func describeRepartition(r *Repartition) string {
 	cols := r.Input.Schema()

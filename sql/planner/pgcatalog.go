@@ -21,6 +21,13 @@ type TableLister interface {
 	Tables() []string
 }
 
+// TempTableLister is implemented by a Catalog with the session's
+// temporary tables, which pg_class shows in the session's temporary
+// schema (psql's \dt lists them there).
+type TempTableLister interface {
+	TempTables() []string
+}
+
 // DefaultDatabase and DefaultUser are what the virtual catalog shows when
 // Options leave Database or User empty.
 const (
@@ -55,6 +62,15 @@ func (b *binder) pgSource() (*pgcatalog.Source, error) {
 		}
 	}
 	src := pgcatalog.NewSource(db, user, tables)
+	if l, ok := b.cat.(TempTableLister); ok {
+		var temp []*catalog.TableInfo
+		for _, name := range l.TempTables() {
+			if rel, err := b.relation(TempSchema, name); err == nil && rel.Table != nil {
+				temp = append(temp, rel.Table)
+			}
+		}
+		src.AddTempTables(temp)
+	}
 	// Views' columns are their queries' columns, so each is bound. The
 	// binders of those queries see the tables only (b.pgsrc is set
 	// first): a view reading pg_class must not bind every view again.
@@ -224,6 +240,37 @@ func init() {
 				if r.ViewSQL != "" {
 					c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
 						Result: &expr.Literal{Value: " " + r.ViewSQL + ";", T: sqltypes.TextType}})
+				}
+			}
+			if len(c.Whens) == 0 {
+				return c.Else, nil
+			}
+			return c, nil
+		},
+		// pg_get_ruledef(oid [, pretty]): the "_RETURN" rule of the view
+		// pg_rewrite lists under oid, as PostgreSQL prints it around the
+		// view's query as written; NULL for other OIDs.
+		"pg_get_ruledef": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
+			src, err := b.pgSource()
+			if err != nil {
+				return nil, err
+			}
+			if len(args) == 2 {
+				if k := args[1].Type().Kind; k != sqltypes.Bool && k != sqltypes.Unknown {
+					return nil, funcError(b, x, args)
+				}
+				args = args[:1]
+			}
+			arg, err := b.oidArg(args, x)
+			if err != nil {
+				return nil, err
+			}
+			c := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Literal{T: sqltypes.TextType}}
+			for _, r := range src.Rels() {
+				if r.ViewSQL != "" {
+					def := "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO " + src.QualifiedName(r) + " DO INSTEAD  " + r.ViewSQL + ";"
+					c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
+						Result: &expr.Literal{Value: def, T: sqltypes.TextType}})
 				}
 			}
 			if len(c.Whens) == 0 {

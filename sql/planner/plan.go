@@ -6,6 +6,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqltypes"
+	"math/big"
 )
 
 // Column is one output column of a plan node.
@@ -83,9 +84,21 @@ type Bound struct {
 	// Exclusive leaves the bound's value itself out: a strict inequality
 	// on a floating-point on column, where no finite step is exact.
 	Exclusive bool
-	// Param is set when the bound is a statement parameter ($n); lowering
-	// converts the bound value to the unit above (Int/Float are unused).
+	// Param is set when the bound is a statement parameter ($n), Expr
+	// when it is a constant expression over several literals (-10 + 1):
+	// lowering evaluates either once per execution and converts the value
+	// with AsofBoundValue (Int/Float are unused). Pos is the bound's
+	// position in the query text, for the errors of that conversion.
 	Param *expr.Param
+	Expr  expr.Expr
+	Pos   int
+	// Cal is an INTERVAL bound with months on a DATE or TIMESTAMP(TZ) on
+	// column: the edge is left.t + Cal with calendar arithmetic (spec §3);
+	// Int is then a sign hint (see asof.Calendar).
+	Cal *sqltypes.IntervalValue
+	// exact is a NUMERIC bound as written, before rounding to the
+	// column's scale (CheckAsofRange compares it).
+	exact *big.Rat
 }
 
 // AsofKind is the join kind of one ASOF right input.
@@ -159,14 +172,26 @@ type AsofRight struct {
 	Input Node
 	// LeftOn and On index t in the left and right schemas.
 	LeftOn, On int
-	// LeftKeys and Keys are pairwise-equal by-key columns.
+	// LeftKeys and Keys are pairwise-equal by-key columns; NullSafe (nil
+	// or one entry per key) marks keys written IS NOT DISTINCT FROM.
 	LeftKeys, Keys []int
+	NullSafe       []bool
 	Lo, Hi         Bound
-	Tie            Prefer
-	Kind           AsofKind
+	// OnType is the type the two on columns are compared in (spec §3: by
+	// value across integer, float and NUMERIC), the unit of Lo and Hi; the
+	// operator converts a side whose column has another type.
+	OnType sqltypes.Type
+	Tie    Prefer
+	Kind   AsofKind
 	// Payload are the right columns output after the left columns, in
 	// order (every right column: projection pruning may narrow it).
 	Payload []int
+	// LeftCond is the extra ON conditions on the left input alone (over the
+	// left schema): a left row failing it has no eligible rows here. Cond
+	// is those on the right input alone for RIGHT and FULL (over the
+	// right schema; the other kinds filter Input instead): a right row
+	// failing it is eligible for nobody and comes out unmatched.
+	LeftCond, Cond expr.Expr
 	// KeysFirst: both inputs are ordered by (keys..., t) instead of t
 	// (spec §4 allows it; the operator must merge per key).
 	KeysFirst bool
@@ -212,7 +237,11 @@ type AggCall struct {
 	Args     []expr.Expr
 	Distinct bool
 	Star     bool
-	T        sqltypes.Type
+	// Desc: an ordered-set aggregate (percentile_cont, percentile_disc,
+	// mode) whose WITHIN GROUP sorts descending. Its Args are the sorted
+	// value, then the direct argument (the fraction).
+	Desc bool
+	T    sqltypes.Type
 	// ordered: the call had ORDER BY; the binder sorts the Aggregate's
 	// input by it (all such calls of one query share one ORDER BY).
 	ordered bool
@@ -234,12 +263,23 @@ const (
 	JoinInner JoinKind = iota
 	JoinLeft
 	JoinCross
+	JoinRight
+	JoinFull
 )
+
+// leftNullable and rightNullable report whether the join pads a side
+// with NULLs (the other side's unmatched rows).
+func (k JoinKind) leftNullable() bool  { return k == JoinRight || k == JoinFull }
+func (k JoinKind) rightNullable() bool { return k == JoinLeft || k == JoinFull }
 
 func (k JoinKind) String() string {
 	switch k {
 	case JoinLeft:
 		return "LEFT"
+	case JoinRight:
+		return "RIGHT"
+	case JoinFull:
+		return "FULL"
 	case JoinCross:
 		return "CROSS"
 	}

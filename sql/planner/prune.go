@@ -174,6 +174,9 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 		for _, k := range r.LeftKeys {
 			ln[k] = true
 		}
+		if r.LeftCond != nil {
+			orInto(ln, r.LeftCond)
+		}
 	}
 	left, lm := prune(j.Left, ln)
 	j.Left = left
@@ -198,6 +201,9 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 		for _, k := range r.Keys {
 			rn[k] = true
 		}
+		if r.Cond != nil {
+			orInto(rn, r.Cond)
+		}
 		var keepPayload []int
 		for pi, p := range r.Payload {
 			m[pos+pi] = -1
@@ -214,6 +220,12 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 		r.On = rm[r.On]
 		for i, k := range r.Keys {
 			r.Keys[i] = rm[k]
+		}
+		if r.LeftCond != nil {
+			r.LeftCond = remap(r.LeftCond, lm)
+		}
+		if r.Cond != nil {
+			r.Cond = remap(r.Cond, rm)
 		}
 		var payload []int
 		for _, pi := range keepPayload {
@@ -267,7 +279,7 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 		j.Residual = remap(j.Residual, m)
 	}
 	j.Left, j.Right = left, right
-	j.cols = joinCols(left.Schema(), right.Schema(), j.Kind == JoinLeft)
+	j.cols = joinColsOf(left.Schema(), right.Schema(), j.Kind)
 	return j, m
 }
 

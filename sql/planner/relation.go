@@ -152,3 +152,12 @@ func viewError(name string, err error) error {
 	}
 	return &out
 }
+
+// tablePos is the position of a table name in FROM, where Postgres
+// points its 42P01.
+func (b *binder) tablePos(t *ast.TableName) int {
+	if b.st == nil {
+		return 0
+	}
+	return b.st.RelationPos(t.Name.O)
+}

@@ -3,6 +3,7 @@ package planner
 import (
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sql/parser"
@@ -12,9 +13,12 @@ import (
 )
 
 // Series is generate_series(Start, Stop[, Step]) as a FROM item: the
-// integers from Start to Stop by Step (1 when nil). Its arguments are
-// constant for one run (literals, parameters, outer references of a
-// subquery); its one column is INTEGER or BIGINT.
+// integers from Start to Stop by Step (1 when nil), or the timestamps
+// from Start to Stop by an interval Step (added again and again, as
+// Postgres does: month steps clamp at month ends and stay clamped). Its
+// arguments are constant for one run (literals, parameters, outer
+// references of a subquery); its one column is INTEGER, BIGINT,
+// TIMESTAMP or TIMESTAMPTZ.
 type Series struct {
 	Start, Stop, Step expr.Expr
 	Cols              []Column
@@ -22,9 +26,33 @@ type Series struct {
 
 var _ Node = (*Series)(nil)
 
-func (s *Series) Schema() []Column                 { return s.Cols }
-func (s *Series) Children() []Node                 { return nil }
-func (s *Series) Ordering() ordering.Props         { return ordering.Props{} }
+func (s *Series) Schema() []Column { return s.Cols }
+func (s *Series) Children() []Node { return nil }
+
+// Ordering: ascending when the step is known positive when the plan is
+// built (omitted, or a positive literal), so a generated grid can be the
+// left input of an ASOF JOIN (gap filling) without a sort.
+func (s *Series) Ordering() ordering.Props {
+	if s.Step == nil || positiveStep(s.Step) {
+		return ordering.Props{Lex: ordering.Lex{ordering.Asc(0)}}
+	}
+	return ordering.Props{}
+}
+
+func positiveStep(e expr.Expr) bool {
+	l, ok := e.(*expr.Literal)
+	if !ok {
+		return false
+	}
+	switch v := l.Value.(type) {
+	case int64:
+		return v > 0
+	case arrow.MonthDayNanoInterval:
+		return v.Months >= 0 && v.Days >= 0 && v.Nanoseconds >= 0 && v != (arrow.MonthDayNanoInterval{})
+	}
+	return false
+}
+
 func (s *Series) RequiredOrdering() []ordering.Lex { return nil }
 func (s *Series) PreservesOrder() []bool           { return nil }
 
@@ -42,23 +70,31 @@ func seriesCall(s *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
 	return call, f.AsName.O, true
 }
 
-// bindSeries binds generate_series(start, stop[, step]) over integers.
+// bindSeries binds generate_series(start, stop[, step]) over integers or
+// timestamps.
 func (b *binder) bindSeries(call *ast.FuncCallExpr, name string) (Node, error) {
 	c := &exprCtx{sc: &scope{}, clause: "functions in FROM"}
 	args := make([]expr.Expr, len(call.Args))
 	t := sqltypes.Int4Type
+	temporal := false
 	for i, a := range call.Args {
 		e, err := b.bindExpr(a, c)
 		if err != nil {
 			return nil, err
 		}
 		args[i] = e
-		if e.Type().Kind == sqltypes.Int8 {
+		switch k := e.Type().Kind; {
+		case k == sqltypes.Int8:
 			t = sqltypes.Int8Type
+		case k == sqltypes.Interval && i == 2, e.Type().IsTemporal():
+			temporal = true
 		}
 	}
 	if len(args) < 2 || len(args) > 3 {
 		return nil, b.seriesError(call, args)
+	}
+	if temporal {
+		return b.bindTimeSeries(call, name, args)
 	}
 	for i, a := range args {
 		at := a.Type()
@@ -75,6 +111,45 @@ func (b *binder) bindSeries(call *ast.FuncCallExpr, name string) (Node, error) {
 		s.Step = args[2]
 	}
 	return s, nil
+}
+
+// bindTimeSeries binds generate_series(start, stop, step interval): over
+// timestamp when neither bound is a timestamptz or date, else (and for
+// two untyped bounds) timestamptz, as Postgres resolves it.
+func (b *binder) bindTimeSeries(call *ast.FuncCallExpr, name string, args []expr.Expr) (Node, error) {
+	if len(args) != 3 {
+		return nil, b.seriesError(call, args)
+	}
+	t := sqltypes.TimestampTZType
+	typed := 0
+	for _, a := range args[:2] {
+		switch a.Type().Kind {
+		case sqltypes.Timestamp:
+			typed++
+		case sqltypes.Unknown:
+		case sqltypes.TimestampTZ, sqltypes.Date:
+			typed = -10
+		default:
+			return nil, b.seriesError(call, args)
+		}
+	}
+	if typed > 0 {
+		t = sqltypes.TimestampType
+	}
+	if k := args[2].Type().Kind; k != sqltypes.Interval && k != sqltypes.Unknown {
+		return nil, b.seriesError(call, args)
+	}
+	var err error
+	for i := range args {
+		want := t
+		if i == 2 {
+			want = sqltypes.IntervalType
+		}
+		if args[i], err = b.coerce(args[i], want, call.Args[i], "argument"); err != nil {
+			return nil, err
+		}
+	}
+	return &Series{Start: args[0], Stop: args[1], Step: args[2], Cols: []Column{{Name: name, Type: t}}}, nil
 }
 
 func (b *binder) seriesError(call *ast.FuncCallExpr, args []expr.Expr) error {

@@ -31,7 +31,7 @@ func Validate(n Node) error {
 		if lOK && rOK {
 			continue
 		}
-		if len(r.Keys) > 0 && !r.Kind.outer() && left.Satisfies(keysThen(r.LeftKeys, r.LeftOn)) && right.Satisfies(keysThen(r.Keys, r.On)) {
+		if len(r.Keys) > 0 && !r.Kind.outer() && r.NullSafe == nil && r.LeftCond == nil && sameKeyTypes(j.Left.Schema(), r) && left.Satisfies(keysThen(r.LeftKeys, r.LeftOn)) && right.Satisfies(keysThen(r.Keys, r.On)) {
 			r.KeysFirst = true
 			continue
 		}
@@ -99,4 +99,16 @@ func qualName(c Column) string {
 		return c.Table + "." + c.Name
 	}
 	return c.Name
+}
+
+// sameKeyTypes reports whether every key pair of r compares without a
+// conversion (key-major inputs align groups by their encoded keys).
+func sameKeyTypes(left []Column, r *AsofRight) bool {
+	right := r.Input.Schema()
+	for i := range r.Keys {
+		if !keysComparable(left[r.LeftKeys[i]].Type, right[r.Keys[i]].Type) {
+			return false
+		}
+	}
+	return true
 }

@@ -15,20 +15,23 @@ import (
 
 // WindowFunc is one window function call of a Window node.
 type WindowFunc struct {
-	// Func is row_number, rank, dense_rank, lag, lead, first_value,
-	// last_value, or an aggregate (count, sum, avg, min, max).
+	// Func is row_number, rank, dense_rank, percent_rank, cume_dist,
+	// ntile, lag, lead, first_value, last_value, nth_value, or an
+	// aggregate (count, sum, avg, min, max).
 	Func string
 	Args []expr.Expr
 	Star bool // count(*)
 	T    sqltypes.Type
+	// Frame is the call's frame (DefaultFrame when none is written);
+	// ranking functions and lag/lead ignore it, as in Postgres.
+	Frame Frame
 }
 
 // Window computes window functions sharing one window: rows are grouped
 // by Partition and ordered by Order within each partition (both over
-// input columns; lowering sorts, stably). The frame is Postgres' default:
-// with Order, from the partition start to the current row's last peer;
-// without, the whole partition. Output is the input columns, then one
-// column per Func. The output order is unspecified.
+// input columns; lowering sorts, stably); each Func has its own frame.
+// Output is the input columns, then one column per Func. The output
+// order is unspecified.
 type Window struct {
 	Input     Node
 	Partition []int
@@ -56,7 +59,11 @@ type windowState struct {
 // bindWindows finds the window calls in the select list and ORDER BY,
 // binds them, stacks one Window node per distinct window over node, and
 // records each call's output column.
-func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob *ast.OrderByClause) (Node, *windowState, error) {
+func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob *ast.OrderByClause, specs []ast.WindowSpec) (Node, *windowState, error) {
+	defs, err := b.windowDefs(specs)
+	if err != nil {
+		return nil, nil, err
+	}
 	var calls []*ast.WindowFuncExpr
 	collect := func(n ast.Node) {
 		n.Accept(visitFn(func(x ast.Node) bool {
@@ -92,17 +99,23 @@ func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob
 	var ps []pending
 	byKey := map[string]int{} // window key -> index in ws.nodes
 	for _, c := range calls {
-		spec := &c.Spec
-		if spec.Name.O != "" || spec.Ref.O != "" {
-			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "named windows are not supported").WithPosition(b.pos(c))
-		}
-		if spec.Frame != nil {
-			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "window frame clauses are not supported; the default frame applies").WithPosition(b.pos(c))
-		}
 		if c.IgnoreNull || c.FromLast {
 			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "IGNORE NULLS and FROM LAST are not supported").WithPosition(b.pos(c))
 		}
-		part, order, key, err := b.windowSpec(spec, sc, c)
+		ew, err := b.resolveWindow(&c.Spec, defs)
+		if err != nil {
+			return nil, nil, err.(*sqlerr.Error).WithPosition(b.pos(c))
+		}
+		part, order, key, err := b.windowSpec(ew, sc, c)
+		if err != nil {
+			return nil, nil, err
+		}
+		var orderTypes []sqltypes.Type
+		in := node.Schema()
+		for _, k := range order {
+			orderTypes = append(orderTypes, in[k.Col].Type)
+		}
+		frame, err := b.bindFrame(ew.frame, orderTypes, sc, c)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -122,6 +135,7 @@ func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob
 		if err != nil {
 			return nil, nil, err
 		}
+		f.Frame = frame
 		w := ws.nodes[wi]
 		w.Funcs = append(w.Funcs, f)
 		ps = append(ps, pending{call: c, win: wi, k: len(w.Funcs) - 1})
@@ -145,7 +159,7 @@ func (b *binder) bindWindows(node Node, sc *scope, fields []*ast.SelectField, ob
 }
 
 // windowSpec binds PARTITION BY and ORDER BY to input columns.
-func (b *binder) windowSpec(spec *ast.WindowSpec, sc *scope, at ast.ExprNode) ([]int, ordering.Lex, string, error) {
+func (b *binder) windowSpec(spec effWindow, sc *scope, at ast.ExprNode) ([]int, ordering.Lex, string, error) {
 	col := func(n ast.ExprNode, what string) (int, error) {
 		e, err := b.bindExpr(n, &exprCtx{sc: sc, clause: "window definitions"})
 		if err != nil {
@@ -160,8 +174,8 @@ func (b *binder) windowSpec(spec *ast.WindowSpec, sc *scope, at ast.ExprNode) ([
 	var part []int
 	var order ordering.Lex
 	var key strings.Builder
-	if spec.PartitionBy != nil {
-		for _, it := range spec.PartitionBy.Items {
+	if spec.part != nil {
+		for _, it := range spec.part.Items {
 			c, err := col(it.Expr, "PARTITION BY")
 			if err != nil {
 				return nil, nil, "", err
@@ -170,8 +184,8 @@ func (b *binder) windowSpec(spec *ast.WindowSpec, sc *scope, at ast.ExprNode) ([
 			key.WriteString("p" + strconv.Itoa(c) + ",")
 		}
 	}
-	if spec.OrderBy != nil {
-		for _, it := range spec.OrderBy.Items {
+	if spec.order != nil {
+		for _, it := range spec.order.Items {
 			c, err := col(it.Expr, "ORDER BY")
 			if err != nil {
 				return nil, nil, "", err
@@ -227,6 +241,36 @@ func (b *binder) windowFunc(c *ast.WindowFuncExpr, sc *scope) (WindowFunc, error
 			return bad()
 		}
 		f.T = sqltypes.Int8Type
+	case "percent_rank", "cume_dist":
+		if len(f.Args) != 0 {
+			return bad()
+		}
+		f.T = sqltypes.Float8Type
+	case "ntile":
+		if len(f.Args) != 1 {
+			return bad()
+		}
+		var err error
+		if f.Args[0], err = b.coerce(f.Args[0], sqltypes.Int4Type, args[0], "ntile"); err != nil {
+			return f, err
+		}
+		if hasColumn(f.Args[0]) {
+			return f, sqlerr.New(sqlerr.FeatureNotSupported, "ntile with a bucket count that varies by row is not supported").WithPosition(b.pos(args[0]))
+		}
+		f.T = sqltypes.Int4Type
+	case "nth_value":
+		if len(f.Args) != 2 {
+			return bad()
+		}
+		f.Args[0] = resolveUnknown(f.Args[0])
+		f.T = f.Args[0].Type()
+		var err error
+		if f.Args[1], err = b.coerce(f.Args[1], sqltypes.Int4Type, args[1], "nth_value"); err != nil {
+			return f, err
+		}
+		if hasColumn(f.Args[1]) {
+			return f, sqlerr.New(sqlerr.FeatureNotSupported, "nth_value with a position that varies by row is not supported").WithPosition(b.pos(args[1]))
+		}
 	case "first_value", "last_value":
 		if len(f.Args) != 1 {
 			return bad()
@@ -263,6 +307,9 @@ func (b *binder) windowFunc(c *ast.WindowFuncExpr, sc *scope) (WindowFunc, error
 			return f, err
 		}
 		f.T, f.Args[0] = t, arg
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bool_and", "bool_or", "every",
+		"string_agg", "array_agg", "first", "last", "json_agg":
+		return f, sqlerr.New(sqlerr.FeatureNotSupported, "%s as a window function is not supported", name).WithPosition(b.pos(c))
 	default:
 		return bad()
 	}
