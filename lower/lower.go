@@ -114,7 +114,7 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		if !ok {
 			return nil, sqlerr.New(sqlerr.InternalError, "a Merge over %T cannot be executed", n.Input)
 		}
-		op, err := b.asofJoin(j, n.Workers)
+		op, err := b.asofJoinIn(j, n.Workers, n.Morsels)
 		if err == nil && b.env.Analysis != nil {
 			op = b.env.Analysis.wrap(j, op)
 		}
@@ -264,6 +264,12 @@ func closeAll(ops []exec.Operator) {
 // (planner.Merge) and the join runs split by key, each Repartition's
 // input read by the workers in turn.
 func (b *builder) asofJoin(n *planner.AsofJoin, workers int) (exec.Operator, error) {
+	return b.asofJoinIn(n, workers, false)
+}
+
+// asofJoinIn is asofJoin, in morsels of the left input when morsels is set
+// (planner.Merge.Morsels: the inputs are ordered tables, not Repartitions).
+func (b *builder) asofJoinIn(n *planner.AsofJoin, workers int, morsels bool) (exec.Operator, error) {
 	left, err := b.partitioned(n.Left)
 	if err != nil {
 		return nil, err
@@ -318,6 +324,9 @@ func (b *builder) asofJoin(n *planner.AsofJoin, workers int) (exec.Operator, err
 	}
 	// asof.New owns its inputs from here on, also when it fails.
 	opts := asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName}
+	if workers > 1 && morsels {
+		return asof.NewMorsel(left, rights, opts, workers)
+	}
 	if workers > 1 {
 		return asof.NewParallel(left, rights, opts, workers)
 	}

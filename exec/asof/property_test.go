@@ -322,10 +322,17 @@ func checkCase(t testing.TB, g *genCase) {
 	if g.compact {
 		opts.compactSlack = -1
 	}
-	// Three cases in eight also run split by key, at 2, 3 or 8 workers
-	// (the rest at 1, the serial join); the answer must not change.
-	workers := []int{1, 2, 1, 3, 1, 8, 1, 1}[g.seed%8]
-	j, err := NewParallel(ops[0], specs, opts, workers)
+	// Three cases in eight also run split by key, at 2, 3 or 8 workers,
+	// three in morsels of 1 to 11 left rows (several rounds) at 2, 3 or 8
+	// workers, the rest at 1, the serial join; the answer must not change.
+	workers := []int{1, 2, 2, 3, 1, 8, 3, 8}[g.seed%8]
+	var j operator.Operator
+	var err error
+	if morsels := g.seed%8 == 2 || g.seed%8 >= 6; morsels {
+		j, err = newMorsel(ops[0], specs, opts, workers, 1+int(g.seed%11))
+	} else {
+		j, err = NewParallel(ops[0], specs, opts, workers)
+	}
 	require.NoError(t, err)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)

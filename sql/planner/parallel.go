@@ -17,10 +17,12 @@ import (
 // requirements of the nodes between them (an ASOF join's inputs ordered
 // by t) at the degree the plan runs at.
 //
-// Today an AsofJoin whose right inputs share a by-key runs in parallel:
-// both inputs split by the hash of the shared keys, one serial join per
-// partition, each left batch's output reassembled in left order by the
-// Merge. A join that cannot be split stays serial and says why in EXPLAIN.
+// Today an AsofJoin over stored ordered tables runs in morsels of its left
+// input (Merge.Morsels, see morselable); another one whose right inputs
+// share a by-key runs split: both inputs split by the hash of the shared
+// keys, one serial join per partition, each left batch's output
+// reassembled in left order by the Merge. A join that cannot be split
+// stays serial and says why in EXPLAIN.
 
 // Repartition splits its input among Workers partitions: by the hash of
 // Keys (every row with equal keys in the same partition). Each partition
@@ -34,9 +36,15 @@ type Repartition struct {
 // Merge turns the Workers partitions below it into one stream in the
 // order of the rows that entered its Repartitions (order-preserving: a
 // sequence merge, not a sort), so it provides its input's ordering.
+//
+// With Morsels set there are no Repartitions: the AsofJoin's inputs are
+// ordered tables, the left one cut into contiguous morsels of rows, each
+// joined by a worker against the right rows of its t range, and the
+// morsels' outputs concatenated in order.
 type Merge struct {
 	Input   Node
 	Workers int
+	Morsels bool
 }
 
 func (r *Repartition) Schema() []Column                 { return r.Input.Schema() }
@@ -62,6 +70,9 @@ func parallelize(n Node, workers int) Node {
 	if !ok {
 		return n
 	}
+	if morselable(j) {
+		return &Merge{Input: j, Workers: workers, Morsels: true}
+	}
 	lkeys, rkeys, why := splittable(j)
 	if why != "" {
 		j.Serial = why
@@ -72,6 +83,38 @@ func parallelize(n Node, workers int) Node {
 		r.Input = &Repartition{Input: r.Input, Keys: rkeys[i], Workers: workers}
 	}
 	return &Merge{Input: j, Workers: workers}
+}
+
+// morselable says whether the join runs in morsels of its left input: both
+// inputs are stored ordered tables (the morsels find their right rows by
+// t), the range has a finite upper end (lo may be unbounded: the backward
+// join), the on columns are integers, dates or timestamps of one type on
+// both sides, every right uses one left on column, and the join is not
+// RIGHT, FULL, key-major or with ON conditions. It mirrors
+// exec/asof.NewMorsel's conditions.
+func morselable(j *AsofJoin) bool {
+	if _, ok := j.Left.(*Scan); !ok {
+		return false
+	}
+	for _, r := range j.Rights {
+		if _, ok := r.Input.(*Scan); !ok {
+			return false
+		}
+		if r.KeysFirst || r.Kind.outer() || r.LeftCond != nil || r.Cond != nil || r.LeftOn != j.Rights[0].LeftOn ||
+			r.Hi.Unbounded || r.Lo.Cal != nil || r.Hi.Cal != nil || r.Lo.HasDec || r.Hi.HasDec {
+			return false
+		}
+		lt, rt := j.Left.Schema()[r.LeftOn].Type, r.Input.Schema()[r.On].Type
+		if lt != rt {
+			return false
+		}
+		switch lt.Kind {
+		case sqltypes.Int2, sqltypes.Int4, sqltypes.Int8, sqltypes.Date, sqltypes.Timestamp, sqltypes.TimestampTZ:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // splittable returns the by-keys all right inputs share (left columns, and
@@ -147,5 +190,8 @@ func describeRepartition(r *Repartition) string {
 }
 
 func describeMerge(m *Merge) string {
+	if m.Morsels {
+		return fmt.Sprintf("Merge workers=%d morsels of %s preserving order", m.Workers, qualName(m.Input.(*AsofJoin).Left.Schema()[m.Input.(*AsofJoin).Rights[0].LeftOn]))
+	}
 	return fmt.Sprintf("Merge workers=%d preserving order", m.Workers)
 }
