@@ -274,15 +274,15 @@ func (m *Morsel) Next(ctx context.Context) (arrow.RecordBatch, error) {
 
 // morsel is one worker's share of a round.
 type morsel struct {
-	left          []arrow.RecordBatch
-	has           bool // some row has a non-NULL t
-	first, last   int64
-	from, to      []int64 // per right: the slice of right rows [from, to)
-	primeRefs     [][]operator.Ref
-	chunk         []map[string]*primeEntry // per right: latest rows of [prev from, from)
-	out           []arrow.RecordBatch
-	prime         []arrow.RecordBatch
-	err           error
+	left        []arrow.RecordBatch
+	has         bool // some row has a non-NULL t
+	first, last int64
+	from, to    []int64 // per right: the slice of right rows [from, to)
+	primeRefs   [][]operator.Ref
+	chunk       []map[string]*primeEntry // per right: latest rows of [prev from, from)
+	out         []arrow.RecordBatch
+	prime       []arrow.RecordBatch
+	err         error
 }
 
 func (m *Morsel) round(ctx context.Context) error {
