@@ -107,6 +107,18 @@ type orderCheck struct {
 }
 
 func (c *orderCheck) check(arr arrow.Array, t []int64) error {
+	if arr.NullN() == 0 && len(t) > 0 {
+		last, has := c.last, c.has
+		for i, v := range t {
+			if v < last && (has || i > 0) {
+				return orderError(c.name, c.col, c.rows+int64(i)+1, arr.ValueStr(i))
+			}
+			last = v
+		}
+		c.last, c.has = last, true
+		c.rows += int64(len(t))
+		return nil
+	}
 	for i, v := range t {
 		if arr.IsNull(i) {
 			continue
@@ -148,13 +160,16 @@ func int64On(dt arrow.DataType) bool {
 	return false
 }
 
-// int64s reads an on column as int64 (NULL rows hold 0).
-func int64s(arr arrow.Array, dst []int64) []int64 {
+// int64s reads an on column as int64 (NULL rows hold anything): the
+// array's own values when they are 64-bit (never write into them), else a
+// new slice.
+func int64s(arr arrow.Array) []int64 {
+	if w, signed, ok := words64(arr); ok && signed {
+		return arrow.Int64Traits.CastFromBytes(arrow.Uint64Traits.CastToBytes(w))
+	}
 	n := arr.Len()
-	dst = slices.Grow(dst[:0], n)[:n]
+	dst := make([]int64, n)
 	switch a := arr.(type) {
-	case *array.Int64:
-		copy(dst, a.Int64Values())
 	case *array.Int32:
 		for i, v := range a.Int32Values() {
 			dst[i] = int64(v)
@@ -169,14 +184,6 @@ func int64s(arr arrow.Array, dst []int64) []int64 {
 		}
 	case *array.Date32:
 		for i, v := range a.Date32Values() {
-			dst[i] = int64(v)
-		}
-	case *array.Date64:
-		for i, v := range a.Date64Values() {
-			dst[i] = int64(v)
-		}
-	case *array.Timestamp:
-		for i, v := range a.TimestampValues() {
 			dst[i] = int64(v)
 		}
 	}
@@ -282,7 +289,6 @@ type morsel struct {
 	chunk       []map[string]*primeEntry // per right: latest rows of [prev from, from)
 	out         []arrow.RecordBatch
 	prime       []arrow.RecordBatch
-	err         error
 }
 
 func (m *Morsel) round(ctx context.Context) error {
@@ -304,7 +310,7 @@ func (m *Morsel) round(ctx context.Context) error {
 			b.Release()
 			continue
 		}
-		t := int64s(b.Column(m.specs[0].LeftOn), nil)
+		t := int64s(b.Column(m.specs[0].LeftOn))
 		if err := m.lcheck.check(b.Column(m.specs[0].LeftOn), t); err != nil {
 			b.Release()
 			releaseAll(batches)
@@ -330,14 +336,19 @@ func (m *Morsel) round(ctx context.Context) error {
 			b := batches[bi]
 			take := min(n, int(b.NumRows())-off)
 			mo.left = append(mo.left, b.NewSlice(int64(off), int64(off+take)))
-			for i := off; i < off+take; i++ {
-				if b.Column(m.specs[0].LeftOn).IsNull(i) {
-					continue
-				}
-				if !mo.has {
+			// The first and last t of the morsel: NULLs (last in an
+			// ordered table) are skipped.
+			on := b.Column(m.specs[0].LeftOn)
+			for i := off; i < off+take && !mo.has; i++ {
+				if on.IsValid(i) {
 					mo.first, mo.has = ts[bi][i], true
 				}
-				mo.last = ts[bi][i]
+			}
+			for i := off + take - 1; i >= off; i-- {
+				if on.IsValid(i) {
+					mo.last = ts[bi][i]
+					break
+				}
 			}
 			n -= take
 			off += take
@@ -490,6 +501,9 @@ func (m *Morsel) round(ctx context.Context) error {
 		for ri, r := range m.rights {
 			in, prime, err := r.input(ctx, m.opts.Allocator, mo.primeRefs[ri], mo.from[ri], mo.to[ri])
 			if err != nil {
+				for _, built := range rights[:ri] {
+					built.Input.Close()
+				}
 				return err
 			}
 			mo.prime[ri] = prime
@@ -603,7 +617,7 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 			return err
 		}
 		on := b.Column(r.r.On)
-		t := int64s(on, nil)
+		t := int64s(on)
 		if err := r.check.check(on, t); err != nil {
 			b.Release()
 			return err
@@ -627,7 +641,7 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 			releaseArrays(cols)
 			b.Release()
 			b = nb
-			t = int64s(b.Column(r.r.On), t)
+			t = int64s(b.Column(r.r.On))
 		}
 		if b.NumRows() == 0 {
 			b.Release()
@@ -689,6 +703,7 @@ func (r *morselRight) latest(ctx context.Context, from, to int64) (map[string]*p
 	var kb keyBatch
 	defer kb.free()
 	var k8 [8]byte
+	out64 := map[uint64]*primeEntry{}
 	cols := make([]arrow.Array, len(r.r.Keys))
 	bi, row := r.at(from)
 	for g := from; g < to; bi, row = bi+1, 0 {
@@ -705,19 +720,22 @@ func (r *morselRight) latest(ctx context.Context, from, to int64) (map[string]*p
 			if kb.anyNull && kb.null[i] {
 				continue
 			}
-			var key []byte
-			if r.enc.u64 {
-				binary.LittleEndian.PutUint64(k8[:], kb.u64[i])
-				key = k8[:]
-			} else {
-				key = kb.key(i)
-			}
 			t := b.t[i]
 			ref := operator.Ref{Src: int32(bi + 1), Row: int32(i)}
-			e := out[string(key)]
+			var e *primeEntry
+			if r.enc.u64 {
+				// An integer map: a string key per row would cost more
+				// than the join's own lookup.
+				e = out64[kb.u64[i]]
+				if e == nil {
+					out64[kb.u64[i]] = &primeEntry{t: t, refs: []operator.Ref{ref}}
+					continue
+				}
+			} else if e = out[string(kb.key(i))]; e == nil {
+				out[string(kb.key(i))] = &primeEntry{t: t, refs: []operator.Ref{ref}}
+				continue
+			}
 			switch {
-			case e == nil:
-				out[string(key)] = &primeEntry{t: t, refs: []operator.Ref{ref}}
 			case t > e.t:
 				e.t, e.refs = t, append(e.refs[:0], ref)
 			default:
@@ -725,6 +743,10 @@ func (r *morselRight) latest(ctx context.Context, from, to int64) (map[string]*p
 			}
 		}
 		g += int64(n - row)
+	}
+	for k, e := range out64 {
+		binary.LittleEndian.PutUint64(k8[:], k)
+		out[string(k8[:])] = e
 	}
 	return out, nil
 }
