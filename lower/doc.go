@@ -23,7 +23,9 @@
 //   - A planner.Merge over an AsofJoin whose inputs are Repartitions is
 //     one exec/asof.NewParallel operator with the Merge's worker count;
 //     each Repartition's input is built once and read by the workers in
-//     turn. A Repartition anywhere else is an internal error.
+//     turn. A Merge with Morsels over an AsofJoin of Scans is one
+//     exec/asof.NewMorsel operator. A Repartition anywhere else is an
+//     internal error.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.

@@ -138,6 +138,15 @@
 // falls back to New where the join cannot be split (no shared by-key,
 // key-major inputs, an on column off the number line) or for one worker.
 //
+// NewMorsel (morsel.go) runs the join in morsels of an ordered left input:
+// each worker joins a contiguous run of left rows with a serial Join
+// against only the right rows of its t range, a backward join's earlier
+// rows through a per-key prime (the right rows at the greatest t before
+// the range), computed as a prefix over the morsels; the morsels' outputs
+// concatenate in left order with no reassembly. It takes bounded ranges
+// and backward ones on 64-bit integer, date and timestamp on columns, and
+// falls back to NewParallel otherwise.
+//
 // With several right inputs each runs on its own goroutine, up to four
 // left batches ahead (no unbounded queues: the join only reads the left
 // input when its consumer asks for the next batch). Serial mode (Options.Serial, or

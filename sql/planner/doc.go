@@ -52,7 +52,10 @@
 //     or FULL join, never below the null-extended side of a LEFT join), comparisons with constants on a
 //     table's first ordering column become Scan.Range (segment pruning),
 //     and projections are pruned so scans read only needed columns.
-//   - Parallel plans (Options.Workers > 1, parallel.go): an AsofJoin whose
+//   - Parallel plans (Options.Workers > 1, parallel.go): an AsofJoin over
+//     stored ordered tables with a finite upper bound and integer, date or
+//     timestamp on columns gets a Merge with Morsels set (the left table
+//     cut into runs of rows, no Repartition); another AsofJoin whose
 //     right inputs share a by-key gets a Repartition (hash of those keys,
 //     N workers) over each input and an order-preserving Merge above it;
 //     both state their orderings and Validate runs again on the result.
