@@ -647,6 +647,11 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 			b.Release()
 			continue
 		}
+		// Arrays count their NULLs lazily, writing the count: count
+		// them here, before the workers read the batch at once.
+		for _, c := range b.Columns() {
+			c.NullN()
+		}
 		r.bufs = append(r.bufs, rbuf{b: b, t: t, start: r.next})
 		r.next += b.NumRows()
 	}
@@ -778,6 +783,9 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 			}
 		}
 		prime = array.NewRecordBatch(schema, cols, int64(len(refs)))
+		for _, c := range cols {
+			c.NullN() // the next round's workers all read it (see fill)
+		}
 		releaseArrays(cols)
 		prime.Retain()
 		out = append(out, prime)
