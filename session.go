@@ -50,6 +50,7 @@ type Session struct {
 	settingsVer uint64
 	timeout     time.Duration
 	memLimit    int64       // memory_limit: bytes one query may hold, 0 for none
+	workers     int         // max_parallel_workers_per_gather: the degree queries are planned for
 	tx          *catalog.Tx // the open transaction block; nil outside one
 	failed      bool
 	// mode are the open block's modes (isolation.go); snapTaken: a
@@ -91,6 +92,7 @@ type savedSettings struct {
 	values   map[string]string
 	timeout  time.Duration
 	memLimit int64
+	workers  int
 }
 
 // Session opens a session with Postgres' default settings (TimeZone UTC).
@@ -98,6 +100,13 @@ func (db *DB) Session() *Session {
 	s := &Session{db: db, vopts: sqltypes.DefaultOptions(), values: map[string]string{}, stmts: newNamespace()}
 	for k, st := range settings {
 		s.values[k] = st.def
+	}
+	s.workers = db.workers()
+	if db.opts.workers > 0 {
+		// WithWorkers is the database's default, as WithMemoryLimit below.
+		if err := s.Set("max_parallel_workers_per_gather", strconv.Itoa(db.opts.workers)); err != nil {
+			panic(err) // a positive count within range always parses
+		}
 	}
 	if db.opts.memoryLimit > 0 {
 		// WithMemoryLimit is the database's default; SET memory_limit
@@ -647,7 +656,7 @@ func affected(c *Cursor) int64 {
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
 	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database,
-		SettingName: settingName, Prepared: s.preparedShape, Cursor: s.cursorShape}
+		SettingName: settingName, Prepared: s.preparedShape, Cursor: s.cursorShape, Workers: s.workers}
 }
 
 // fail marks an open block failed by err (when err is not nil).
@@ -1126,7 +1135,7 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 			s.endBlock(true)
 			return "", err
 		}
-		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit}
+		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit, workers: s.workers}
 		for k, v := range s.values {
 			s.saved.values[k] = v
 		}
@@ -1183,6 +1192,7 @@ func (s *Session) endBlock(rollback bool) {
 			s.settingsVer++
 			s.timeout = s.saved.timeout
 			s.memLimit = s.saved.memLimit
+			s.workers = s.saved.workers
 		}
 	}
 	s.endCursors(rollback)

@@ -1,6 +1,7 @@
 package asofsql
 
 import (
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,6 +109,23 @@ var settings = func() map[string]*setting {
 				}
 				s.memLimit = n
 				return formatMemory(n), nil
+			}},
+		{name: "max_parallel_workers_per_gather", def: "1",
+			desc: "Sets the maximum number of parallel processes per executor node.",
+			// Postgres' name for the degree a query runs at; as there, 0
+			// turns parallelism off (so does 1: the query's own worker).
+			set: func(s *Session, v string) (string, error) {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					return "", sqlerr.New(sqlerr.InvalidParameterValue,
+						"invalid value for parameter \"max_parallel_workers_per_gather\": \"%s\"", v)
+				}
+				if n < 0 || n > maxWorkers {
+					return "", sqlerr.New(sqlerr.InvalidParameterValue,
+						"%d is outside the valid range for parameter \"max_parallel_workers_per_gather\" (0 .. %d)", n, maxWorkers)
+				}
+				s.workers = n
+				return strconv.Itoa(n), nil
 			}},
 		{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.",
 			set: func(s *Session, v string) (string, error) {
@@ -347,3 +365,10 @@ func settingName(name string) string {
 // syncCommit reports whether COMMIT waits for the log flush
 // (synchronous_commit); read at commit time, as PostgreSQL does.
 func (s *Session) syncCommit() bool { return s.values["synchronous_commit"] != "off" }
+
+// maxWorkers is Postgres' upper bound for max_parallel_workers_per_gather.
+const maxWorkers = 1024
+
+// AllCores is the degree of parallelism that uses every core the Go
+// runtime may use (GOMAXPROCS), for WithWorkers and serve --workers 0.
+func AllCores() int { return min(runtime.GOMAXPROCS(0), maxWorkers) }

@@ -20,6 +20,12 @@
 //   - Lower takes ownership of nothing: the returned operator owns the
 //     scans it opened; closing it releases them. The snapshot must outlive
 //     the operator.
+//   - A planner.Merge over an AsofJoin whose inputs are Repartitions is
+//     one exec/asof.NewParallel operator with the Merge's worker count;
+//     each Repartition's input is built once and read by the workers in
+//     turn. A Merge with Morsels over an AsofJoin of Scans is one
+//     exec/asof.NewMorsel operator. A Repartition anywhere else is an
+//     internal error.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.

@@ -111,7 +111,19 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 			return exec.NewProject(child, b.env.Mem, b.bindAll(n.Exprs), names(n.Cols), b.env.Eval)
 		})
 	case *planner.AsofJoin:
-		return b.asofJoin(n)
+		return b.asofJoin(n, 1)
+	case *planner.Merge:
+		j, ok := n.Input.(*planner.AsofJoin)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.InternalError, "a Merge over %T cannot be executed", n.Input)
+		}
+		op, err := b.asofJoinIn(j, n.Workers, n.Morsels)
+		if err == nil && b.env.Analysis != nil {
+			op = b.env.Analysis.wrap(j, op)
+		}
+		return op, err
+	case *planner.Repartition:
+		return nil, sqlerr.New(sqlerr.InternalError, "a Repartition outside a Merge cannot be executed")
 	case *planner.Sort:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			return exec.NewSort(child, b.env.Mem, sortKeys(n.Keys), exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
@@ -267,15 +279,24 @@ func closeAll(ops []exec.Operator) {
 	}
 }
 
-func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
-	left, err := b.node(n.Left)
+// asofJoin builds the join; with workers > 1 its inputs are Repartitions
+// (planner.Merge) and the join runs split by key, each Repartition's
+// input read by the workers in turn.
+func (b *builder) asofJoin(n *planner.AsofJoin, workers int) (exec.Operator, error) {
+	return b.asofJoinIn(n, workers, false)
+}
+
+// asofJoinIn is asofJoin, in morsels of the left input when morsels is set
+// (planner.Merge.Morsels: the inputs are ordered tables, not Repartitions).
+func (b *builder) asofJoinIn(n *planner.AsofJoin, workers int, morsels bool) (exec.Operator, error) {
+	left, err := b.partitioned(n.Left)
 	if err != nil {
 		return nil, err
 	}
 	rights := make([]asof.Right, len(n.Rights))
 	built := []exec.Operator{left}
 	for i, r := range n.Rights {
-		in, err := b.node(r.Input)
+		in, err := b.partitioned(r.Input)
 		if err != nil {
 			closeAll(built)
 			return nil, err
@@ -336,7 +357,28 @@ func (b *builder) asofJoin(n *planner.AsofJoin) (exec.Operator, error) {
 		}
 	}
 	// asof.New owns its inputs from here on, also when it fails.
-	return asof.New(left, rights, asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName})
+	opts := asof.Options{Allocator: b.env.Mem, LeftName: n.LeftName}
+	if workers > 1 && morsels {
+		return asof.NewMorsel(left, rights, opts, workers)
+	}
+	if workers > 1 {
+		return asof.NewParallel(left, rights, opts, workers)
+	}
+	return asof.New(left, rights, opts)
+}
+
+// partitioned builds the input of a Repartition (counted as the
+// Repartition's rows by EXPLAIN ANALYZE), or n itself.
+func (b *builder) partitioned(n planner.Node) (exec.Operator, error) {
+	r, ok := n.(*planner.Repartition)
+	if !ok {
+		return b.node(n)
+	}
+	op, err := b.node(r.Input)
+	if err == nil && b.env.Analysis != nil {
+		op = b.env.Analysis.wrap(r, op)
+	}
+	return op, err
 }
 
 // asofCond compiles an extra ON condition of one ASOF input.

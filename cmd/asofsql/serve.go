@@ -27,6 +27,7 @@ func serveCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
               [--tls-cert F --tls-key F] [--auth trust|password|md5|scram-sha-256 --users FILE]
               [--file-dir DIR] [--max-connections N] [--idle-timeout D] [--statement-timeout D]
               [--idle-in-transaction-timeout D] [--memory-limit SIZE|auto|0]
+              [--workers N]
 
 Serves the database over the PostgreSQL wire protocol (--listen) and, with
 --flight, over Arrow Flight SQL (gRPC) until SIGINT or SIGTERM; with only
@@ -47,7 +48,9 @@ the memory_limit setting, the most one query may hold before it fails with
 53200, and the ceiling of that setting (sessions may lower it, not raise
 it); all running queries share it too, and when together they would pass
 it the newest fails with 53200. auto is half the machine's RAM; 0 is no
-limit (sessions may then SET any memory_limit).`, stdout, stderr)
+limit (sessions may then SET any memory_limit). --workers is the default
+of max_parallel_workers_per_gather, the degree each query runs at
+(default 1: serial plans; 0: every core, GOMAXPROCS).`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to serve the PostgreSQL wire protocol on")
@@ -64,6 +67,7 @@ limit (sessions may then SET any memory_limit).`, stdout, stderr)
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
 	idleInTx := fs.Duration("idle-in-transaction-timeout", 0, "default idle_in_transaction_session_timeout: close sessions idle this long inside a transaction block, rolling it back (0: never)")
 	memLimit := fs.String("memory-limit", "auto", "memory `size` queries may hold, each and together; memory_limit's default and ceiling (e.g. 4GB; 0: none; auto: half the RAM)")
+	workers := fs.Int("workers", 1, "default max_parallel_workers_per_gather: workers per query (1: serial; 0: every core, GOMAXPROCS)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
@@ -75,6 +79,9 @@ limit (sessions may then SET any memory_limit).`, stdout, stderr)
 	if *maxConns <= 0 || *idle < 0 || *stmtTimeout < 0 || *idleInTx < 0 {
 		return fail(stderr, "serve", errUsage("--max-connections must be positive, timeouts not negative"))
 	}
+	if *workers < 0 || *workers > 1024 {
+		return fail(stderr, "serve", errUsage("--workers must be between 0 (every core) and 1024"))
+	}
 	limit, err := memoryLimitFlag(*memLimit)
 	if err != nil {
 		return fail(stderr, "serve", err)
@@ -82,7 +89,10 @@ limit (sessions may then SET any memory_limit).`, stdout, stderr)
 	cfg.Logger = log
 	cfg.MaxConnections, cfg.IdleTimeout, cfg.StatementTimeout = *maxConns, *idle, *stmtTimeout
 	cfg.IdleInTransactionTimeout = *idleInTx
-	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit)}
+	if *workers == 0 {
+		*workers = asofsql.AllCores()
+	}
+	opts := []asofsql.Option{asofsql.WithMemoryLimit(limit), asofsql.WithWorkers(*workers)}
 	if *fileDir != "" {
 		opts = append(opts, asofsql.WithFileDir(*fileDir))
 	}
@@ -142,7 +152,7 @@ limit (sessions may then SET any memory_limit).`, stdout, stderr)
 	served := make(chan error, len(fronts))
 	for _, f := range fronts {
 		log.Info("listening", "addr", f.l.Addr().String(), "protocol", f.name, "database", *database, "data", storageDesc,
-			"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit))
+			"auth", cfg.Auth.Method.String(), "tls", cfg.TLS != nil, "memory_limit", asofsql.FormatMemoryLimit(limit), "workers", *workers)
 		go func() {
 			err := f.serve(f.l)
 			if errors.Is(err, f.closed) {

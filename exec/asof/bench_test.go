@@ -165,6 +165,7 @@ var shapes = []shape{
 // cpu-ns/leftrow (CPU time of the whole process, summed over cores).
 // ASOF_BENCH_SERIAL=1 runs every right input on the calling goroutine: S6's
 // serial CPU time against its concurrent one shows what concurrency costs.
+// ASOF_BENCH_WORKERS=N (N > 1) runs the join in morsels at N workers.
 func BenchmarkJoin(b *testing.B) {
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {
@@ -188,7 +189,14 @@ func BenchmarkJoin(b *testing.B) {
 					specs = append(specs, Right{Name: "r" + strconv.Itoa(r), Input: replay(rschema, rights[r]), LeftOn: 0, On: 0,
 						LeftKeys: []int{1}, Keys: []int{1}, Lo: s.lo, Hi: s.hi, Kind: Left, Payload: []int{0, 2}})
 				}
-				j, err := New(replay(lschema, left), specs, Options{Allocator: mem, Serial: os.Getenv("ASOF_BENCH_SERIAL") == "1"})
+				opts := Options{Allocator: mem, Serial: os.Getenv("ASOF_BENCH_SERIAL") == "1"}
+				var j operator.Operator
+				var err error
+				if w, _ := strconv.Atoi(os.Getenv("ASOF_BENCH_WORKERS")); w > 1 {
+					j, err = NewMorsel(replay(lschema, left), specs, opts, w)
+				} else {
+					j, err = New(replay(lschema, left), specs, opts)
+				}
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -134,6 +134,24 @@
 // checked when the join steps past them, so the outcome never depends on
 // batch boundaries.
 //
+// NewParallel (parallel.go) splits the join by key: every input is cut by
+// the hash of the by-keys all right inputs share, one serial Join per
+// partition runs on a worker goroutine of its own over inputs split on
+// demand (no read-ahead goroutine, so no bounded queue can deadlock), and
+// each left batch's output is reassembled in left order from the
+// partitions' row indexes: the serial join's batches, byte for byte. It
+// falls back to New where the join cannot be split (no shared by-key,
+// key-major inputs, an on column off the number line) or for one worker.
+//
+// NewMorsel (morsel.go) runs the join in morsels of an ordered left input:
+// each worker joins a contiguous run of left rows with a serial Join
+// against only the right rows of its t range, a backward join's earlier
+// rows through a per-key prime (the right rows at the greatest t before
+// the range), computed as a prefix over the morsels; the morsels' outputs
+// concatenate in left order with no reassembly. It takes bounded ranges
+// and backward ones on 64-bit integer, date and timestamp on columns, and
+// falls back to NewParallel otherwise.
+//
 // With several right inputs each runs on its own goroutine, up to four
 // left batches ahead (no unbounded queues: the join only reads the left
 // input when its consumer asks for the next batch). Serial mode (Options.Serial, or

@@ -138,7 +138,14 @@ func runJoinCase(t *testing.T, c joinCase) {
 	t.Helper()
 	for _, serial := range []bool{true, false} {
 		t.Run(fmt.Sprintf("%s/serial=%v", c.name, serial), func(t *testing.T) {
+			// The split join's partitions are serial joins, so the
+			// worker counts run once, with the serial setting.
+			workers := exectest.Workers
+			if !serial {
+				workers = []int{1}
+			}
 			exectest.Run(t, exectest.Case{
+				Workers: workers,
 				Inputs: func(mem memory.Allocator) []arrow.RecordBatch {
 					out := []arrow.RecordBatch{c.left(mem)}
 					for _, r := range c.rights {
@@ -146,7 +153,9 @@ func runJoinCase(t *testing.T, c joinCase) {
 					}
 					return out
 				},
-				Build: func(mem memory.Allocator, in []operator.Operator) (operator.Operator, error) {
+				// At 1 worker NewParallel is New; above, the join split by
+				// key must give the same rows.
+				Parallel: func(mem memory.Allocator, in []operator.Operator, workers int) (operator.Operator, error) {
 					specs := append([]Right(nil), c.specs...)
 					for i := range specs {
 						specs[i].Input = in[i+1]
@@ -154,7 +163,7 @@ func runJoinCase(t *testing.T, c joinCase) {
 					opts := c.opts
 					opts.Allocator = mem
 					opts.Serial = serial
-					return New(in[0], specs, opts)
+					return NewParallel(in[0], specs, opts, workers)
 				},
 				Check: func(t *testing.T, got arrow.RecordBatch, err error) {
 					if c.wantErr != "" {

@@ -330,7 +330,17 @@ func checkCase(t testing.TB, g *genCase) {
 	if g.compact {
 		opts.compactSlack = -1
 	}
-	j, err := New(ops[0], specs, opts)
+	// Three cases in eight also run split by key, at 2, 3 or 8 workers,
+	// three in morsels of 1 to 11 left rows (several rounds) at 2, 3 or 8
+	// workers, the rest at 1, the serial join; the answer must not change.
+	workers := []int{1, 2, 2, 3, 1, 8, 3, 8}[g.seed%8]
+	var j operator.Operator
+	var err error
+	if morsels := g.seed%8 == 2 || g.seed%8 >= 6; morsels {
+		j, err = newMorsel(ops[0], specs, opts, workers, 1+int(g.seed%11))
+	} else {
+		j, err = NewParallel(ops[0], specs, opts, workers)
+	}
 	require.NoError(t, err)
 	got, err := exectest.Collect(context.Background(), j, mem)
 	require.NoError(t, err)
@@ -343,8 +353,8 @@ func checkCase(t testing.TB, g *genCase) {
 		gotS = leftRowsFirst(gotS, len(tables[0].Columns()))
 	}
 	if gotS != want {
-		t.Fatalf("seed %d (float=%v ord=%s keys=%d str=%v serial=%v keyMajor=%v layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
-			g.seed, g.float, g.ord.dt, g.keys, g.strKey, g.serial, g.keyMajor, g.layout, describe(g.specs), exectest.Format(tables[0]),
+		t.Fatalf("seed %d (float=%v ord=%s keys=%d str=%v serial=%v keyMajor=%v workers=%d layout=%+v)\nspecs: %s\nleft:\n%s\nrights:\n%s\nwant:\n%s\ngot:\n%s",
+			g.seed, g.float, g.ord.dt, g.keys, g.strKey, g.serial, g.keyMajor, workers, g.layout, describe(g.specs), exectest.Format(tables[0]),
 			formatAll(tables[1:]), want, gotS)
 	}
 }

@@ -1,6 +1,7 @@
 // Package exectest is the harness every operator test runs through: it
 // reruns a case at batch sizes 1, 2, 3, 7 and 1024, at random split points,
-// and with empty batches injected, each time under a fresh
+// with empty batches injected, and for operators that run in parallel
+// (Case.Parallel) at 1, 2, 3 and 8 workers, each time under a fresh
 // memory.CheckedAllocator that must end at zero bytes, and requires every
 // run to give the same answer.
 //

@@ -17,6 +17,10 @@ import (
 // BatchSizes are the fixed sizes every operator case reruns at.
 var BatchSizes = []int{1, 2, 3, 7, 1024}
 
+// Workers are the degrees of parallelism a case with Parallel reruns at,
+// under every layout.
+var Workers = []int{1, 2, 3, 8}
+
 // Layout says how one whole input table is cut into batches.
 type Layout struct {
 	Name string
@@ -81,6 +85,12 @@ type Case struct {
 	Inputs func(mem memory.Allocator) []arrow.RecordBatch
 	// Build wires the operator under test over the split inputs.
 	Build func(mem memory.Allocator, inputs []operator.Operator) (operator.Operator, error)
+	// Parallel, when set, replaces Build: it wires the operator to run
+	// with the given number of workers, and the case runs at each of
+	// Workers under every layout, all runs giving one answer.
+	Parallel func(mem memory.Allocator, inputs []operator.Operator, workers int) (operator.Operator, error)
+	// Workers overrides the worker counts Parallel runs at.
+	Workers []int
 	// Check inspects the concatenated output of one run (nil rows with a
 	// non-nil err when the run failed). It runs for every layout.
 	Check func(t *testing.T, got arrow.RecordBatch, err error)
@@ -97,21 +107,34 @@ func Run(t *testing.T, c Case) {
 	if layouts == nil {
 		layouts = Layouts()
 	}
-	var first string
-	for i, l := range layouts {
-		got := runOne(t, c, l)
-		if i == 0 {
-			first = got
-			continue
+	workers := []int{0}
+	if c.Parallel != nil {
+		workers = Workers
+		if c.Workers != nil {
+			workers = c.Workers
 		}
-		if got != first {
-			t.Fatalf("layout %s gave a different answer than %s:\n--- %s\n%s\n--- %s\n%s",
-				l.Name, layouts[0].Name, layouts[0].Name, first, l.Name, got)
+	}
+	var first, firstName string
+	for i, l := range layouts {
+		for j, w := range workers {
+			name := l.Name
+			if c.Parallel != nil {
+				name += fmt.Sprintf(" workers=%d", w)
+			}
+			got := runOne(t, c, l, w)
+			if i == 0 && j == 0 {
+				first, firstName = got, name
+				continue
+			}
+			if got != first {
+				t.Fatalf("%s gave a different answer than %s:\n--- %s\n%s\n--- %s\n%s",
+					name, firstName, firstName, first, name, got)
+			}
 		}
 	}
 }
 
-func runOne(t *testing.T, c Case, l Layout) string {
+func runOne(t *testing.T, c Case, l Layout, workers int) string {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -121,7 +144,13 @@ func runOne(t *testing.T, c Case, l Layout) string {
 		ops[i] = operator.NewBatches(tbl.Schema(), Split(tbl, l, uint64(i)))
 		tbl.Release()
 	}
-	op, err := c.Build(mem, ops)
+	var op operator.Operator
+	var err error
+	if c.Parallel != nil {
+		op, err = c.Parallel(mem, ops, workers)
+	} else {
+		op, err = c.Build(mem, ops)
+	}
 	if err != nil {
 		for _, o := range ops {
 			o.Close()

@@ -42,6 +42,9 @@ type Options struct {
 	// the wire protocol's Parse of a named statement) for EXECUTE; nil
 	// when there are none.
 	Prepared func(name string) (*Prepared, bool)
+	// Workers is the degree of parallelism queries are planned for
+	// (max_parallel_workers_per_gather); 0 and 1 give serial plans.
+	Workers int
 	// Cursor looks up a cursor declared in the session (DECLARE) for
 	// FETCH: its columns, and whether it is BINARY; nil when there are
 	// none.

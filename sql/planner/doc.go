@@ -57,12 +57,21 @@
 //     to them are OuterRefs, and the join a LateralJoin whose Args are the
 //     referenced values. Any other FROM item may not refer to the items
 //     before it (42P01, as in PostgreSQL).
+//   - Parallel plans (Options.Workers > 1, parallel.go): an AsofJoin over
+//     stored ordered tables with a finite upper bound and integer, date or
+//     timestamp on columns gets a Merge with Morsels set (the left table
+//     cut into runs of rows, no Repartition); another AsofJoin whose
+//     right inputs share a by-key gets a Repartition (hash of those keys,
+//     N workers) over each input and an order-preserving Merge above it;
+//     both state their orderings and Validate runs again on the result.
+//     A join left serial records why in AsofJoin.Serial (EXPLAIN shows it).
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (a hash join on its equalities with a residual, else a nested loop,
 //     or cross; every kind), LateralJoin, Values,
 //     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window,
-//     RecursiveCTE with its WorkTable (WITH RECURSIVE). An Aggregate with
-//     Sets is GROUP BY GROUPING SETS / ROLLUP / CUBE.
+//     RecursiveCTE with its WorkTable (WITH RECURSIVE), and the parallel
+//     Repartition and Merge. An Aggregate with Sets is GROUP BY GROUPING
+//     SETS / ROLLUP / CUBE.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,
 //     Discard. They are plain data in the planner's own vocabulary (no

@@ -209,7 +209,15 @@ func describe(n Node) string {
 		for _, r := range x.Rights {
 			parts = append(parts, describeRight(r, lcols))
 		}
-		return "AsofJoin " + strings.Join(parts, " | ")
+		s := "AsofJoin " + strings.Join(parts, " | ")
+		if x.Serial != "" {
+			s += " (serial: " + x.Serial + ")"
+		}
+		return s
+	case *Repartition:
+		return describeRepartition(x)
+	case *Merge:
+		return describeMerge(x)
 	case *Sort:
 		cols := x.Schema()
 		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })

@@ -58,6 +58,10 @@ func mapChildren(n Node, f func(Node) Node) Node {
 		x.Input = f(x.Input)
 	case *Window:
 		x.Input = f(x.Input)
+	case *Repartition:
+		x.Input = f(x.Input)
+	case *Merge:
+		x.Input = f(x.Input)
 	}
 	return n
 }

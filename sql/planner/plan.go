@@ -219,6 +219,9 @@ type AsofJoin struct {
 	// LeftName names the left input in messages.
 	LeftName string
 	Rights   []*AsofRight
+	// Serial says why the join runs on one worker although the plan's
+	// degree is higher ("" when it is split, or the degree is 1).
+	Serial   string
 	cols     []Column
 	leftDesc inputDesc
 }

@@ -421,6 +421,14 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 		if err := Validate(root); err != nil {
 			return nil, err
 		}
+		if opts.Workers > 1 {
+			// The orderings Repartition and Merge state are proven again:
+			// the plan that runs is the one checked.
+			root = parallelize(root, opts.Workers)
+			if err := Validate(root); err != nil {
+				return nil, err
+			}
+		}
 		return &Query{Root: root, Params: b.finishParams()}, nil
 	case *ast.InsertStmt:
 		return b.insert(x)

@@ -71,12 +71,25 @@ func TestSQLLogic(t *testing.T) {
 		recs, err := Parse(path, strings.NewReader(string(src)))
 		require.NoError(t, err)
 
-		modes := []string{"embedded", "wire", "extended", "flight"}
-		if *pgDSN != "" {
-			modes = append(modes, "postgres")
+		// Every file runs serial (max_parallel_workers_per_gather 1) and
+		// at 4 workers: embedded at both, the wire at 4 and the extended
+		// protocol and Flight SQL at 1. Files tell the two apart with onlyif/skipif
+		// serial or parallel (EXPLAIN shows the degree).
+		type run struct {
+			mode    string
+			workers int
 		}
-		for _, mode := range modes {
-			t.Run(mode+"/"+rel, func(t *testing.T) {
+		runs := []run{{"embedded", 1}, {"embedded", 4}, {"wire", 4}, {"extended", 1}, {"flight", 1}}
+		if *pgDSN != "" {
+			runs = append(runs, run{"postgres", 1})
+		}
+		for _, rn := range runs {
+			mode := rn.mode
+			name := fmt.Sprintf("%s/workers=%d/%s", mode, rn.workers, rel)
+			if mode == "postgres" {
+				name = mode + "/" + rel
+			}
+			t.Run(name, func(t *testing.T) {
 				if (mode == "wire" || mode == "extended") && wireServer == nil {
 					t.Skip("no wire server (wireServer is nil)")
 				}
@@ -91,6 +104,11 @@ func TestSQLLogic(t *testing.T) {
 					if mode == "extended" {
 						r.Aliases = append(r.Aliases, "wire") // both protocols are the wire
 					}
+					if rn.workers > 1 {
+						r.Aliases = append(r.Aliases, "parallel")
+					} else {
+						r.Aliases = append(r.Aliases, "serial")
+					}
 				}
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				var c Conn
@@ -98,7 +116,8 @@ func TestSQLLogic(t *testing.T) {
 				case "postgres":
 					c = pgConn(t, ctx, rel)
 				default:
-					db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithFileDir(dataDir(t)))
+					db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithFileDir(dataDir(t)),
+						asofsql.WithWorkers(rn.workers))
 					require.NoError(t, err)
 					// a cleanup, not a defer: the wire server registered
 					// after it must shut down before the database closes
@@ -145,7 +164,7 @@ func TestSQLLogic(t *testing.T) {
 				tot.failed += res.Failed
 				tot.skipped += res.Skipped
 				t.Logf("%s [%s]: %d passed, %d failed, %d skipped", rel, mode, res.Passed, res.Failed, res.Skipped)
-				if *update && mode == "embedded" && len(res.Updates) > 0 {
+				if *update && mode == "embedded" && rn.workers == 1 && len(res.Updates) > 0 {
 					lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
 					out := Rewrite(lines, res.Updates)
 					require.NoError(t, os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644))

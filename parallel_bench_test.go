@@ -1,0 +1,146 @@
+package asofsql_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql"
+)
+
+// genCSVText is genCSV with 16-character text keys (S4).
+func genCSVText(rows int, card int, seed uint64) *bytes.Buffer {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	var buf bytes.Buffer
+	var t int64
+	line := make([]byte, 0, 64)
+	for i := 0; i < rows; i++ {
+		t += 1 + int64(rng.IntN(2))
+		line = strconv.AppendInt(line[:0], t, 10)
+		line = fmt.Appendf(line, ",sym-%011d,", rng.IntN(card))
+		line = strconv.AppendFloat(line, rng.Float64(), 'g', -1, 64)
+		line = append(line, '\n')
+		buf.Write(line)
+	}
+	return &buf
+}
+
+// BenchmarkParallelASOF runs the ASOF shapes of exec/asof's BenchmarkJoin
+// through SQL at max_parallel_workers_per_gather 1 and 2, interleaved in
+// the same iterations, and reports ns per left row of each and their
+// ratio (speedup = w1/w2). S1 (1M × 1M, int keys, backward), S4 (string
+// keys, backward) and S5 (nearest [-500, 500]) always; S2 (10M × 10M) and
+// S4 at its full 5M × 5M with ASOFSQL_BENCH_S2=1 (S4 is 1M × 1M without).
+func BenchmarkParallelASOF(b *testing.B) {
+	big := os.Getenv("ASOFSQL_BENCH_S2") == "1"
+	s4rows := 1 << 20
+	if big {
+		s4rows = 5 << 20
+	}
+	type shape struct {
+		name string
+		rows int
+		text bool
+		q    string
+	}
+	const backward = `SELECT l.t, l.k, l.lp, r.t, r.rp FROM l ASOF LEFT JOIN r ON l.k = r.k AND l.t >= r.t`
+	shapes := []shape{
+		{"S1_1Mx1M_backward", 1 << 20, false, backward},
+		{fmt.Sprintf("S4_%dMx%dM_text_keys", s4rows>>20, s4rows>>20), s4rows, true, backward},
+		{"S5_1Mx1M_nearest", 1 << 20, false,
+			`SELECT l.t, l.k, l.lp, r.t, r.rp FROM l ASOF LEFT JOIN r ON t BETWEEN -500 AND 500 USING (k)`},
+	}
+	if big {
+		shapes = append(shapes, shape{"S2_10Mx10M_backward", 10 << 20, false, backward})
+	}
+	for _, sh := range shapes {
+		b.Run(sh.name, func(b *testing.B) {
+			ctx := context.Background()
+			db, err := asofsql.Open(":memory:", asofsql.WithAllocator(memory.NewGoAllocator()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			s := db.Session()
+			defer s.Close()
+			kt := "BIGINT"
+			if sh.text {
+				kt = "TEXT"
+			}
+			if _, err := s.Exec(ctx, fmt.Sprintf(`CREATE TABLE l (t BIGINT, k %[1]s, lp DOUBLE PRECISION) ORDER BY (t);
+				CREATE TABLE r (t BIGINT, k %[1]s, rp DOUBLE PRECISION) ORDER BY (t)`, kt)); err != nil {
+				b.Fatal(err)
+			}
+			card := 1000
+			if sh.text {
+				card = 5000
+			}
+			for i, tbl := range []string{"l", "r"} {
+				data := genCSV(sh.rows, card, uint64(i+1))
+				if sh.text {
+					data = genCSVText(sh.rows, card, uint64(i+1))
+				}
+				if _, err := s.CopyFrom(ctx, "COPY "+tbl+" FROM STDIN WITH (FORMAT csv)", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var c1, c2 time.Duration
+			run := func(workers int) time.Duration {
+				cpu0 := cpuTime() // window_bench_test.go: ns of user + system time
+				defer func() {
+					if workers == 1 {
+						c1 += time.Duration(cpuTime() - cpu0)
+					} else {
+						c2 += time.Duration(cpuTime() - cpu0)
+					}
+				}()
+				if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				c, err := s.Query(ctx, sh.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var n int64
+				for c.Next() {
+					n += c.RecordBatch().NumRows()
+				}
+				if err := c.Err(); err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+				if n != int64(sh.rows) {
+					b.Fatalf("%d rows at %d workers, want %d", n, workers, sh.rows)
+				}
+				return time.Since(start)
+			}
+			b.ResetTimer()
+			var w1, w2 time.Duration
+			for i := 0; i < b.N; i++ {
+				// Alternate which runs first, so neither always meets a
+				// warmer cache or a busier neighbour.
+				if i%2 == 0 {
+					w1 += run(1)
+					w2 += run(2)
+				} else {
+					w2 += run(2)
+					w1 += run(1)
+				}
+			}
+			b.StopTimer()
+			n := float64(b.N) * float64(sh.rows)
+			b.ReportMetric(float64(w1.Nanoseconds())/n, "w1-ns/leftrow")
+			b.ReportMetric(float64(w2.Nanoseconds())/n, "w2-ns/leftrow")
+			b.ReportMetric(float64(w1)/float64(w2), "speedup")
+			b.ReportMetric(float64(c1.Nanoseconds())/n, "w1-cpu-ns/leftrow")
+			b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/leftrow")
+		})
+	}
+}
