@@ -91,7 +91,11 @@ func TestEngineQueries(t *testing.T) {
 		{name: "lo above hi", sql: `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN 5 AND 1 USING (sym)`, code: sqlerr.InvalidParameterValue},
 		{name: "unknown function", sql: `SELECT nosuch(ts) FROM trades`, code: sqlerr.UndefinedFunction},
 		{name: "division by zero", sql: `SELECT qty / 0 FROM trades`, code: sqlerr.DivisionByZero},
-		{name: "left-referencing extra condition", sql: `SELECT * FROM trades t ASOF JOIN quotes q ON ts BETWEEN -5 AND 0 AND q.bid > t.qty USING (sym)`, code: sqlerr.FeatureNotSupported},
+		// A condition on both inputs decides eligibility per pair (spec
+		// §2.5): 25 a's only quote in range, 20 (200 > 300 fails), is not
+		// eligible.
+		{name: "condition on both inputs", sql: `SELECT t.ts, q.ts FROM trades t ASOF JOIN quotes q ON ts BETWEEN -5 AND 0 AND q.bid * 100 > t.qty USING (sym)`,
+			want: []string{"10 | 9", "13 | 12"}},
 		{name: "right-only condition filters eligible rows", sql: `SELECT t.ts, q.ts FROM trades t ASOF JOIN quotes q ON ts BETWEEN -10 AND 0 AND q.bid < 1.2 USING (sym)`,
 			want: []string{"10 | 5"}},
 		{name: "nearest with PREFER LATER", sql: `SELECT t.ts, q.ts FROM trades t ASOF JOIN quotes q ON ts BETWEEN -5 AND 5 USING (sym) PREFER LATER`,
