@@ -91,7 +91,8 @@
 // planner test (TestPlannerFunctionsAreNotDefs) keeps those names apart from
 // the Defs'.
 //
-// Named arguments (make_interval(days => 1)) do not reach a Rule yet: the
-// parser has no syntax for them, so such a function needs a parser change
-// first and then sees its arguments in declaration order.
+// Named arguments (make_interval(days => 1)) never reach a Rule: a Def
+// whose Postgres parameters have names lists them in Params (and the
+// defaults of its optional ones in Defaults), and the planner puts each
+// named argument in its place first, so the Rule sees a positional call.
 package functions
