@@ -68,8 +68,9 @@ var allowedOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true,
 	"<": true, ">": true, "=": true, "<=": true, ">=": true, "<>": true, "!=": true,
 	"||": true, "&": true, "|": true, "<<": true, ">>": true,
-	"^":  true, // TiDB parses it as XOR with Postgres' precedence; the planner binds it as power
-	"=>": true, // named arguments only (pgPass.namedArg); anywhere else a syntax error
+	"^":  true,              // TiDB parses it as XOR with Postgres' precedence; the planner binds it as power
+	"=>": true,              // named arguments only (pgPass.namedArg); anywhere else a syntax error
+	"->": true, "->>": true, // json operators (MarkerJSONGet)
 }
 
 // opChars are Postgres' operator characters (scan.l "self" and "op_chars").

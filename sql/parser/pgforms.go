@@ -156,6 +156,18 @@ func (p *pgPass) run() error {
 			i++
 		case t.isOp("=>") || t.isOp(":="):
 			return syntaxErrAt(p.src, toks, i)
+		case t.isOp("->") || t.isOp("->>"):
+			// a -> b: a | `#json_get`() | b, on TiDB's | (left-associative,
+			// looser than + and -, tighter than comparisons: where
+			// Postgres puts ->).
+			if i == 0 || i+1 >= len(toks) || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") && !toks[i-1].isOp("]") {
+				return syntaxErrAt(p.src, toks, i)
+			}
+			m := MarkerJSONGet
+			if t.isOp("->>") {
+				m = MarkerJSONGetText
+			}
+			e.replace(i, "| `"+m+"`() |")
 		case t.is("collate"):
 			// Only collations that change nothing reach here
 			// (rejectUnsupported): drop the clause.
@@ -710,3 +722,12 @@ func (p *pgPass) namedArg(i int, named map[int]map[string]bool) error {
 	p.e.prepend(k, ")")
 	return nil
 }
+
+// MarkerJSONGet and MarkerJSONGetText are the functions the planner sees
+// for j -> k and j ->> k: the tree (j | `#json_get`()) | k of TiDB's
+// bitwise or, whose precedence is where Postgres puts its other
+// operators. Users cannot write them, nor | with a marker.
+const (
+	MarkerJSONGet     = "#json_get"
+	MarkerJSONGetText = "#json_get_text"
+)

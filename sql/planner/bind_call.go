@@ -266,3 +266,41 @@ func namedFuncError(b *binder, x *ast.FuncCallExpr, names []string, args []expr.
 	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", x.FnName.L, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
+
+// bindJSONGet binds j -> k and j ->> k (the parser's MarkerJSONGet form,
+// at is the whole operation): the accessor function of j's type and k's,
+// by key for text, by index for an integer.
+func (b *binder) bindJSONGet(at *ast.BinaryOperationExpr, jn, kn ast.ExprNode, asText bool, c *exprCtx) (expr.Expr, error) {
+	j, err := b.bindExpr(jn, c)
+	if err != nil {
+		return nil, err
+	}
+	k, err := b.bindExpr(kn, c)
+	if err != nil {
+		return nil, err
+	}
+	op := "->"
+	if asText {
+		op = "->>"
+	}
+	kt := k.Type()
+	if kt.Kind == sqltypes.Unknown {
+		kt = sqltypes.TextType
+	}
+	d := functions.JSONAccessor(j.Type(), kt, asText)
+	if d == nil {
+		if j.Type().Kind == sqltypes.Unknown && (kt.IsInteger() || kt.IsString()) {
+			return nil, sqlerr.New("42725", "operator is not unique: unknown %s %s", op, k.Type()).WithPosition(b.pos(at)).
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", j.Type(), op, k.Type()).WithPosition(b.pos(at)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr(d.Name), Args: []ast.ExprNode{jn, kn}}
+	call.SetOriginTextPosition(at.OriginTextPosition())
+	args, t, err := d.Rule(callBinder{b, call}, []expr.Expr{j, k})
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Func{Fn: d, Args: args, T: t}, nil
+}

@@ -92,6 +92,11 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
 			return b.bindAny(x, f, c)
 		}
+		if l, ok := x.L.(*ast.BinaryOperationExpr); ok && x.Op == opcode.Or && l.Op == opcode.Or {
+			if f, ok := l.R.(*ast.FuncCallExpr); ok && (f.FnName.O == parser.MarkerJSONGet || f.FnName.O == parser.MarkerJSONGetText) {
+				return b.bindJSONGet(x, l.L, x.R, f.FnName.O == parser.MarkerJSONGetText, c)
+			}
+		}
 		return b.bindBinary(x, c)
 	case *ast.IsNullExpr:
 		e, err := b.bindExpr(x.Expr, c)
