@@ -109,6 +109,10 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 		if k == sqltypes.Float8 {
 			return sqltypes.Float8Type, nil
 		}
+	case "json_agg", "json_object_agg":
+		return sqltypes.JSONType, nil
+	case "jsonb_agg":
+		return sqltypes.JSONBType, nil
 	case "string_agg":
 		switch {
 		case isTextKind(k):
@@ -188,6 +192,8 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = &boolAcc{or: spec.Func == "bool_or"}
 	case "string_agg":
 		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
+	case "json_agg", "jsonb_agg", "json_object_agg":
+		acc = &jsonAggAcc{fn: spec.Func, t: argType}
 	case "percentile_cont", "percentile_disc", "mode":
 		acc = newOrderedSet(spec, argType)
 	default:

@@ -166,7 +166,7 @@ func jsonAnyRule(res sqltypes.Type, pairs bool, name string) Rule {
 
 // appendJSON appends row i of a (of type t) as to_json does; a NULL is
 // null.
-func appendJSON(dst []byte, a arrow.Array, i int, t sqltypes.Type, o *sqltypes.Options) []byte {
+func AppendJSON(dst []byte, a arrow.Array, i int, t sqltypes.Type, o *sqltypes.Options) []byte {
 	if a.IsNull(i) {
 		return append(dst, "null"...)
 	}
@@ -274,7 +274,7 @@ func buildObject(name string, res sqltypes.Type, examples ...Example) *Def {
 					}
 					dst = pgjson.AppendString(dst, key)
 					dst = append(dst, " : "...)
-					dst = appendJSON(dst, arrs[k+1], i, types[k+1], o)
+					dst = AppendJSON(dst, arrs[k+1], i, types[k+1], o)
 				}
 				return append(dst, '}'), nil
 			}, false), nil
@@ -298,7 +298,7 @@ func buildArray(name string, res sqltypes.Type, examples ...Example) *Def {
 					if k > 0 {
 						dst = append(dst, ", "...)
 					}
-					dst = appendJSON(dst, arrs[k], i, types[k], o)
+					dst = AppendJSON(dst, arrs[k], i, types[k], o)
 				}
 				return append(dst, ']'), nil
 			}, false), nil
@@ -317,7 +317,7 @@ func toJSON(name string, res sqltypes.Type, examples ...Example) *Def {
 			}
 			types := argTypes(args)
 			return jsonBuild(1, types, res, func(dst []byte, arrs []arrow.Array, i int, o *sqltypes.Options) ([]byte, error) {
-				return appendJSON(dst, arrs[0], i, types[0], o), nil
+				return AppendJSON(dst, arrs[0], i, types[0], o), nil
 			}, true), nil
 		},
 		Examples: examples,

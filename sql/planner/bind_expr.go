@@ -44,7 +44,7 @@ const codeWindowingError = "42P20"
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
 	// bind_agg.go
-	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"first": true, "last": true, "string_agg": true, "json_agg": true, "jsonb_agg": true, "json_object_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
 	"variance": true, "var_samp": true, "var_pop": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
@@ -320,6 +320,15 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 		if call.T, err = b.stringAggType(&call, args, n); err != nil {
 			return nil, err
 		}
+	case name == "json_object_agg" && len(call.Args) == 2:
+		for i := range call.Args {
+			if call.Args[i].Type().Kind == sqltypes.Unknown {
+				if call.Args[i], err = b.coerce(call.Args[i], sqltypes.TextType, args[i], name); err != nil {
+					return nil, err
+				}
+			}
+		}
+		call.T = sqltypes.JSONType
 	case isRegrAgg(name) && len(call.Args) == 2:
 		if call.T, err = b.regrAggType(&call, args, n); err != nil {
 			return nil, err
@@ -384,7 +393,7 @@ func aggKey(c AggCall) string {
 func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.Type, expr.Expr, error) {
 	t := arg.Type()
 	if t.Kind == sqltypes.Unknown {
-		if name == "count" || name == "min" || name == "max" || name == "first" || name == "last" {
+		if name == "count" || name == "min" || name == "max" || name == "first" || name == "last" || name == "json_agg" || name == "jsonb_agg" {
 			var err error
 			if arg, err = b.coerce(arg, sqltypes.TextType, n, name); err != nil {
 				return t, nil, err
@@ -399,6 +408,10 @@ func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.T
 	switch name {
 	case "count":
 		return sqltypes.Int8Type, arg, nil
+	case "json_agg":
+		return sqltypes.JSONType, arg, nil
+	case "jsonb_agg":
+		return sqltypes.JSONBType, arg, nil
 	case "min", "max":
 		if t.Kind == sqltypes.Bool || t.Kind == sqltypes.Bytea {
 			return bad()
