@@ -79,7 +79,7 @@ func parse(s string, jsonb bool) (Value, error) {
 	}
 	p.space()
 	if p.pos < len(s) {
-		return Value{}, &Error{Detail: fmt.Sprintf("Expected end of input, but found %q.", p.token())}
+		return Value{}, &Error{Detail: fmt.Sprintf("Expected end of input, but found \"%s\".", p.token())}
 	}
 	return v, nil
 }
@@ -158,9 +158,9 @@ func (p *parser) value() (Value, error) {
 	case tok == "":
 		return Value{}, p.eof()
 	case len(tok) == 1 && strings.Contains("}],:", tok):
-		return Value{}, &Error{Detail: fmt.Sprintf("Expected JSON value, but found %q.", tok)}
+		return Value{}, &Error{Detail: fmt.Sprintf("Expected JSON value, but found \"%s\".", tok)}
 	}
-	return Value{}, &Error{Detail: fmt.Sprintf("Token %q is invalid.", tok)}
+	return Value{}, &Error{Detail: fmt.Sprintf("Token \"%s\" is invalid.", tok)}
 }
 
 // validNumber is JSON's number grammar.
@@ -313,7 +313,7 @@ func (p *parser) array(start int) (Value, error) {
 			v.Raw = p.s[start:p.pos]
 			return v, nil
 		default:
-			return Value{}, &Error{Detail: fmt.Sprintf("Expected \",\" or \"]\", but found %q.", p.token())}
+			return Value{}, &Error{Detail: fmt.Sprintf("Expected \",\" or \"]\", but found \"%s\".", p.token())}
 		}
 	}
 }
@@ -333,7 +333,7 @@ func (p *parser) object(start int) (Value, error) {
 			return Value{}, p.eof()
 		}
 		if p.s[p.pos] != '"' {
-			return Value{}, &Error{Detail: fmt.Sprintf("Expected string, but found %q.", p.token())}
+			return Value{}, &Error{Detail: fmt.Sprintf("Expected string, but found \"%s\".", p.token())}
 		}
 		k, err := p.str()
 		if err != nil {
@@ -344,7 +344,7 @@ func (p *parser) object(start int) (Value, error) {
 			return Value{}, p.eof()
 		}
 		if p.s[p.pos] != ':' {
-			return Value{}, &Error{Detail: fmt.Sprintf("Expected \":\", but found %q.", p.token())}
+			return Value{}, &Error{Detail: fmt.Sprintf("Expected \":\", but found \"%s\".", p.token())}
 		}
 		p.pos++
 		p.space()
@@ -365,7 +365,7 @@ func (p *parser) object(start int) (Value, error) {
 			v.Raw = p.s[start:p.pos]
 			return v, nil
 		default:
-			return Value{}, &Error{Detail: fmt.Sprintf("Expected \",\" or \"}\", but found %q.", p.token())}
+			return Value{}, &Error{Detail: fmt.Sprintf("Expected \",\" or \"}\", but found \"%s\".", p.token())}
 		}
 	}
 }
