@@ -77,7 +77,8 @@
 //
 // Only scalar functions with a kernel are Defs. Aggregates (count, sum,
 // avg, min, max, bool_and/bool_or/every, string_agg, stddev/variance and
-// their variants, first/last) are typed by the planner (aggFuncs and
+// their variants, first/last, json_agg/jsonb_agg/json_object_agg, which
+// write values with AppendJSON) are typed by the planner (aggFuncs and
 // aggType in bind_expr.go, bind_agg.go) and run by exec's aggregate
 // operators (exec/aggfuncs.go); window functions (row_number, rank,
 // dense_rank, first_value, last_value, lag, lead and the aggregates over
