@@ -96,7 +96,12 @@ func (s *Session) copy(ctx context.Context, snap *snapshot, p *planner.Copy, arg
 		}
 		defer f.Close()
 		bw := bufio.NewWriterSize(safefile.Writer(ctx, f), 64<<10)
-		n, err := s.copyOut(ctx, snap, p, args, bw)
+		var n int64
+		if p.Format == planner.CopyParquet {
+			n, err = s.copyOutParquet(ctx, snap, p, args, bw)
+		} else {
+			n, err = s.copyOut(ctx, snap, p, args, bw)
+		}
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -209,16 +214,16 @@ func within(base, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// copyOut writes a table's or a query's rows in COPY text, CSV or binary
-// format.
-func (s *Session) copyOut(ctx context.Context, snap *snapshot, p *planner.Copy, args []any, w io.Writer) (int64, error) {
+// copySource opens the rows COPY ... TO writes: the query's, or the
+// table's chosen columns.
+func (s *Session) copySource(ctx context.Context, snap *snapshot, p *planner.Copy, args []any) (exec.Operator, []sqltypes.Type, []string, error) {
 	var op exec.Operator
 	var types []sqltypes.Type
 	var names []string
 	if p.Query != nil {
 		var err error
 		if op, err = s.lowerQuery(ctx, snap, p.Query.Params, p.Query.Root, args, nil); err != nil {
-			return 0, err
+			return nil, nil, nil, err
 		}
 		for _, c := range p.Query.Root.Schema() {
 			types, names = append(types, c.Type), append(names, c.Name)
@@ -229,16 +234,26 @@ func (s *Session) copyOut(ctx context.Context, snap *snapshot, p *planner.Copy, 
 			from = snap.temp
 		}
 		if from == nil {
-			return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", p.Table.Name)
+			return nil, nil, nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", p.Table.Name)
 		}
 		rdr, err := from.Scan(ctx, p.Table.Name, catalog.ScanOptions{Columns: p.Columns})
 		if err != nil {
-			return 0, err
+			return nil, nil, nil, err
 		}
 		op = exec.FromReader(rdr)
 		for _, i := range p.Columns {
 			types, names = append(types, p.Table.Columns[i].Type), append(names, p.Table.Columns[i].Name)
 		}
+	}
+	return op, types, names, nil
+}
+
+// copyOut writes a table's or a query's rows in COPY text, CSV or binary
+// format.
+func (s *Session) copyOut(ctx context.Context, snap *snapshot, p *planner.Copy, args []any, w io.Writer) (int64, error) {
+	op, types, names, err := s.copySource(ctx, snap, p, args)
+	if err != nil {
+		return 0, err
 	}
 	enc, err := s.newCopyEncoder(p, types, names)
 	if err != nil {
@@ -297,6 +312,9 @@ func (s *Session) newCopyEncoder(st *planner.Copy, types []sqltypes.Type, names 
 		e.delim = ','
 	case planner.CopyBinary:
 		return e, nil
+	case planner.CopyParquet:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY TO STDOUT in format parquet is not supported").
+			WithHint("Write Parquet to a file: COPY ... TO 'file' (FORMAT parquet).")
 	default:
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "COPY TO in format %s is not supported", e.format)
 	}

@@ -141,7 +141,7 @@ func newTableMetaIDs(id uint64, def TableDef, colIDs []uint32, nextCol uint32) (
 			return nil, sqlerr.New(codeDuplicateColumn, "column %q specified more than once", c.Name)
 		}
 		seen[c.Name] = true
-		if c.Type.Kind == sqltypes.Unknown || c.Type.Kind > sqltypes.Interval {
+		if c.Type.Kind == sqltypes.Unknown || c.Type.Kind > sqltypes.JSONB {
 			return nil, sqlerr.New(codeInvalidTableDefinition, "column %q of table %q has pseudo-type %s", c.Name, def.Name, c.Type)
 		}
 		fields[i] = c.Type.Field(c.Name, !c.NotNull)
@@ -269,7 +269,7 @@ func keyValue(t sqltypes.Type, v any) (any, error) {
 			n := decimal128.FromI64(i)
 			return n.IncreaseScaleBy(dt.Scale), nil
 		}
-	case sqltypes.Text, sqltypes.Varchar:
+	case sqltypes.Text, sqltypes.Varchar, sqltypes.JSON, sqltypes.JSONB:
 		if s, ok := v.(string); ok {
 			return s, nil
 		}

@@ -21,9 +21,10 @@ import (
 // AggSpec is one aggregate call: Func is the lower-case Postgres name
 // (count, sum, avg, min, max, stddev, stddev_samp, stddev_pop, variance,
 // var_samp, var_pop, first, last, bool_and, bool_or, string_agg, corr,
-// covar_pop, covar_samp, regr_*); Args are its arguments over the
-// aggregate's input (none for count(*); string_agg takes the value and the
-// delimiter, corr and the covar/regr family Y then X, both double
+// covar_pop, covar_samp, regr_*, json_agg, jsonb_agg, json_object_agg);
+// Args are its arguments over the aggregate's input (none for count(*);
+// string_agg takes the value and the delimiter, json_object_agg the key
+// and the value, corr and the covar/regr family Y then X, both double
 // precision); Distinct aggregates each group's
 // distinct non-NULL values (with their further arguments) only; Type is the result
 // type, which must be what AggResultType says (the zero Type means "fill it
@@ -109,6 +110,10 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 		if k == sqltypes.Float8 {
 			return sqltypes.Float8Type, nil
 		}
+	case "json_agg", "json_object_agg":
+		return sqltypes.JSONType, nil
+	case "jsonb_agg":
+		return sqltypes.JSONBType, nil
 	case "string_agg":
 		switch {
 		case isTextKind(k):
@@ -188,6 +193,8 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = &boolAcc{or: spec.Func == "bool_or"}
 	case "string_agg":
 		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
+	case "json_agg", "jsonb_agg", "json_object_agg":
+		acc = &jsonAggAcc{fn: spec.Func, t: argType}
 	case "percentile_cont", "percentile_disc", "mode":
 		acc = newOrderedSet(spec, argType)
 	default:

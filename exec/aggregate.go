@@ -69,7 +69,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		var extra []*eval.Evaluator
 		switch {
 		case len(spec.Args) == 0 && spec.Func == "count" && !spec.Distinct:
-		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]):
+		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || spec.Func == "json_object_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]):
 			if ev, err = eval.Compile(spec.Args[0], child.Schema(), env); err != nil {
 				return nil, err
 			}
@@ -100,6 +100,16 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		}
 		if a, ok := acc.(accounted); ok {
 			a.setAccount(c.budget.acct)
+		}
+		inner := acc
+		if d, ok := acc.(*distinctAcc); ok {
+			inner = d.inner
+		}
+		if j, ok := inner.(*jsonAggAcc); ok {
+			j.opts = env.Options
+			if len(extra) > 0 {
+				j.valT = extra[0].Type()
+			}
 		}
 		c.argEvs = append(c.argEvs, ev)
 		c.extraEvs = append(c.extraEvs, extra)

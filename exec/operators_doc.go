@@ -26,7 +26,7 @@
 //   - NewHashAggregate / NewStreamAggregate: GROUP BY with count(*),
 //     count, count(DISTINCT), sum, avg, min, max, stddev/variance
 //     (sample and population), first/last (input order), bool_and/bool_or/
-//     every, string_agg;
+//     every, string_agg, json_agg/jsonb_agg/json_object_agg;
 //     result types as Postgres' (AggResultType). HAVING is a Filter on
 //     top. StreamAggregate needs input clustered by the group keys and
 //     emits groups as they complete.

@@ -46,7 +46,10 @@ func EncodeBinary(dst []byte, a arrow.Array, i int, t Type) ([]byte, error) {
 		d := a.(*array.Decimal128)
 		scale := d.DataType().(*arrow.Decimal128Type).Scale
 		return appendNumericBinary(dst, d.Value(i), scale, t.displayArg()), nil
-	case Text, Varchar, Unknown:
+	case Text, Varchar, Unknown, JSON:
+		return append(dst, a.(*array.String).Value(i)...), nil
+	case JSONB:
+		dst = append(dst, jsonbVersion)
 		return append(dst, a.(*array.String).Value(i)...), nil
 	case Bytea:
 		return append(dst, a.(*array.Binary).Value(i)...), nil
@@ -245,6 +248,18 @@ func DecodeBinary(b array.Builder, t Type, data []byte) error {
 		b.(*array.StringBuilder).BinaryBuilder.Append(data)
 	case Varchar:
 		v, err := checkVarchar(string(data), t)
+		if err != nil {
+			return err
+		}
+		b.(*array.StringBuilder).Append(v)
+	case JSON, JSONB:
+		if t.Kind == JSONB {
+			if len(data) == 0 || data[0] != jsonbVersion {
+				return sqlerr.New(codeInvalidBinaryRepresentation, "unsupported jsonb version number %d", append(data, 0)[0])
+			}
+			data = data[1:]
+		}
+		v, err := ParseJSON(string(data), t.Kind == JSONB)
 		if err != nil {
 			return err
 		}

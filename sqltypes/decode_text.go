@@ -19,6 +19,7 @@ const (
 	codeIntervalFieldOverflow   = "22015"
 	codeCharNotInRepertoire     = "22021"
 	codeInvalidZoneDisplacement = "22009"
+	codeUntranslatable          = "22P05"
 )
 
 // DecodeText parses s in Postgres text input syntax for type t and appends
@@ -78,6 +79,12 @@ func DecodeText(b array.Builder, t Type, s string, o *Options) error {
 		b.(*array.StringBuilder).Append(s)
 	case Varchar:
 		v, err := checkVarchar(s, t)
+		if err != nil {
+			return err
+		}
+		b.(*array.StringBuilder).Append(v)
+	case JSON, JSONB:
+		v, err := ParseJSON(s, t.Kind == JSONB)
 		if err != nil {
 			return err
 		}

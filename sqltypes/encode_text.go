@@ -37,7 +37,7 @@ func EncodeText(dst []byte, a arrow.Array, i int, t Type, o *Options) []byte {
 		d := a.(*array.Decimal128)
 		scale := d.DataType().(*arrow.Decimal128Type).Scale
 		return appendNumeric(dst, d.Value(i), scale, t.displayArg())
-	case Text, Varchar, Unknown:
+	case Text, Varchar, Unknown, JSON, JSONB:
 		return append(dst, a.(*array.String).Value(i)...)
 	case Bytea:
 		return appendByteaHex(dst, a.(*array.Binary).Value(i))

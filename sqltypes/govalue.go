@@ -111,7 +111,7 @@ func GoValue(a arrow.Array, i int, t Type) any {
 			v, scale = roundScale(v, scale, int32(disp)), int32(disp)
 		}
 		return Decimal{Coef: v, Scale: scale}
-	case Text, Varchar, Unknown:
+	case Text, Varchar, Unknown, JSON, JSONB:
 		return a.(*array.String).Value(i)
 	case Bytea:
 		return append([]byte{}, a.(*array.Binary).Value(i)...)

@@ -32,6 +32,10 @@ const (
 	Timestamp
 	TimestampTZ
 	Interval
+	// JSON and JSONB are stored as text: JSON as the input text, JSONB in
+	// its normal form (internal/pgjson), which is also its text output.
+	JSON
+	JSONB
 )
 
 // NoLimit marks an absent length, precision or scale modifier.
@@ -71,6 +75,8 @@ var (
 	TimestampType   = Type{Kind: Timestamp, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 	TimestampTZType = Type{Kind: TimestampTZ, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 	IntervalType    = Type{Kind: Interval, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
+	JSONType        = Type{Kind: JSON, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
+	JSONBType       = Type{Kind: JSONB, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 )
 
 // Base is the unmodified type of kind k: NUMERIC without precision,
@@ -178,7 +184,7 @@ func (t Type) Arrow() arrow.DataType {
 	case Numeric:
 		p, s := t.numericPS()
 		return &arrow.Decimal128Type{Precision: p, Scale: s}
-	case Text, Varchar, Unknown:
+	case Text, Varchar, Unknown, JSON, JSONB:
 		return arrow.BinaryTypes.String
 	case Bytea:
 		return arrow.BinaryTypes.Binary
@@ -327,6 +333,10 @@ func (t Type) OID() uint32 {
 		return 1184
 	case Interval:
 		return 1186
+	case JSON:
+		return 114
+	case JSONB:
+		return 3802
 	}
 	return 705
 }
@@ -334,7 +344,7 @@ func (t Type) OID() uint32 {
 // FromOID returns the type for a PostgreSQL OID; ok is false for OIDs the
 // engine does not support (including 0, "unspecified").
 func FromOID(oid uint32) (Type, bool) {
-	for k := Bool; k <= Interval; k++ {
+	for k := Bool; k <= JSONB; k++ {
 		t := Type{Kind: k, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 		if t.OID() == oid {
 			return t, true
@@ -438,6 +448,10 @@ func (t Type) String() string {
 		return "timestamp with time zone"
 	case Interval:
 		return "interval"
+	case JSON:
+		return "json"
+	case JSONB:
+		return "jsonb"
 	}
 	return "unknown"
 }
@@ -470,6 +484,10 @@ func ParseTypeName(name string) (Type, error) {
 	switch base {
 	case "bool", "boolean":
 		return noMods(BoolType)
+	case "json":
+		return noMods(JSONType)
+	case "jsonb":
+		return noMods(JSONBType)
 	case "int2", "smallint":
 		return noMods(Int2Type)
 	case "int", "int4", "integer":

@@ -56,7 +56,7 @@ func TestParseTypeName(t *testing.T) {
 
 func TestParseTypeNameErrors(t *testing.T) {
 	for in, code := range map[string]string{
-		"jsonb":          sqlerr.UndefinedObject,
+		"hstore":         sqlerr.UndefinedObject,
 		"numeric(50,2)":  sqlerr.InvalidParameterValue,
 		"numeric(5,6)":   sqlerr.InvalidParameterValue,
 		"varchar(0)":     sqlerr.InvalidParameterValue,

@@ -89,6 +89,7 @@ func (c *compiler) compileCastNode(x node, to sqltypes.Type) (node, error) {
 		n.kind = castIntBool
 	case vec.IsStringKind(fk) || vec.IsStringKind(tk),
 		isTime(fk) && isTime(tk),
+		(fk == sqltypes.JSON || fk == sqltypes.JSONB) && (tk == sqltypes.JSON || tk == sqltypes.JSONB),
 		fk == tk, // same kind, other modifiers: timestamp(p), interval
 		fk == sqltypes.Numeric && isFloat(tk), isFloat(fk) && tk == sqltypes.Numeric:
 		n.kind = castText

@@ -249,7 +249,7 @@ func checkLiteral(e *expr.Literal) error {
 		_, ok = e.Value.(float64)
 	case sqltypes.Numeric:
 		_, ok = e.Value.(decimalNum)
-	case sqltypes.Text, sqltypes.Varchar, sqltypes.Unknown:
+	case sqltypes.Text, sqltypes.Varchar, sqltypes.Unknown, sqltypes.JSON, sqltypes.JSONB:
 		_, ok = e.Value.(string)
 	case sqltypes.Bytea:
 		_, ok = e.Value.([]byte)

@@ -238,12 +238,18 @@ func justifyInterval(iv arrow.MonthDayNanoInterval) (arrow.MonthDayNanoInterval,
 }
 
 // MakeInterval is make_interval(years, months, weeks, days, hours, mins,
-// secs), every argument optional from the right (default 0). Named
-// arguments need syntax the parser lacks, so calls are positional. As in
+// secs), every argument optional (default 0), by position from the right
+// or by name (make_interval(mins => 5)). As in
 // Postgres 15 the field arithmetic wraps rather than checks; an infinite
 // or NaN secs is 22008.
 var MakeInterval = register(&Def{
 	Name: "make_interval", MinArgs: 0, MaxArgs: 7,
+	Params: []string{"years", "months", "weeks", "days", "hours", "mins", "secs"},
+	Defaults: []expr.Expr{
+		&expr.Literal{Value: int64(0), T: i4}, &expr.Literal{Value: int64(0), T: i4}, &expr.Literal{Value: int64(0), T: i4},
+		&expr.Literal{Value: int64(0), T: i4}, &expr.Literal{Value: int64(0), T: i4}, &expr.Literal{Value: int64(0), T: i4},
+		&expr.Literal{Value: 0.0, T: f8},
+	},
 	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
 		params := []sqltypes.Type{i4, i4, i4, i4, i4, i4, f8}
 		return fixed(interval, params[:max(len(args), 1)]...)(b, args)
@@ -290,6 +296,9 @@ var MakeInterval = register(&Def{
 		{"make_interval()", "00:00:00"},
 		{"make_interval(1, 2, 3, 4, 5, 6, 7.5)", "1 year 2 mons 25 days 05:06:07.5"},
 		{"make_interval(0, 0, 0, 0, 0, 0, -1.5)", "-00:00:01.5"},
+		{"make_interval(mins => 5)", "00:05:00"},
+		{"make_interval(days => 1, secs => 1.5)", "1 day 00:00:01.5"},
+		{"make_interval(1, hours := 2)", "1 year 02:00:00"},
 	},
 })
 
@@ -297,14 +306,16 @@ var MakeInterval = register(&Def{
 // and impossible dates are 22008.
 var MakeDate = register(&Def{
 	Name: "make_date", MinArgs: 3, MaxArgs: 3,
-	Rule: fixed(date, i4, i4, i4),
+	Params: []string{"year", "month", "day"},
+	Rule:   fixed(date, i4, i4, i4),
 	Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
 		return strict3(date, func(y, m, d int32) (int32, error) {
 			days, err := makeDate(y, m, d)
 			return int32(days), err
 		})
 	}, sqltypes.Date, sqltypes.Int4, sqltypes.Int4, sqltypes.Int4),
-	Examples: []Example{{"make_date(2013, 7, 15)", "2013-07-15"}, {"make_date(-44, 3, 15)", "0044-03-15 BC"}},
+	Examples: []Example{{"make_date(2013, 7, 15)", "2013-07-15"}, {"make_date(-44, 3, 15)", "0044-03-15 BC"},
+		{"make_date(day => 15, month => 7, year => 2013)", "2013-07-15"}},
 })
 
 // makeDate is the day number (since 1970-01-01) of a Postgres year
@@ -333,7 +344,8 @@ func astroYear(y int32) int64 {
 // 24:00:00 is allowed (the next midnight), as in Postgres.
 var MakeTimestamp = register(&Def{
 	Name: "make_timestamp", MinArgs: 6, MaxArgs: 6,
-	Rule: fixed(ts, i4, i4, i4, i4, i4, f8),
+	Params: []string{"year", "month", "mday", "hour", "min", "sec"},
+	Rule:   fixed(ts, i4, i4, i4, i4, i4, f8),
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		if !kindsAre(args, sqltypes.Int4, sqltypes.Int4, sqltypes.Int4, sqltypes.Int4, sqltypes.Int4, sqltypes.Float8) || t.Kind != sqltypes.Timestamp {
 			return nil, errTypes
@@ -354,7 +366,8 @@ var MakeTimestamp = register(&Def{
 			})
 		}, nil
 	},
-	Examples: []Example{{"make_timestamp(2013, 7, 15, 8, 15, 23.5)", "2013-07-15 08:15:23.5"}, {"make_timestamp(2013, 7, 15, 24, 0, 0)", "2013-07-16 00:00:00"}},
+	Examples: []Example{{"make_timestamp(2013, 7, 15, 8, 15, 23.5)", "2013-07-15 08:15:23.5"}, {"make_timestamp(2013, 7, 15, 24, 0, 0)", "2013-07-16 00:00:00"},
+		{"make_timestamp(2013, 7, 15, sec => 0, min => 4, hour => 3)", "2013-07-15 03:04:00"}},
 })
 
 func makeTimestamp(y, mo, d, h, mi int32, sec float64) (int64, error) {

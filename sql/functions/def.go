@@ -26,6 +26,15 @@ type Def struct {
 	// MinArgs and MaxArgs bound the argument count (MaxArgs < 0: any
 	// number); a call outside them is 42883 before Rule runs.
 	MinArgs, MaxArgs int
+	// Params are the parameter names in declaration order, as Postgres
+	// names them (pg_proc.proargnames), for calls with named arguments
+	// (make_interval(mins => 5)); nil when Postgres' function has none,
+	// and a named argument is then 42883. The planner puts named
+	// arguments in their places before Rule runs; a parameter a named
+	// call skips takes its entry of Defaults.
+	Params []string
+	// Defaults[i] is the default value of parameter MinArgs+i.
+	Defaults []expr.Expr
 	// Internal marks a function SQL cannot call by name: the planner
 	// builds calls to it for an operator or a syntax (x ~ p is
 	// textregexeq, arr[i] is array_subscript) and types them itself.

@@ -77,7 +77,8 @@
 //
 // Only scalar functions with a kernel are Defs. Aggregates (count, sum,
 // avg, min, max, bool_and/bool_or/every, string_agg, stddev/variance and
-// their variants, first/last) are typed by the planner (aggFuncs and
+// their variants, first/last, json_agg/jsonb_agg/json_object_agg, which
+// write values with AppendJSON) are typed by the planner (aggFuncs and
 // aggType in bind_expr.go, bind_agg.go) and run by exec's aggregate
 // operators (exec/aggfuncs.go); window functions (row_number, rank,
 // dense_rank, first_value, last_value, lag, lead and the aggregates over
@@ -91,7 +92,8 @@
 // planner test (TestPlannerFunctionsAreNotDefs) keeps those names apart from
 // the Defs'.
 //
-// Named arguments (make_interval(days => 1)) do not reach a Rule yet: the
-// parser has no syntax for them, so such a function needs a parser change
-// first and then sees its arguments in declaration order.
+// Named arguments (make_interval(days => 1)) never reach a Rule: a Def
+// whose Postgres parameters have names lists them in Params (and the
+// defaults of its optional ones in Defaults), and the planner puts each
+// named argument in its place first, so the Rule sees a positional call.
 package functions

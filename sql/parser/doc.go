@@ -143,6 +143,15 @@
 //   - E'...' and $$...$$ strings arrive as ordinary string literals with
 //     their decoded value; '...' keeps backslashes (standard strings).
 //   - 'a' || 'b' is CONCAT (PIPES_AS_CONCAT).
+//   - j -> k and j ->> k are (j | `#json_get`()) | k and (j |
+//     `#json_get_text`()) | k (MarkerJSONGet, MarkerJSONGetText): TiDB's
+//     bitwise or is left-associative, looser than + - * / and tighter than
+//     comparisons, which is where Postgres puts ->. The planner binds the
+//     pattern as the json accessor functions. #> and #>> stay 0A000.
+//   - A named argument, f(a, name => x) or the old f(a, name := x), is the
+//     argument `#named`('name', x) (MarkerNamed); the planner puts it in
+//     place. A name given twice or a positional argument after a named
+//     one is 42601 as in Postgres; => or := anywhere else is 42601.
 //
 // # ASOF JOIN
 //
@@ -240,7 +249,7 @@
 // # Rejected, and why
 //
 //   - Operators whose meaning differs in TiDB or that asofsql lacks: #, ~
-//     and regex operators, &&, @, <=>, ?, :=, array subscripts: 0A000 or
+//     and regex operators, &&, @, <=>, ?, array subscripts: 0A000 or
 //     42601, never a silent reinterpretation. Allowed: + - * / % < > = <=
 //     >= <> != || & | << >> and ^ (TiDB's XOR node, which has Postgres'
 //     precedence for ^; the planner binds it as exponentiation).

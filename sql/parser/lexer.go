@@ -68,7 +68,9 @@ var allowedOps = map[string]bool{
 	"+": true, "-": true, "*": true, "/": true, "%": true,
 	"<": true, ">": true, "=": true, "<=": true, ">=": true, "<>": true, "!=": true,
 	"||": true, "&": true, "|": true, "<<": true, ">>": true,
-	"^": true, // TiDB parses it as XOR with Postgres' precedence; the planner binds it as power
+	"^":  true,              // TiDB parses it as XOR with Postgres' precedence; the planner binds it as power
+	"=>": true,              // named arguments only (pgPass.namedArg); anywhere else a syntax error
+	"->": true, "->>": true, // json operators (MarkerJSONGet)
 }
 
 // opChars are Postgres' operator characters (scan.l "self" and "op_chars").
@@ -346,7 +348,11 @@ func (l *lexer) next() error {
 			return nil
 		}
 		if strings.HasPrefix(src[start:], ":=") {
-			return posError(src, start, sqlerr.SyntaxError, "syntax error at or near \":=\"")
+			// The old spelling of a named argument's "=>"; anywhere else
+			// the rewrite pass makes it a syntax error.
+			l.pos += 2
+			l.emit(tkOp, start, ":=")
+			return nil
 		}
 		return posError(src, start, sqlerr.FeatureNotSupported, "array slices and psql variables (:) are not supported")
 	case c == '(' || c == ')' || c == ',' || c == ';' || c == '.' || c == '[' || c == ']':

@@ -149,6 +149,8 @@ func (p *pgPass) run() error {
 	// castStart maps the last token of a rewritten cast to the first token
 	// of its operand, so chained casts (x::a::b) nest.
 	castStart := map[int]int{}
+	// named maps a call's "(" to the argument names it has seen.
+	named := map[int]map[string]bool{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if k, ok := p.groupingForm(i); ok {
@@ -158,6 +160,25 @@ func (p *pgPass) run() error {
 		switch {
 		case t.kind == tkParam:
 			p.params = append(p.params, t.num)
+		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && (toks[i+1].isOp("=>") || toks[i+1].isOp(":=")):
+			if err := p.namedArg(i, named); err != nil {
+				return err
+			}
+			i++
+		case t.isOp("=>") || t.isOp(":="):
+			return syntaxErrAt(p.src, toks, i)
+		case t.isOp("->") || t.isOp("->>"):
+			// a -> b: a | `#json_get`() | b, on TiDB's | (left-associative,
+			// looser than + and -, tighter than comparisons: where
+			// Postgres puts ->).
+			if i == 0 || i+1 >= len(toks) || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") && !toks[i-1].isOp("]") {
+				return syntaxErrAt(p.src, toks, i)
+			}
+			m := MarkerJSONGet
+			if t.isOp("->>") {
+				m = MarkerJSONGetText
+			}
+			e.replace(i, "| `"+m+"`() |")
 		case t.is("collate"):
 			// Only collations that change nothing reach here
 			// (rejectUnsupported): drop the clause.
@@ -675,3 +696,51 @@ func limitCast(src string, toks []token, i int) (int, bool) {
 	}
 	return 0, false
 }
+
+// MarkerNamed is the function name the planner sees for a named argument:
+// f(name => x) (or the old name := x) is f(`#named`('name', x)). Users
+// cannot write it.
+const MarkerNamed = "#named"
+
+// namedArg rewrites the named argument whose name is toks[i]: it must be a
+// whole argument of a function call, no two may share a name, and no
+// positional argument may follow one (42601, as Postgres' grammar says).
+func (p *pgPass) namedArg(i int, named map[int]map[string]bool) error {
+	toks := p.toks
+	open := i + int(toks[i].up)
+	if toks[i].up == 0 || !toks[i-1].isOp("(") && !toks[i-1].isOp(",") || open < 1 ||
+		!(toks[open-1].kind == tkIdent || toks[open-1].kind == tkQIdent) || notFunctionNames[toks[open-1].val] {
+		return syntaxErrAt(p.src, toks, i+1)
+	}
+	if named[open] == nil {
+		named[open] = map[string]bool{}
+	}
+	if named[open][toks[i].val] {
+		return posError(p.src, toks[i].start, sqlerr.SyntaxError, "argument name \"%s\" used more than once", toks[i].val)
+	}
+	named[open][toks[i].val] = true
+	closing := partner(toks, open)
+	k := i + 2
+	for k < closing && !(toks[k].isOp(",") && k+int(toks[k].up) == open) {
+		k++
+	}
+	if k == i+2 {
+		return syntaxErrAt(p.src, toks, k)
+	}
+	if k < closing && !(k+2 < len(toks) && (toks[k+1].kind == tkIdent || toks[k+1].kind == tkQIdent) && (toks[k+2].isOp("=>") || toks[k+2].isOp(":="))) {
+		return posError(p.src, toks[k+1].start, sqlerr.SyntaxError, "positional argument cannot follow named argument")
+	}
+	p.e.replace(i, "`"+MarkerNamed+"`("+quoteString(toks[i].val)+", ")
+	p.e.drop(i + 1)
+	p.e.prepend(k, ")")
+	return nil
+}
+
+// MarkerJSONGet and MarkerJSONGetText are the functions the planner sees
+// for j -> k and j ->> k: the tree (j | `#json_get`()) | k of TiDB's
+// bitwise or, whose precedence is where Postgres puts its other
+// operators. Users cannot write them, nor | with a marker.
+const (
+	MarkerJSONGet     = "#json_get"
+	MarkerJSONGetText = "#json_get_text"
+)

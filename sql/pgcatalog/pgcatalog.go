@@ -322,6 +322,7 @@ var Types = []TypeInfo{
 	{20, "int8", 8, true, "N", "d", "p", false, 0, 1016, "int8in", "int8out", "int8recv", "int8send", "-", "-", sqltypes.Int8Type},
 	{21, "int2", 2, true, "N", "s", "p", false, 0, 1005, "int2in", "int2out", "int2recv", "int2send", "-", "-", sqltypes.Int2Type},
 	{23, "int4", 4, true, "N", "i", "p", false, 0, 1007, "int4in", "int4out", "int4recv", "int4send", "-", "-", sqltypes.Int4Type},
+	{114, "json", -1, false, "U", "i", "x", false, 0, 199, "json_in", "json_out", "json_recv", "json_send", "-", "-", sqltypes.JSONType},
 	{25, "text", -1, false, "S", "i", "x", true, 100, 1009, "textin", "textout", "textrecv", "textsend", "-", "-", sqltypes.TextType},
 	{700, "float4", 4, true, "N", "i", "p", false, 0, 1021, "float4in", "float4out", "float4recv", "float4send", "-", "-", sqltypes.Float4Type},
 	{701, "float8", 8, true, "N", "d", "p", true, 0, 1022, "float8in", "float8out", "float8recv", "float8send", "-", "-", sqltypes.Float8Type},
@@ -330,6 +331,7 @@ var Types = []TypeInfo{
 	{1114, "timestamp", 8, true, "D", "d", "p", false, 0, 1115, "timestamp_in", "timestamp_out", "timestamp_recv", "timestamp_send", "timestamptypmodin", "timestamptypmodout", sqltypes.TimestampType},
 	{1184, "timestamptz", 8, true, "D", "d", "p", true, 0, 1185, "timestamptz_in", "timestamptz_out", "timestamptz_recv", "timestamptz_send", "timestamptztypmodin", "timestamptztypmodout", sqltypes.TimestampTZType},
 	{1186, "interval", 16, false, "T", "d", "p", true, 0, 1187, "interval_in", "interval_out", "interval_recv", "interval_send", "intervaltypmodin", "intervaltypmodout", sqltypes.IntervalType},
+	{3802, "jsonb", -1, false, "U", "i", "x", false, 0, 3807, "jsonb_in", "jsonb_out", "jsonb_recv", "jsonb_send", "-", "-", sqltypes.JSONBType},
 	{1700, "numeric", -1, false, "N", "i", "m", false, 0, 1231, "numeric_in", "numeric_out", "numeric_recv", "numeric_send", "numerictypmodin", "numerictypmodout", sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit)},
 }
 

@@ -120,7 +120,7 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		}
 		return nil
 	}
-	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" {
+	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" && !jsonAggs[call.Func] {
 		// The result does not depend on the order: Postgres accepts and
 		// ignores it.
 		return nil
@@ -270,6 +270,9 @@ func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
 		return nil
 	}
 	cn := b.st.Filters[x]
+	if jsonAggs[call.Func] {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "FILTER on %s is not supported", call.Func).WithPosition(b.pos(cn))
+	}
 	if hasAggregate(cn) {
 		return sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in FILTER").WithPosition(b.pos(cn))
 	}
@@ -411,3 +414,8 @@ func (b *binder) noOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState
 	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
+
+// jsonAggs are the json aggregates: their result follows the input order
+// (an ORDER BY in the call sorts it), and a NULL input is a JSON null,
+// so FILTER cannot be a NULLed argument.
+var jsonAggs = map[string]bool{"json_agg": true, "jsonb_agg": true, "json_object_agg": true}

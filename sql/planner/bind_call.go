@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/asofsql/asofsql/sql/expr"
@@ -70,7 +71,18 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		}
 	}
 	args := make([]expr.Expr, len(x.Args))
+	var names []string
 	for i, a := range x.Args {
+		if f, ok := a.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerNamed && len(f.Args) == 2 {
+			// name => value: bound here, put in its place below.
+			if names == nil {
+				names = make([]string, len(x.Args))
+			}
+			if v, ok := f.Args[0].(ast.ValueExpr); ok {
+				names[i], _ = v.GetValue().(string)
+			}
+			a = f.Args[1]
+		}
 		var err error
 		if args[i], err = b.bindExpr(a, c); err != nil {
 			if e, ok := sqlerr.As(err); ok && e.Code == sqlerr.GroupingError && c.agg != nil {
@@ -98,6 +110,15 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		name = "extract"
 	}
 	d, ok := functions.Lookup(name)
+	if names != nil {
+		if !ok || d.Internal {
+			return nil, namedFuncError(b, x, names, args)
+		}
+		var err error
+		if x, args, err = placeNamed(b, d, x, names, args); err != nil {
+			return nil, err
+		}
+	}
 	if !ok || d.Internal || len(args) < d.MinArgs || (d.MaxArgs >= 0 && len(args) > d.MaxArgs) {
 		return nil, funcError(b, x, args)
 	}
@@ -180,4 +201,106 @@ func (b *binder) bindArgsUngrouped(x *ast.FuncCallExpr, c *exprCtx) ([]expr.Expr
 		}
 	}
 	return args, nil
+}
+
+// placeNamed puts a call's named arguments where d's parameters of those
+// names are, and the defaults of the parameters left out before the last
+// one given. It returns the call with its arguments (the value nodes, the
+// call itself standing for a default) in the same order, for positions.
+// A name d lacks, one a positional argument already filled, or a required
+// parameter left out is 42883 with the call's signature, as in Postgres.
+func placeNamed(b *binder, d *functions.Def, x *ast.FuncCallExpr, names []string, args []expr.Expr) (*ast.FuncCallExpr, []expr.Expr, error) {
+	slot := make([]int, len(args))
+	n, positional := 0, slices.IndexFunc(names, func(s string) bool { return s != "" })
+	for i, nm := range names {
+		slot[i] = i
+		if nm != "" {
+			slot[i] = slices.Index(d.Params, nm)
+			if slot[i] < positional {
+				return nil, nil, namedFuncError(b, x, names, args)
+			}
+		}
+		n = max(n, slot[i]+1)
+	}
+	if n < d.MinArgs {
+		return nil, nil, namedFuncError(b, x, names, args)
+	}
+	out := make([]expr.Expr, n)
+	nodes := make([]ast.ExprNode, n)
+	for i, s := range slot {
+		out[s] = args[i]
+		nodes[s] = x.Args[i]
+		if f, ok := x.Args[i].(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerNamed && len(f.Args) == 2 {
+			nodes[s] = f.Args[1]
+		}
+	}
+	for i := range out {
+		if out[i] != nil {
+			continue
+		}
+		if i < d.MinArgs || i-d.MinArgs >= len(d.Defaults) {
+			return nil, nil, namedFuncError(b, x, names, args)
+		}
+		def := d.Defaults[i-d.MinArgs]
+		if l, ok := def.(*expr.Literal); ok {
+			c := *l // plans own their expressions
+			def = &c
+		}
+		out[i], nodes[i] = def, x
+	}
+	call := &ast.FuncCallExpr{FnName: x.FnName, Args: nodes}
+	call.SetOriginTextPosition(x.OriginTextPosition())
+	return call, out, nil
+}
+
+// namedFuncError is 42883 for a call with named arguments, spelled as
+// Postgres spells its signature: f(integer, mins => integer).
+func namedFuncError(b *binder, x *ast.FuncCallExpr, names []string, args []expr.Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().String()
+		if names[i] != "" {
+			ts[i] = names[i] + " => " + ts[i]
+		}
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", x.FnName.L, strings.Join(ts, ", ")).WithPosition(b.pos(x)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// bindJSONGet binds j -> k and j ->> k (the parser's MarkerJSONGet form,
+// at is the whole operation): the accessor function of j's type and k's,
+// by key for text, by index for an integer.
+func (b *binder) bindJSONGet(at *ast.BinaryOperationExpr, jn, kn ast.ExprNode, asText bool, c *exprCtx) (expr.Expr, error) {
+	j, err := b.bindExpr(jn, c)
+	if err != nil {
+		return nil, err
+	}
+	k, err := b.bindExpr(kn, c)
+	if err != nil {
+		return nil, err
+	}
+	op := "->"
+	if asText {
+		op = "->>"
+	}
+	kt := k.Type()
+	if kt.Kind == sqltypes.Unknown {
+		kt = sqltypes.TextType
+	}
+	d := functions.JSONAccessor(j.Type(), kt, asText)
+	if d == nil {
+		if j.Type().Kind == sqltypes.Unknown && (kt.IsInteger() || kt.IsString()) {
+			return nil, sqlerr.New("42725", "operator is not unique: unknown %s %s", op, k.Type()).WithPosition(b.pos(at)).
+				WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+		}
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s %s", j.Type(), op, k.Type()).WithPosition(b.pos(at)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	call := &ast.FuncCallExpr{FnName: ast.NewCIStr(d.Name), Args: []ast.ExprNode{jn, kn}}
+	call.SetOriginTextPosition(at.OriginTextPosition())
+	args, t, err := d.Rule(callBinder{b, call}, []expr.Expr{j, k})
+	if err != nil {
+		return nil, err
+	}
+	return &expr.Func{Fn: d, Args: args, T: t}, nil
 }

@@ -48,7 +48,7 @@ const codeWindowingError = "42P20"
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
 	// bind_agg.go
-	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"first": true, "last": true, "string_agg": true, "json_agg": true, "jsonb_agg": true, "json_object_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
 	"variance": true, "var_samp": true, "var_pop": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
@@ -98,6 +98,11 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.BinaryOperationExpr:
 		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
 			return b.bindAny(x, f, c)
+		}
+		if l, ok := x.L.(*ast.BinaryOperationExpr); ok && x.Op == opcode.Or && l.Op == opcode.Or {
+			if f, ok := l.R.(*ast.FuncCallExpr); ok && (f.FnName.O == parser.MarkerJSONGet || f.FnName.O == parser.MarkerJSONGetText) {
+				return b.bindJSONGet(x, l.L, x.R, f.FnName.O == parser.MarkerJSONGetText, c)
+			}
 		}
 		return b.bindBinary(x, c)
 	case *ast.IsNullExpr:
@@ -322,6 +327,15 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 		if call.T, err = b.stringAggType(&call, args, n); err != nil {
 			return nil, err
 		}
+	case name == "json_object_agg" && len(call.Args) == 2:
+		for i := range call.Args {
+			if call.Args[i].Type().Kind == sqltypes.Unknown {
+				if call.Args[i], err = b.coerce(call.Args[i], sqltypes.TextType, args[i], name); err != nil {
+					return nil, err
+				}
+			}
+		}
+		call.T = sqltypes.JSONType
 	case isRegrAgg(name) && len(call.Args) == 2:
 		if call.T, err = b.regrAggType(&call, args, n); err != nil {
 			return nil, err
@@ -386,7 +400,7 @@ func aggKey(c AggCall) string {
 func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.Type, expr.Expr, error) {
 	t := arg.Type()
 	if t.Kind == sqltypes.Unknown {
-		if name == "count" || name == "min" || name == "max" || name == "first" || name == "last" {
+		if name == "count" || name == "min" || name == "max" || name == "first" || name == "last" || name == "json_agg" || name == "jsonb_agg" {
 			var err error
 			if arg, err = b.coerce(arg, sqltypes.TextType, n, name); err != nil {
 				return t, nil, err
@@ -401,6 +415,10 @@ func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.T
 	switch name {
 	case "count":
 		return sqltypes.Int8Type, arg, nil
+	case "json_agg":
+		return sqltypes.JSONType, arg, nil
+	case "jsonb_agg":
+		return sqltypes.JSONBType, arg, nil
 	case "min", "max":
 		if t.Kind == sqltypes.Bool || t.Kind == sqltypes.Bytea {
 			return bad()

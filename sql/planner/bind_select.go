@@ -533,7 +533,7 @@ func typName(t sqltypes.Type) string {
 		sqltypes.Bool: "bool", sqltypes.Int2: "int2", sqltypes.Int4: "int4", sqltypes.Int8: "int8",
 		sqltypes.Float4: "float4", sqltypes.Float8: "float8", sqltypes.Numeric: "numeric", sqltypes.Text: "text",
 		sqltypes.Varchar: "varchar", sqltypes.Bytea: "bytea", sqltypes.Date: "date", sqltypes.Timestamp: "timestamp",
-		sqltypes.TimestampTZ: "timestamptz", sqltypes.Interval: "interval",
+		sqltypes.TimestampTZ: "timestamptz", sqltypes.Interval: "interval", sqltypes.JSON: "json", sqltypes.JSONB: "jsonb",
 	}[t.Kind]
 }
 

@@ -178,6 +178,7 @@ const (
 	catDateTime
 	catTimespan
 	catBinary
+	catJSON // Postgres' "U": json and jsonb convert to each other explicitly only
 )
 
 func categoryOf(t sqltypes.Type) category {
@@ -194,6 +195,8 @@ func categoryOf(t sqltypes.Type) category {
 		return catTimespan
 	case sqltypes.Bytea:
 		return catBinary
+	case sqltypes.JSON, sqltypes.JSONB:
+		return catJSON
 	}
 	return catUnknown
 }

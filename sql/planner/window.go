@@ -308,7 +308,7 @@ func (b *binder) windowFunc(c *ast.WindowFuncExpr, sc *scope) (WindowFunc, error
 		}
 		f.T, f.Args[0] = t, arg
 	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bool_and", "bool_or", "every",
-		"string_agg", "array_agg", "first", "last", "json_agg":
+		"string_agg", "array_agg", "first", "last", "json_agg", "jsonb_agg", "json_object_agg":
 		return f, sqlerr.New(sqlerr.FeatureNotSupported, "%s as a window function is not supported", name).WithPosition(b.pos(c))
 	default:
 		return bad()
