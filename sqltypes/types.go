@@ -32,6 +32,8 @@ const (
 	Timestamp
 	TimestampTZ
 	Interval
+	// Array is a one-dimensional array of Type.Elem (array.go).
+	Array
 )
 
 // NoLimit marks an absent length, precision or scale modifier.
@@ -53,6 +55,9 @@ type Type struct {
 	// TIMESTAMP(TZ) (NoLimit = 6). Scale: NUMERIC fractional digits.
 	// Length: VARCHAR(n) limit in characters (NoLimit = unbounded).
 	Precision, Scale, Length int
+	// Elem is the element kind of an Array (whose element modifiers are
+	// Precision, Scale and Length); zero (Unknown) for other kinds.
+	Elem Kind
 }
 
 // Convenience values for the unmodified types.
@@ -190,6 +195,8 @@ func (t Type) Arrow() arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	case Interval:
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
+	case Array:
+		return arrow.ListOf(t.ElemType().Arrow())
 	}
 	panic(fmt.Sprintf("sqltypes: unhandled kind %d", t.Kind))
 }
@@ -292,6 +299,12 @@ func FromArrow(dt arrow.DataType) (Type, error) {
 		return IntervalType, nil
 	case *arrow.DictionaryType:
 		return FromArrow(d.ValueType)
+	case *arrow.ListType:
+		e, err := FromArrow(d.Elem())
+		if err != nil || e.Kind == Array {
+			return UnknownType, sqlerr.New(sqlerr.FeatureNotSupported, "Arrow type %s has no SQL equivalent", dt)
+		}
+		return ArrayOf(e), nil
 	}
 	return UnknownType, sqlerr.New(sqlerr.FeatureNotSupported, "Arrow type %s has no SQL equivalent", dt)
 }
@@ -327,6 +340,8 @@ func (t Type) OID() uint32 {
 		return 1184
 	case Interval:
 		return 1186
+	case Array:
+		return arrayOIDs[t.Elem]
 	}
 	return 705
 }
@@ -343,7 +358,7 @@ func FromOID(oid uint32) (Type, bool) {
 	if oid == 705 {
 		return UnknownType, true
 	}
-	return UnknownType, false
+	return arrayFromOID(oid)
 }
 
 // Typlen is pg_type.typlen: the fixed size in bytes, or -1 for varlena.
@@ -365,8 +380,12 @@ func (t Type) Typlen() int16 {
 	return -1
 }
 
-// Typmod is the PostgreSQL type modifier (atttypmod), -1 when absent.
+// Typmod is the PostgreSQL type modifier (atttypmod), -1 when absent; an
+// array's is its element's.
 func (t Type) Typmod() int32 {
+	if t.Kind == Array {
+		return t.ElemType().Typmod()
+	}
 	switch t.Kind {
 	case Numeric:
 		if t.Precision == NoLimit {
@@ -438,6 +457,8 @@ func (t Type) String() string {
 		return "timestamp with time zone"
 	case Interval:
 		return "interval"
+	case Array:
+		return t.ElemType().String() + "[]"
 	}
 	return "unknown"
 }
@@ -449,6 +470,16 @@ func (t Type) String() string {
 func ParseTypeName(name string) (Type, error) {
 	s := strings.Join(strings.Fields(strings.ToLower(name)), " ")
 	s = strings.TrimPrefix(s, "pg_catalog.")
+	if e, ok := strings.CutSuffix(s, "[]"); ok {
+		et, err := ParseTypeName(e)
+		if err != nil {
+			return UnknownType, err
+		}
+		if et.Kind == Array || et.Kind == Unknown {
+			return UnknownType, sqlerr.New(sqlerr.FeatureNotSupported, "type %s is not supported", strings.TrimSpace(name))
+		}
+		return ArrayOf(et), nil
+	}
 	base, mods, err := splitMods(s)
 	if err != nil {
 		return UnknownType, sqlerr.New(sqlerr.SyntaxError, "invalid type name %q", name)
