@@ -18,7 +18,7 @@ import (
 // elements joined, NULL elements skipped (or written as the null string).
 var ArrayToString = register(&Def{
 	Name: "array_to_string", MinArgs: 2, MaxArgs: 3,
-	Rule: fixed(text, text),
+	Rule: arrayAsText(fixed(text, text)),
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		if !(kindsAre(args, stringKind, stringKind) || kindsAre(args, stringKind, stringKind, stringKind)) || !kindIs(t, stringKind) {
 			return nil, errTypes
@@ -50,7 +50,7 @@ var ArrayToString = register(&Def{
 // (NULL for another dimension or an empty array).
 var ArrayLower = register(&Def{
 	Name: "array_lower", MinArgs: 2, MaxArgs: 2,
-	Rule:     fixed(i4, text, i4),
+	Rule:     arrayAsText(fixed(i4, text, i4)),
 	Prepare:  prepareBound(false),
 	Examples: []Example{{"array_lower('[0:1]={a,b}'::text[], 1)", "0"}},
 })
@@ -58,7 +58,7 @@ var ArrayLower = register(&Def{
 // ArrayUpper is array_upper(arr, dim): the upper bound of dimension 1.
 var ArrayUpper = register(&Def{
 	Name: "array_upper", MinArgs: 2, MaxArgs: 2,
-	Rule:     fixed(i4, text, i4),
+	Rule:     arrayAsText(fixed(i4, text, i4)),
 	Prepare:  prepareBound(true),
 	Examples: []Example{{"array_upper('{a,b,c}'::text[], 1)", "3"}, {"array_upper('{}'::text[], 1)", "NULL"}},
 })

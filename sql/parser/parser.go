@@ -467,7 +467,7 @@ func parseTiDB(in *input, st *Statement, toks []token, end int, lead string) (*S
 func leftoverMarkers(st *Statement) error {
 	var err error
 	st.AST.Accept(visitor(func(n ast.Node) bool {
-		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && f.FnName.O != mkCast && f.FnName.O != MarkerRegCast && f.FnName.O != MarkerAny && f.FnName.O != MarkerArray &&
+		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && f.FnName.O != mkCast && f.FnName.O != MarkerRegCast && f.FnName.O != MarkerAny && f.FnName.O != MarkerAll && f.FnName.O != MarkerArray && f.FnName.O != MarkerArrayCtor &&
 			f.FnName.O != MarkerArrayCast && f.FnName.O != MarkerSubscript && f.FnName.O != MarkerSeries && f.FnName.O != MarkerUnnest && f.FnName.O != mkExtract {
 			err = st.errAt(f, sqlerr.SyntaxError, "syntax error at or near \"%s\"", st.nearText(f))
 		}

@@ -89,8 +89,8 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.UnaryOperationExpr:
 		return b.bindUnary(x, c)
 	case *ast.BinaryOperationExpr:
-		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
-			return b.bindAny(x, f, c)
+		if f, ok := x.R.(*ast.FuncCallExpr); ok && (f.FnName.O == parser.MarkerAny || f.FnName.O == parser.MarkerAll) {
+			return b.bindAny(x, f, f.FnName.O == parser.MarkerAll, c)
 		}
 		return b.bindBinary(x, c)
 	case *ast.IsNullExpr:
@@ -131,6 +131,8 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 			return b.bindArrayCast(x, c) // bind_subquery.go
 		case parser.MarkerSubscript:
 			return b.bindSubscript(x, c)
+		case parser.MarkerArrayCtor:
+			return b.bindArrayCtor(x, c) // bind_array.go
 		}
 		if x.FnName.O == parser.MarkerArray {
 			if q, ok := subQuery(x.Args[0]); ok && len(x.Args) == 1 {

@@ -236,6 +236,9 @@ func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *expr
 // normalized to Postgres' array form (vector forms like int2vector's keep
 // their lower bound 0). Elements are not checked against the type.
 func (b *binder) bindArrayCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+	if e, ok, err := b.bindTypedArrayCast(x, c); ok { // bind_array.go
+		return e, err
+	}
 	arg, err := b.bindExpr(x.Args[0], c)
 	if err != nil {
 		return nil, err
@@ -254,6 +257,9 @@ func (b *binder) bindSubscript(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, erro
 	arr, err := b.bindExpr(x.Args[0], c)
 	if err != nil {
 		return nil, err
+	}
+	if arr.Type().IsArray() {
+		return b.bindArrayElement(arr, x, c) // bind_array.go
 	}
 	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
 		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t).WithPosition(b.pos(x.Args[0]))
