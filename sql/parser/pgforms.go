@@ -452,6 +452,8 @@ func rejectUnsupported(src string, toks []token) error {
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":
 			return at(i, "RETURNING")
+		case t.val == "with" && next(i+1, "ordinality"):
+			return at(i, "WITH ORDINALITY")
 		case t.val == "on" && next(i+1, "conflict"):
 			return at(i, "ON CONFLICT")
 		case t.val == "at" && next(i+1, "time") && next(i+2, "zone"):
