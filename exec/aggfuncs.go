@@ -88,6 +88,10 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 		if k != sqltypes.Unknown {
 			return arg, nil
 		}
+	case "array_agg":
+		if k >= sqltypes.Bool && k <= sqltypes.Interval {
+			return sqltypes.ArrayOf(arg), nil
+		}
 	case "bool_and", "bool_or", "every":
 		if k == sqltypes.Bool {
 			return sqltypes.BoolType, nil
@@ -188,6 +192,8 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = &boolAcc{or: spec.Func == "bool_or"}
 	case "string_agg":
 		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
+	case "array_agg":
+		acc = &arrayAggAcc{t: argType}
 	case "percentile_cont", "percentile_disc", "mode":
 		acc = newOrderedSet(spec, argType)
 	default:

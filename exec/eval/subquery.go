@@ -181,7 +181,11 @@ func (n *subNode) value(ctx context.Context, key string, args []any) (any, error
 			}
 		}
 	case expr.ArraySub:
-		v = functions.ArrayText(vals)
+		if n.s.T.IsArray() {
+			v = append([]any{}, vals...) // {} when there are no rows
+		} else {
+			v = functions.ArrayText(vals)
+		}
 	}
 	if len(n.cache) >= subqueryCacheSize {
 		n.cache = map[string]any{}

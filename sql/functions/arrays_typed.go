@@ -253,3 +253,76 @@ func arrayAsText(next Rule) Rule {
 		return next(b, args)
 	}
 }
+
+// ArrayConcat is || on typed arrays: array || array (array_cat, a NULL
+// side giving the other side), array || element (array_append) and
+// element || array (array_prepend), a NULL array there being empty and a
+// NULL element appended as NULL, as in Postgres.
+var ArrayConcat = register(&Def{
+	Name: "array_concat", Internal: true, MinArgs: 2, MaxArgs: 2,
+	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
+		if len(args) != 2 || !t.IsArray() {
+			return nil, errTypes
+		}
+		isArr := [2]bool{}
+		for i, a := range args {
+			switch a.Type() {
+			case t:
+				isArr[i] = true
+			case t.ElemType():
+			default:
+				return nil, errTypes
+			}
+		}
+		if !isArr[0] && !isArr[1] {
+			return nil, errTypes
+		}
+		et := t.ElemType()
+		return func(in Input) (arrow.Array, error) {
+			arrs, err := argsAll(in, 2)
+			if err != nil {
+				return nil, err
+			}
+			defer vec.Release(arrs)
+			rows := in.Rows()
+			srcs := make([]arrow.Array, 2)
+			for k := range arrs {
+				srcs[k] = arrs[k]
+				if isArr[k] {
+					srcs[k] = arrs[k].(*array.List).ListValues()
+				}
+			}
+			var which, idx []int
+			offsets, valid := make([]int32, rows+1), make([]bool, rows)
+			for i := 0; i < rows; i++ {
+				for k := range arrs {
+					if !isArr[k] {
+						which, idx = append(which, k), append(idx, i)
+						if arrs[k].IsNull(i) {
+							which[len(which)-1] = -1
+						}
+						valid[i] = true
+						continue
+					}
+					l := arrs[k].(*array.List)
+					if l.IsNull(i) {
+						continue
+					}
+					valid[i] = true
+					start, end := l.ValueOffsets(i)
+					for j := start; j < end; j++ {
+						which, idx = append(which, k), append(idx, int(j))
+					}
+				}
+				offsets[i+1] = int32(len(which))
+			}
+			if err := need(in, "an array result", int64(len(which))*8); err != nil {
+				return nil, err
+			}
+			vals := vec.Gather(in.Mem(), et, srcs, which, idx)
+			defer vals.Release()
+			return vec.MakeList(in.Mem(), t, offsets, valid, vals), nil
+		}, nil
+	},
+	Examples: []Example{{"ARRAY[1] || ARRAY[2, 3]", "{1,2,3}"}, {"ARRAY['a'] || 'b'::text", "{a,b}"}, {"0 || ARRAY[1]", "{0,1}"}},
+})

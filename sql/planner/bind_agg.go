@@ -39,6 +39,10 @@ func (b *binder) moreAggTypes(name string, t sqltypes.Type) (sqltypes.Type, bool
 		case t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8:
 			return sqltypes.Float8Type, true
 		}
+	case "array_agg":
+		if arrayElemOK(t) {
+			return sqltypes.ArrayOf(t), true
+		}
 	case "first", "last":
 		if t.Kind == sqltypes.Varchar {
 			return sqltypes.TextType, true
@@ -120,7 +124,7 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		}
 		return nil
 	}
-	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" {
+	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" && call.Func != "array_agg" {
 		// The result does not depend on the order: Postgres accepts and
 		// ignores it.
 		return nil
@@ -286,6 +290,11 @@ func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
 	}
 	when := func(e expr.Expr) expr.Expr {
 		return &expr.Case{Whens: []expr.When{{Cond: cond, Result: e}}, T: e.Type()}
+	}
+	if call.Func == "array_agg" {
+		// array_agg keeps NULLs: the condition is its second argument.
+		call.Args = append(call.Args, cond)
+		return nil
 	}
 	if call.Star {
 		call.Star = false

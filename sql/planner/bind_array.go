@@ -163,3 +163,42 @@ func errNoAnyOp(b *binder, x *ast.BinaryOperationExpr, lt sqltypes.Type, op stri
 // negatedOp is the comparison that is true exactly where op is false
 // (both NULL together): x op ALL (a) is NOT (x negatedOp ANY (a)).
 var negatedOp = map[string]string{"=": "<>", "<>": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+// bindArrayConcat binds || with a typed array on one side: array ||
+// array (an untyped side is read as an array), or array || element and
+// element || array, the types meeting as in comparisons.
+func (b *binder) bindArrayConcat(l, r expr.Expr, lat, rat ast.ExprNode) (expr.Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if lt.Kind == sqltypes.Unknown {
+		lt = rt
+	}
+	if rt.Kind == sqltypes.Unknown {
+		rt = lt
+	}
+	elem := func(t sqltypes.Type) sqltypes.Type {
+		if t.IsArray() {
+			return t.ElemType()
+		}
+		return t
+	}
+	et, ok := commonType(elem(lt), elem(rt))
+	if !ok || !arrayElemOK(et) {
+		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s || %s", l.Type(), r.Type()).WithPosition(b.pos(lat)).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	t := sqltypes.ArrayOf(et)
+	side := func(e expr.Expr, st sqltypes.Type, at ast.ExprNode) (expr.Expr, error) {
+		if st.IsArray() {
+			return b.coerce(e, t, at, "operand")
+		}
+		return b.coerce(e, et, at, "operand")
+	}
+	var err error
+	if l, err = side(l, lt, lat); err != nil {
+		return nil, err
+	}
+	if r, err = side(r, rt, rat); err != nil {
+		return nil, err
+	}
+	return &expr.Func{Fn: functions.ArrayConcat, Args: []expr.Expr{l, r}, T: t}, nil
+}

@@ -44,7 +44,7 @@ const codeWindowingError = "42P20"
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
 	// bind_agg.go
-	"first": true, "last": true, "string_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"first": true, "last": true, "string_agg": true, "array_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
 	"variance": true, "var_samp": true, "var_pop": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,

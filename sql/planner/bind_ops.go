@@ -74,6 +74,9 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		}
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.BoolType}, nil
 	case op == expr.Concat:
+		if lt.IsArray() || rt.IsArray() {
+			return b.bindArrayConcat(l, r, lat, rat) // bind_array.go
+		}
 		if l, err = b.toText(l, lat); err != nil {
 			return nil, err
 		}
@@ -508,6 +511,9 @@ func columnName(e expr.Expr) string {
 		}
 		return x.Name
 	case *expr.Func:
+		if x.Fn == functions.ArrayConcat || x.Fn == functions.ArrayCompare {
+			return "?column?" // operators
+		}
 		return x.Name()
 	case *expr.Cast:
 		if _, ok := x.X.(*expr.Column); ok {

@@ -211,8 +211,9 @@ func (b *binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, er
 	return &expr.Unary{Op: expr.Not, X: e, T: sqltypes.BoolType}, nil
 }
 
-// bindArraySubquery binds ARRAY(SELECT x ...): the elements are x's text
-// forms (arrays are their Postgres text form in asofsql).
+// bindArraySubquery binds ARRAY(SELECT x ...): a typed array of x's
+// values, or, for a type without typed arrays, of x's text forms (the
+// text array form).
 func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	plan, o, err := b.subquery(q, c)
 	if err != nil {
@@ -222,6 +223,12 @@ func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *expr
 		return nil, err
 	}
 	y := plan.Schema()[0]
+	if y.Type.Kind == sqltypes.Unknown {
+		y.Type = sqltypes.TextType // the subquery's select list reads it as text
+	}
+	if arrayElemOK(y.Type) {
+		return b.newSub(expr.ArraySub, plan, o, sqltypes.ArrayOf(y.Type)), nil // bind_array.go
+	}
 	col, err := b.toText(&expr.Column{Index: 0, Name: y.Name, T: y.Type}, at)
 	if err != nil {
 		return nil, err
