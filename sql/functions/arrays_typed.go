@@ -1,6 +1,8 @@
 package functions
 
 import (
+	"strings"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sql/expr"
@@ -326,3 +328,81 @@ var ArrayConcat = register(&Def{
 	},
 	Examples: []Example{{"ARRAY[1] || ARRAY[2, 3]", "{1,2,3}"}, {"ARRAY['a'] || 'b'::text", "{a,b}"}, {"0 || ARRAY[1]", "{0,1}"}},
 })
+
+// StringToArray is string_to_array(s, delim [, null_string]): s split at
+// each delim into a text[]; a NULL delim splits into characters, an empty
+// one gives s whole, an empty s gives {}; elements equal to null_string
+// are NULL. NULL s gives NULL.
+var StringToArray = register(&Def{
+	Name: "string_to_array", MinArgs: 2, MaxArgs: 3,
+	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
+		for i := range args {
+			a, err := b.Coerce(args[i], i, text)
+			if err != nil {
+				return nil, textArray, err
+			}
+			args[i] = a
+		}
+		return args, textArray, nil
+	},
+	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
+		for _, a := range args {
+			if !kindIs(a.Type(), stringKind) {
+				return nil, errTypes
+			}
+		}
+		if t != textArray {
+			return nil, errTypes
+		}
+		k := len(args)
+		return func(in Input) (arrow.Array, error) {
+			arrs, err := argsAll(in, k)
+			if err != nil {
+				return nil, err
+			}
+			defer vec.Release(arrs)
+			s, d := arrs[0].(*array.String), arrs[1].(*array.String)
+			var ns *array.String
+			if k == 3 {
+				ns = arrs[2].(*array.String)
+			}
+			bld := array.NewListBuilder(in.Mem(), arrow.BinaryTypes.String)
+			defer bld.Release()
+			vb := bld.ValueBuilder().(*array.StringBuilder)
+			for i := 0; i < in.Rows(); i++ {
+				if s.IsNull(i) {
+					bld.AppendNull()
+					continue
+				}
+				if err := growData(in, vb, s.ValueLen(i)); err != nil {
+					return nil, err
+				}
+				str := s.Value(i)
+				var parts []string
+				switch {
+				case str == "":
+				case d.IsNull(i):
+					for _, r := range str {
+						parts = append(parts, string(r))
+					}
+				case d.Value(i) == "":
+					parts = []string{str}
+				default:
+					parts = strings.Split(str, d.Value(i))
+				}
+				bld.Append(true)
+				for _, p := range parts {
+					if ns != nil && ns.IsValid(i) && p == ns.Value(i) {
+						vb.AppendNull()
+					} else {
+						vb.Append(p)
+					}
+				}
+			}
+			return bld.NewArray(), nil
+		}, nil
+	},
+	Examples: []Example{{"string_to_array('a,b,,c', ',', '')", "{a,b,NULL,c}"}, {"string_to_array('xy', NULL)", "{x,y}"}},
+})
+
+var textArray = sqltypes.ArrayOf(sqltypes.TextType)

@@ -320,8 +320,7 @@ var orderedSetAggs = map[string]bool{"percentile_cont": true, "percentile_disc":
 // fraction f (double precision, one value for the statement: a per-group
 // fraction is 0A000). percentile_cont takes x as double precision (any
 // number converts); percentile_disc and mode any sortable type, which is
-// their result type. An array of fractions is 0A000: asofsql has no
-// array values.
+// their result type. An array of fractions is 0A000 (not built yet).
 func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) (expr.Expr, error) {
 	inner := &exprCtx{sc: a.from, clause: "aggregate"}
 	var direct []expr.Expr
