@@ -83,9 +83,6 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		if r, err = b.toText(r, rat); err != nil {
 			return nil, err
 		}
-		if isArray(l) || isArray(r) { // bind_subquery.go
-			return &expr.Func{Fn: functions.ArrayCat, Args: []expr.Expr{l, r}, T: sqltypes.TextType}, nil
-		}
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.TextType}, nil
 	}
 	// Arithmetic.

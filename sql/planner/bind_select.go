@@ -493,7 +493,7 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos
 		}
-		if f, ok := e.(*expr.Func); ok && f.Fn != functions.ArrayCat && f.Fn != functions.ArrayConcat { // array || array is an operator
+		if f, ok := e.(*expr.Func); ok && f.Fn != functions.ArrayConcat { // array || array is an operator
 			return f.Name()
 		}
 		if _, ok := e.(*expr.Func); ok {
