@@ -1,7 +1,6 @@
 package planner
 
 import (
-
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
@@ -313,4 +312,3 @@ func NodeSubqueries(n Node) []*expr.Subquery {
 	}
 	return out
 }
-
