@@ -129,6 +129,17 @@ func ParseArrayText(s string) ([]*string, error) {
 	if !strings.HasPrefix(p, "{") {
 		return nil, malformed(`Array value must start with "{" or dimension information.`)
 	}
+	depth := 0
+	for _, c := range []byte(p) {
+		if c == '{' {
+			depth++
+		} else if !isSpace(c) {
+			break
+		}
+	}
+	if depth > 6 {
+		return nil, sqlerr.New(sqlerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (6)", depth)
+	}
 	var out []*string
 	i := 1
 	expectElem := true

@@ -48,7 +48,7 @@ func TestSubqueryKinds(t *testing.T) {
 			map[any][]any{int64(1): {false, nil}, int64(-32768): {false, true}, int64(100): {false}}, "NULL|t|f|f"},
 		{"all", expr.AllSub, bt,
 			map[any][]any{int64(1): {true, nil}, int64(-32768): {true, false, nil}, int64(100): {nil, true}}, "NULL|f|t|NULL"},
-		{"array", expr.ArraySub, tt,
+		{"array", expr.ArraySub, sqltypes.ArrayOf(tt),
 			map[any][]any{int64(1): {"a", "b c", nil, "", "NULL", `q"\`}, int64(100): {"x"}}, `{a,"b c",NULL,"","NULL","q\"\\"}|{}|{}|{x}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -187,7 +187,7 @@ func (p *pgPass) run() error {
 			if k < 0 {
 				return syntaxErrAt(p.src, toks, i)
 			}
-			if i+2 < k && toks[i+2].isOp("[") {
+			if i+2 < k && (toks[i+2].isOp("[") || i+3 < k && toks[i+2].is("array") && toks[i+3].isOp("[")) {
 				return posError(p.src, toks[i+2].start, sqlerr.FeatureNotSupported, "multidimensional arrays are not supported")
 			}
 			e.replace(i, "`"+MarkerArrayCtor+"`")
