@@ -89,6 +89,10 @@ func AggResultType(fn string, arg sqltypes.Type) (sqltypes.Type, error) {
 		if k != sqltypes.Unknown {
 			return arg, nil
 		}
+	case "array_agg":
+		if k >= sqltypes.Bool && k <= sqltypes.Interval {
+			return sqltypes.ArrayOf(arg), nil
+		}
 	case "bool_and", "bool_or", "every":
 		if k == sqltypes.Bool {
 			return sqltypes.BoolType, nil
@@ -195,6 +199,8 @@ func newAccumulator(spec AggSpec, argType sqltypes.Type) (accumulator, error) {
 		acc = &stringAggAcc{bin: k == sqltypes.Bytea}
 	case "json_agg", "jsonb_agg", "json_object_agg":
 		acc = &jsonAggAcc{fn: spec.Func, t: argType}
+	case "array_agg":
+		acc = &arrayAggAcc{t: argType}
 	case "percentile_cont", "percentile_disc", "mode":
 		acc = newOrderedSet(spec, argType)
 	default:

@@ -69,7 +69,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		var extra []*eval.Evaluator
 		switch {
 		case len(spec.Args) == 0 && spec.Func == "count" && !spec.Distinct:
-		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || spec.Func == "json_object_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]):
+		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || spec.Func == "json_object_agg" || spec.Func == "array_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]):
 			if ev, err = eval.Compile(spec.Args[0], child.Schema(), env); err != nil {
 				return nil, err
 			}

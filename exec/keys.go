@@ -65,6 +65,15 @@ func (k *keyEncoder) encode(dst []byte, i int) []byte {
 			bs := b.Bytes()
 			dst = binary.AppendUvarint(dst, uint64(len(bs)))
 			dst = append(dst, bs...)
+		case sqltypes.Array:
+			// Equal arrays have equal lengths and equal elements.
+			l := c.(*array.List)
+			start, end := l.ValueOffsets(i)
+			dst = binary.AppendUvarint(dst, uint64(end-start))
+			sub := keyEncoder{cols: []arrow.Array{l.ListValues()}, types: []sqltypes.Type{k.types[n].ElemType()}}
+			for j := start; j < end; j++ {
+				dst = sub.encode(dst, int(j))
+			}
 		case sqltypes.Bytea:
 			v := c.(*array.Binary).Value(i)
 			dst = binary.AppendUvarint(dst, uint64(len(v)))

@@ -57,18 +57,24 @@ func TestSeries(t *testing.T) {
 }
 
 func TestUnnest(t *testing.T) {
-	s := func(v string) *string { return &v }
 	exectest.Run(t, exectest.Case{
 		Inputs: func(memory.Allocator) []arrow.RecordBatch { return nil },
 		Build: func(mem memory.Allocator, _ []exec.Operator) (exec.Operator, error) {
-			return exec.NewUnnest(mem, "u", []*string{s("a"), nil, s("")}), nil
+			return exec.NewUnnest(mem, "u", sqltypes.TextType, []any{"a", nil, ""}), nil
 		},
 		Check: wantRows("a", "NULL", ""),
 	})
 	exectest.Run(t, exectest.Case{
 		Inputs: func(memory.Allocator) []arrow.RecordBatch { return nil },
 		Build: func(mem memory.Allocator, _ []exec.Operator) (exec.Operator, error) {
-			return exec.NewUnnest(mem, "u", nil), nil
+			return exec.NewUnnest(mem, "u", sqltypes.Int8Type, []any{int64(3), nil}), nil
+		},
+		Check: wantRows("3", "NULL"),
+	})
+	exectest.Run(t, exectest.Case{
+		Inputs: func(memory.Allocator) []arrow.RecordBatch { return nil },
+		Build: func(mem memory.Allocator, _ []exec.Operator) (exec.Operator, error) {
+			return exec.NewUnnest(mem, "u", sqltypes.TextType, nil), nil
 		},
 		Check: wantRows(),
 	})

@@ -8,22 +8,25 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
-// Unnest emits the elements of one array as a TEXT column (nil elements
-// are NULL), in batches of at most seriesBatch rows.
+// Unnest emits the elements of one array as a column of their type (nil
+// elements are NULL), in batches of at most seriesBatch rows.
 type Unnest struct {
 	mem    memory.Allocator
 	schema *arrow.Schema
-	elems  []*string
+	t      sqltypes.Type
+	elems  []any
 }
 
 var _ Operator = (*Unnest)(nil)
 
-// NewUnnest makes the operator over elems (owned by it from now on).
-func NewUnnest(mem memory.Allocator, name string, elems []*string) *Unnest {
-	return &Unnest{mem: mem, elems: elems,
-		schema: arrow.NewSchema([]arrow.Field{sqltypes.TextType.Field(name, true)}, nil)}
+// NewUnnest makes the operator over elems, values of type t in
+// expr.Literal's representation (owned by it from now on).
+func NewUnnest(mem memory.Allocator, name string, t sqltypes.Type, elems []any) *Unnest {
+	return &Unnest{mem: mem, elems: elems, t: t,
+		schema: arrow.NewSchema([]arrow.Field{t.Field(name, true)}, nil)}
 }
 
 func (u *Unnest) Schema() *arrow.Schema          { return u.schema }
@@ -38,14 +41,10 @@ func (u *Unnest) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	n := min(len(u.elems), seriesBatch)
-	b := array.NewStringBuilder(u.mem)
+	b := array.NewBuilder(u.mem, u.t.Arrow())
 	defer b.Release()
 	for _, e := range u.elems[:n] {
-		if e == nil {
-			b.AppendNull()
-		} else {
-			b.Append(*e)
-		}
+		vec.AppendValue(b, e)
 	}
 	u.elems = u.elems[n:]
 	arr := b.NewArray()

@@ -10,6 +10,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // Bind converts statement arguments (natural Go values, or strings in
@@ -121,6 +122,8 @@ func physical(a arrow.Array) any {
 		return int64(a.Value(0))
 	case *array.MonthDayNanoInterval:
 		return a.Value(0)
+	case *array.List:
+		return vec.Value(a, 0)
 	}
 	return nil
 }

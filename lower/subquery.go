@@ -165,13 +165,24 @@ func (b *builder) unnest(n *planner.Unnest) (exec.Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	var elems []*string
-	if v != nil { // unnest(NULL) has no rows
-		if _, elems, err = functions.ParseArray(v.(string)); err != nil {
+	var elems []any
+	switch x := v.(type) { // unnest(NULL) has no rows
+	case []any: // a typed array
+		elems = x
+	case string: // an array's text form
+		_, strs, err := functions.ParseArray(x)
+		if err != nil {
 			return nil, err
 		}
+		for _, s := range strs {
+			if s == nil {
+				elems = append(elems, nil)
+			} else {
+				elems = append(elems, *s)
+			}
+		}
 	}
-	return exec.NewUnnest(b.env.Mem, n.Cols[0].Name, elems), nil
+	return exec.NewUnnest(b.env.Mem, n.Cols[0].Name, n.Cols[0].Type, elems), nil
 }
 
 // arrowSchema is the Arrow schema of plan columns.

@@ -70,6 +70,8 @@ func EncodeBinary(dst []byte, a arrow.Array, i int, t Type) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(v.Nanoseconds/1000))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(v.Days))
 		return binary.BigEndian.AppendUint32(dst, uint32(v.Months)), nil
+	case Array:
+		return encodeArrayBinary(dst, a, i, t)
 	}
 	return dst, sqlerr.New(sqlerr.FeatureNotSupported, "binary output for type %s is not supported", t)
 }
@@ -303,6 +305,8 @@ func DecodeBinary(b array.Builder, t Type, data []byte) error {
 			return sqlerr.New(sqlerr.DatetimeFieldOverflow, "interval out of range")
 		}
 		b.(*array.MonthDayNanoIntervalBuilder).Append(v)
+	case Array:
+		return decodeArrayBinary(b, t, data)
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "binary input for type %s is not supported", t)
 	}

@@ -113,6 +113,8 @@ func DecodeText(b array.Builder, t Type, s string, o *Options) error {
 			return err
 		}
 		b.(*array.MonthDayNanoIntervalBuilder).Append(v)
+	case Array:
+		return decodeArrayText(b, t, s, o)
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "text input for type %s is not supported", t)
 	}

@@ -50,6 +50,8 @@ func EncodeText(dst []byte, a arrow.Array, i int, t Type, o *Options) []byte {
 	case Interval:
 		v := a.(*array.MonthDayNanoInterval).Value(i)
 		return appendInterval(dst, v.Months, v.Days, v.Nanoseconds/1000)
+	case Array:
+		return encodeArrayText(dst, a, i, t, o)
 	}
 	panic(fmt.Sprintf("sqltypes: EncodeText of unhandled type %s", t))
 }

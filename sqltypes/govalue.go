@@ -137,6 +137,8 @@ func GoValue(a arrow.Array, i int, t Type) any {
 	case Interval:
 		v := a.(*array.MonthDayNanoInterval).Value(i)
 		return IntervalValue{Months: v.Months, Days: v.Days, Microseconds: v.Nanoseconds / 1000}
+	case Array:
+		return goArray(a, i, t)
 	}
 	return nil
 }
@@ -160,6 +162,13 @@ func AppendGo(b array.Builder, t Type, v any, o *Options) error {
 			return sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%s", err.Error())
 		}
 		v = inner
+	}
+	if t.Kind == Array {
+		if _, ok := v.(string); !ok {
+			if done, err := appendGoArray(b, t, v, o); done {
+				return err
+			}
+		}
 	}
 	switch x := v.(type) {
 	case nil:

@@ -36,6 +36,8 @@ const (
 	// its normal form (internal/pgjson), which is also its text output.
 	JSON
 	JSONB
+	// Array is a one-dimensional array of Type.Elem (array.go).
+	Array
 )
 
 // NoLimit marks an absent length, precision or scale modifier.
@@ -57,6 +59,9 @@ type Type struct {
 	// TIMESTAMP(TZ) (NoLimit = 6). Scale: NUMERIC fractional digits.
 	// Length: VARCHAR(n) limit in characters (NoLimit = unbounded).
 	Precision, Scale, Length int
+	// Elem is the element kind of an Array (whose element modifiers are
+	// Precision, Scale and Length); zero (Unknown) for other kinds.
+	Elem Kind
 }
 
 // Convenience values for the unmodified types.
@@ -196,6 +201,8 @@ func (t Type) Arrow() arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	case Interval:
 		return arrow.FixedWidthTypes.MonthDayNanoInterval
+	case Array:
+		return arrow.ListOf(t.ElemType().Arrow())
 	}
 	panic(fmt.Sprintf("sqltypes: unhandled kind %d", t.Kind))
 }
@@ -298,6 +305,12 @@ func FromArrow(dt arrow.DataType) (Type, error) {
 		return IntervalType, nil
 	case *arrow.DictionaryType:
 		return FromArrow(d.ValueType)
+	case *arrow.ListType:
+		e, err := FromArrow(d.Elem())
+		if err != nil || e.Kind == Array {
+			return UnknownType, sqlerr.New(sqlerr.FeatureNotSupported, "Arrow type %s has no SQL equivalent", dt)
+		}
+		return ArrayOf(e), nil
 	}
 	return UnknownType, sqlerr.New(sqlerr.FeatureNotSupported, "Arrow type %s has no SQL equivalent", dt)
 }
@@ -337,6 +350,8 @@ func (t Type) OID() uint32 {
 		return 114
 	case JSONB:
 		return 3802
+	case Array:
+		return arrayOIDs[t.Elem]
 	}
 	return 705
 }
@@ -353,7 +368,7 @@ func FromOID(oid uint32) (Type, bool) {
 	if oid == 705 {
 		return UnknownType, true
 	}
-	return UnknownType, false
+	return arrayFromOID(oid)
 }
 
 // Typlen is pg_type.typlen: the fixed size in bytes, or -1 for varlena.
@@ -375,8 +390,12 @@ func (t Type) Typlen() int16 {
 	return -1
 }
 
-// Typmod is the PostgreSQL type modifier (atttypmod), -1 when absent.
+// Typmod is the PostgreSQL type modifier (atttypmod), -1 when absent; an
+// array's is its element's.
 func (t Type) Typmod() int32 {
+	if t.Kind == Array {
+		return t.ElemType().Typmod()
+	}
 	switch t.Kind {
 	case Numeric:
 		if t.Precision == NoLimit {
@@ -452,6 +471,8 @@ func (t Type) String() string {
 		return "json"
 	case JSONB:
 		return "jsonb"
+	case Array:
+		return t.ElemType().String() + "[]"
 	}
 	return "unknown"
 }
@@ -463,6 +484,16 @@ func (t Type) String() string {
 func ParseTypeName(name string) (Type, error) {
 	s := strings.Join(strings.Fields(strings.ToLower(name)), " ")
 	s = strings.TrimPrefix(s, "pg_catalog.")
+	if e, ok := strings.CutSuffix(s, "[]"); ok {
+		et, err := ParseTypeName(e)
+		if err != nil {
+			return UnknownType, err
+		}
+		if et.Kind == Array || et.Kind == Unknown {
+			return UnknownType, sqlerr.New(sqlerr.FeatureNotSupported, "type %s is not supported", strings.TrimSpace(name))
+		}
+		return ArrayOf(et), nil
+	}
 	base, mods, err := splitMods(s)
 	if err != nil {
 		return UnknownType, sqlerr.New(sqlerr.SyntaxError, "invalid type name %q", name)

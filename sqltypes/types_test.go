@@ -84,7 +84,7 @@ func TestFieldRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, arrow.TypeEqual(inferred.Arrow(), f.Type), typ.String())
 	}
-	_, err := FromArrow(arrow.ListOf(arrow.PrimitiveTypes.Int64))
+	_, err := FromArrow(arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int64)))
 	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
 }
 

@@ -1,6 +1,7 @@
 package vec
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -162,6 +163,13 @@ func Const(mem memory.Allocator, t sqltypes.Type, v any, n int) arrow.Array {
 			bld.UnsafeAppend(v.(decimal128.Num))
 		}
 		return bld.NewArray()
+	case sqltypes.Array:
+		bld := array.NewListBuilder(mem, t.ElemType().Arrow())
+		defer bld.Release()
+		for i := 0; i < n; i++ {
+			AppendValue(bld, v)
+		}
+		return bld.NewArray()
 	case sqltypes.Bytea:
 		bld := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
 		defer bld.Release()
@@ -234,6 +242,86 @@ func Value(a arrow.Array, i int) any {
 		return int64(a.Value(i))
 	case *array.MonthDayNanoInterval:
 		return a.Value(i)
+	case *array.List:
+		// An array: its elements in this representation, nil for NULL.
+		start, end := a.ValueOffsets(i)
+		vals := a.ListValues()
+		out := make([]any, 0, end-start)
+		for j := start; j < end; j++ {
+			out = append(out, Value(vals, int(j)))
+		}
+		return out
 	}
 	return nil
+}
+
+// AppendValue appends v, in Value's representation (nil = NULL), to b.
+func AppendValue(b array.Builder, v any) {
+	if v == nil {
+		b.AppendNull()
+		return
+	}
+	switch bb := b.(type) {
+	case *array.BooleanBuilder:
+		bb.Append(v.(bool))
+	case *array.Int16Builder:
+		bb.Append(int16(v.(int64)))
+	case *array.Int32Builder:
+		bb.Append(int32(v.(int64)))
+	case *array.Int64Builder:
+		bb.Append(v.(int64))
+	case *array.Float32Builder:
+		bb.Append(float32(v.(float64)))
+	case *array.Float64Builder:
+		bb.Append(v.(float64))
+	case *array.Decimal128Builder:
+		bb.Append(v.(decimal128.Num))
+	case *array.StringBuilder:
+		bb.Append(v.(string))
+	case *array.BinaryBuilder:
+		bb.Append(v.([]byte))
+	case *array.Date32Builder:
+		bb.Append(arrow.Date32(v.(int32)))
+	case *array.TimestampBuilder:
+		bb.Append(arrow.Timestamp(v.(int64)))
+	case *array.MonthDayNanoIntervalBuilder:
+		bb.Append(v.(arrow.MonthDayNanoInterval))
+	case *array.ListBuilder:
+		bb.Append(true)
+		for _, e := range v.([]any) {
+			AppendValue(bb.ValueBuilder(), e)
+		}
+	default:
+		panic(fmt.Sprintf("vec: AppendValue to %T", b))
+	}
+}
+
+// MakeList builds an array of the array type t (an Arrow list) from the
+// offsets of its rows into values (len(offsets) = rows+1) and their
+// validity (nil = all valid). It takes its own reference to values.
+func MakeList(mem memory.Allocator, t sqltypes.Type, offsets []int32, valid []bool, values arrow.Array) arrow.Array {
+	rows := len(offsets) - 1
+	ob := memory.NewResizableBuffer(mem)
+	ob.Resize(len(offsets) * 4)
+	copy(arrow.Int32Traits.CastFromBytes(ob.Bytes()), offsets)
+	var bm *memory.Buffer
+	nulls := 0
+	if valid != nil {
+		for _, v := range valid {
+			if !v {
+				nulls++
+			}
+		}
+		if nulls > 0 {
+			bm = bitmapFrom(mem, valid)
+		}
+	}
+	d := array.NewData(t.Arrow(), rows, []*memory.Buffer{bm, ob}, []arrow.ArrayData{values.Data()}, nulls, 0)
+	out := array.MakeFromData(d)
+	d.Release()
+	ob.Release()
+	if bm != nil {
+		bm.Release()
+	}
+	return out
 }

@@ -257,6 +257,15 @@ func checkLiteral(e *expr.Literal) error {
 		_, ok = e.Value.(int32)
 	case sqltypes.Interval:
 		_, ok = e.Value.(arrow.MonthDayNanoInterval)
+	case sqltypes.Array:
+		var elems []any
+		if elems, ok = e.Value.([]any); ok {
+			for _, v := range elems {
+				if err := checkLiteral(&expr.Literal{Value: v, T: e.T.ElemType()}); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	if !ok {
 		return sqlerr.New(sqlerr.InternalError, "literal %v (Go %T) does not match its type %s", e.Value, e.Value, e.T)

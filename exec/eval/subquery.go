@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/sql/expr"
-	"github.com/asofsql/asofsql/sql/functions"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/asofsql/asofsql/vec"
@@ -181,7 +180,7 @@ func (n *subNode) value(ctx context.Context, key string, args []any) (any, error
 			}
 		}
 	case expr.ArraySub:
-		v = functions.ArrayText(vals)
+		v = append([]any{}, vals...) // {} when there are no rows
 	}
 	if len(n.cache) >= subqueryCacheSize {
 		n.cache = map[string]any{}

@@ -220,7 +220,7 @@ var ScalarOpAny = register(&Def{
 			return false, nil
 		}), nil
 	},
-	Examples: []Example{{"2 = ANY('{1,2}')", "t"}, {"3 > ANY('{5,NULL}')", "NULL"}},
+	Examples: []Example{{"'x' = ANY (spcoptions) FROM pg_tablespace WHERE spcname = 'pg_default'", "NULL"}},
 })
 
 // compileRegex compiles a Postgres regular expression (the subset RE2

@@ -36,6 +36,13 @@ func isCompareOp(t token) bool {
 	return false
 }
 
+// MarkerAll is MarkerAny for `x op ALL (array)`.
+const MarkerAll = "#all"
+
+// MarkerArrayCtor is the function name the planner sees for the
+// constructor ARRAY[a, b, ...]: a call with the elements as arguments.
+const MarkerArrayCtor = "#arrayctor"
+
 // MarkerArray is the function name the planner sees for ARRAY(subquery):
 // a call whose one argument is the subquery. Users cannot write it.
 const MarkerArray = "#array"

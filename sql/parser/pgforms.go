@@ -217,6 +217,20 @@ func (p *pgPass) run() error {
 				return err
 			}
 			i = next
+		case t.is("array") && i+1 < len(toks) && toks[i+1].isOp("["):
+			// ARRAY[a, b]: `#arrayctor`(a, b).
+			k := closingBracket(toks, i+1)
+			if k < 0 {
+				return syntaxErrAt(p.src, toks, i)
+			}
+			if i+2 < k && (toks[i+2].isOp("[") || i+3 < k && toks[i+2].is("array") && toks[i+3].isOp("[")) {
+				return posError(p.src, toks[i+2].start, sqlerr.FeatureNotSupported, "multidimensional arrays are not supported")
+			}
+			e.replace(i, "`"+MarkerArrayCtor+"`")
+			e.replace(i+1, "(")
+			e.replace(k, ")")
+			castStart[k] = i
+			i++
 		case t.isOp("["):
 			// x[i]: `#subscript`(x, i); slices and other brackets are 0A000.
 			k := closingBracket(toks, i)
@@ -239,12 +253,20 @@ func (p *pgPass) run() error {
 			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
 			// x op ANY (array): `#any`(array); ANY (subquery) stays TiDB's.
 			e.replace(i, "`"+MarkerAny+"`")
+		case t.is("all") && i > 0 && isCompareOp(toks[i-1]) && i+1 < len(toks) && toks[i+1].isOp("(") &&
+			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
+			e.replace(i, "`"+MarkerAll+"`")
 		case t.isOp("~") || t.isOp("!~") || t.kind == tkOp && likeOps[t.val] != "":
 			if err := p.regexOp(i, i-1); err != nil {
 				return err
 			}
+		case t.is("cardinality") && i+1 < len(toks) && toks[i+1].isOp("(") && (i == 0 || !toks[i-1].isOp(".")):
+			// A TiDB keyword: quoted, it is the function's name.
+			e.replace(i, "`cardinality`")
 		case t.isOp("::"):
-			if i == 0 || toks[i-1].isOp("(") || toks[i-1].isOp(",") || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") ||
+			_, afterCtor := castStart[i-1]
+			afterCtor = afterCtor && toks[i-1].isOp("]")
+			if i == 0 || toks[i-1].isOp("(") || toks[i-1].isOp(",") || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") && !afterCtor ||
 				(toks[i-1].kind == tkIdent && notFunctionNames[toks[i-1].val]) {
 				// Nothing that can be cast precedes the "::".
 				return syntaxErrAt(p.src, toks, i)
@@ -462,10 +484,12 @@ func rejectUnsupported(src string, toks []token) error {
 	for i, t := range toks {
 		switch {
 		case t.kind != tkIdent:
-		case t.val == "array" && (next(i+1, "[") || next(i+1, "(")) && !isArraySubquery(toks, i):
+		case t.val == "array" && next(i+1, "(") && !isArraySubquery(toks, i):
 			return at(i, "ARRAY constructor")
 		case t.val == "returning":
 			return at(i, "RETURNING")
+		case t.val == "with" && next(i+1, "ordinality"):
+			return at(i, "WITH ORDINALITY")
 		case t.val == "on" && next(i+1, "conflict"):
 			return at(i, "ON CONFLICT")
 		case t.val == "at" && next(i+1, "time") && next(i+2, "zone"):

@@ -39,6 +39,10 @@ func (b *binder) moreAggTypes(name string, t sqltypes.Type) (sqltypes.Type, bool
 		case t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8:
 			return sqltypes.Float8Type, true
 		}
+	case "array_agg":
+		if arrayElemOK(t) {
+			return sqltypes.ArrayOf(t), true
+		}
 	case "first", "last":
 		if t.Kind == sqltypes.Varchar {
 			return sqltypes.TextType, true
@@ -120,7 +124,7 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 		}
 		return nil
 	}
-	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" && !jsonAggs[call.Func] {
+	if call.Func != "first" && call.Func != "last" && call.Func != "string_agg" && call.Func != "array_agg" && !jsonAggs[call.Func] {
 		// The result does not depend on the order: Postgres accepts and
 		// ignores it.
 		return nil
@@ -290,6 +294,11 @@ func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
 	when := func(e expr.Expr) expr.Expr {
 		return &expr.Case{Whens: []expr.When{{Cond: cond, Result: e}}, T: e.Type()}
 	}
+	if call.Func == "array_agg" {
+		// array_agg keeps NULLs: the condition is its second argument.
+		call.Args = append(call.Args, cond)
+		return nil
+	}
 	if call.Star {
 		call.Star = false
 		call.Args = []expr.Expr{when(&expr.Literal{Value: int64(1), T: sqltypes.Int4Type})}
@@ -314,8 +323,7 @@ var orderedSetAggs = map[string]bool{"percentile_cont": true, "percentile_disc":
 // fraction f (double precision, one value for the statement: a per-group
 // fraction is 0A000). percentile_cont takes x as double precision (any
 // number converts); percentile_disc and mode any sortable type, which is
-// their result type. An array of fractions is 0A000: asofsql has no
-// array values.
+// their result type. An array of fractions is 0A000 (not built yet).
 func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) (expr.Expr, error) {
 	inner := &exprCtx{sc: a.from, clause: "aggregate"}
 	var direct []expr.Expr

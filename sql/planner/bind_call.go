@@ -54,6 +54,14 @@ func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
 
+// notYetSetFuncs are Postgres functions returning sets or arrays that
+// asofsql does not have yet (unnest in FROM is bind_select's).
+var notYetSetFuncs = map[string]string{
+	"unnest": "unnest outside FROM", "regexp_match": "regexp_match", "regexp_matches": "regexp_matches",
+	"regexp_split_to_array": "regexp_split_to_array", "regexp_split_to_table": "regexp_split_to_table",
+	"string_to_table": "string_to_table",
+}
+
 func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	name := x.FnName.L
 	// TRIM([BOTH | LEADING | TRAILING] chars FROM s), which TiDB reads as
@@ -69,6 +77,9 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 			call.SetOriginTextPosition(x.OriginTextPosition())
 			return b.bindFunc(call, c)
 		}
+	}
+	if what := notYetSetFuncs[name]; what != "" {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", what).WithPosition(b.pos(x))
 	}
 	args := make([]expr.Expr, len(x.Args))
 	var names []string

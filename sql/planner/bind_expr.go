@@ -48,7 +48,7 @@ const codeWindowingError = "42P20"
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
 	// bind_agg.go
-	"first": true, "last": true, "string_agg": true, "json_agg": true, "jsonb_agg": true, "json_object_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"first": true, "last": true, "string_agg": true, "array_agg": true, "json_agg": true, "jsonb_agg": true, "json_object_agg": true, "stddev": true, "stddev_samp": true, "stddev_pop": true,
 	"variance": true, "var_samp": true, "var_pop": true,
 	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
 	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
@@ -96,8 +96,8 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	case *ast.UnaryOperationExpr:
 		return b.bindUnary(x, c)
 	case *ast.BinaryOperationExpr:
-		if f, ok := x.R.(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerAny {
-			return b.bindAny(x, f, c)
+		if f, ok := x.R.(*ast.FuncCallExpr); ok && (f.FnName.O == parser.MarkerAny || f.FnName.O == parser.MarkerAll) {
+			return b.bindAny(x, f, f.FnName.O == parser.MarkerAll, c)
 		}
 		if l, ok := x.L.(*ast.BinaryOperationExpr); ok && x.Op == opcode.Or && l.Op == opcode.Or {
 			if f, ok := l.R.(*ast.FuncCallExpr); ok && (f.FnName.O == parser.MarkerJSONGet || f.FnName.O == parser.MarkerJSONGetText) {
@@ -143,6 +143,8 @@ func (b *binder) bindExpr(n ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 			return b.bindArrayCast(x, c) // bind_subquery.go
 		case parser.MarkerSubscript:
 			return b.bindSubscript(x, c)
+		case parser.MarkerArrayCtor:
+			return b.bindArrayCtor(x, c) // bind_array.go
 		}
 		if x.FnName.O == parser.MarkerArray {
 			if q, ok := subQuery(x.Args[0]); ok && len(x.Args) == 1 {

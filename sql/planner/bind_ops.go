@@ -74,14 +74,14 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		}
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.BoolType}, nil
 	case op == expr.Concat:
+		if lt.IsArray() || rt.IsArray() {
+			return b.bindArrayConcat(l, r, lat, rat) // bind_array.go
+		}
 		if l, err = b.toText(l, lat); err != nil {
 			return nil, err
 		}
 		if r, err = b.toText(r, rat); err != nil {
 			return nil, err
-		}
-		if isArray(l) || isArray(r) { // bind_subquery.go
-			return &expr.Func{Fn: functions.ArrayCat, Args: []expr.Expr{l, r}, T: sqltypes.TextType}, nil
 		}
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.TextType}, nil
 	}
@@ -508,6 +508,9 @@ func columnName(e expr.Expr) string {
 		}
 		return x.Name
 	case *expr.Func:
+		if x.Fn == functions.ArrayConcat || x.Fn == functions.ArrayCompare {
+			return "?column?" // operators
+		}
 		return x.Name()
 	case *expr.Cast:
 		if _, ok := x.X.(*expr.Column); ok {

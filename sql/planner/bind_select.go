@@ -492,7 +492,7 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 			}
 		}
 		switch x.FnName.O {
-		case parser.MarkerArray:
+		case parser.MarkerArray, parser.MarkerArrayCtor:
 			return "array"
 		case parser.MarkerArrayCast, parser.MarkerSubscript:
 			return b.derivedName(x.Args[0], nil)
@@ -500,7 +500,7 @@ func (b *binder) derivedName(n ast.ExprNode, e expr.Expr) string {
 		if x.FnName.L == "position" {
 			return "position" // bound as strpos
 		}
-		if f, ok := e.(*expr.Func); ok && f.Fn != functions.ArrayCat { // array || array is an operator
+		if f, ok := e.(*expr.Func); ok && f.Fn != functions.ArrayConcat { // array || array is an operator
 			return f.Name()
 		}
 		if _, ok := e.(*expr.Func); ok {

@@ -1,11 +1,8 @@
 package planner
 
 import (
-	"strings"
-
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/functions"
-	"github.com/asofsql/asofsql/sql/parser"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -225,8 +222,8 @@ func (b *binder) bindInSubquery(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, er
 	return &expr.Unary{Op: expr.Not, X: e, T: sqltypes.BoolType}, nil
 }
 
-// bindArraySubquery binds ARRAY(SELECT x ...): the elements are x's text
-// forms (arrays are their Postgres text form in asofsql).
+// bindArraySubquery binds ARRAY(SELECT x ...): a typed array of x's
+// values.
 func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *exprCtx) (expr.Expr, error) {
 	plan, o, err := b.subquery(q, c)
 	if err != nil {
@@ -236,38 +233,36 @@ func (b *binder) bindArraySubquery(q ast.ResultSetNode, at ast.ExprNode, c *expr
 		return nil, err
 	}
 	y := plan.Schema()[0]
-	col, err := b.toText(&expr.Column{Index: 0, Name: y.Name, T: y.Type}, at)
-	if err != nil {
-		return nil, err
+	if y.Type.Kind == sqltypes.Unknown {
+		y.Type = sqltypes.TextType // the subquery's select list reads it as text
 	}
-	plan = &Project{Input: plan, Exprs: []expr.Expr{col}, Cols: []Column{{Name: y.Name, Type: sqltypes.TextType, Nullable: true}}}
-	return b.newSub(expr.ArraySub, plan, o, sqltypes.TextType), nil
+	if !arrayElemOK(y.Type) {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "arrays of type %s are not supported", y.Type).WithPosition(b.pos(at))
+	}
+	return b.newSub(expr.ArraySub, plan, o, sqltypes.ArrayOf(y.Type)), nil
 }
 
-// Arrays are TEXT in Postgres' array text form (see sql/pgcatalog).
-
-// bindArrayCast binds x::type[] (`#arraycast`(x, 'type')): the text is
-// normalized to Postgres' array form (vector forms like int2vector's keep
-// their lower bound 0). Elements are not checked against the type.
+// bindArrayCast binds x::type[] (`#arraycast`(x, 'type')) to a typed
+// array (bind_array.go).
 func (b *binder) bindArrayCast(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
-	arg, err := b.bindExpr(x.Args[0], c)
-	if err != nil {
-		return nil, err
+	e, ok, err := b.bindTypedArrayCast(x, c)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "this array type is not supported").WithPosition(b.pos(x))
 	}
-	if arg, err = b.toText(arg, x.Args[0]); err != nil {
-		return nil, err
-	}
-	return &expr.Func{Fn: functions.ArrayIn, Args: []expr.Expr{arg}, T: sqltypes.TextType}, nil
+	return e, err
 }
 
-// bindSubscript binds arr[i] (`#subscript`(arr, i)). The element has the
-// element type of a cast (x::int2[])[i]; otherwise, since asofsql's
-// arrays do not carry their element type, it is untyped text that the
-// context types like a string literal (attnum = prattrs[s]).
+// bindSubscript binds arr[i] (`#subscript`(arr, i)): on a typed array
+// (bind_array.go), or on a text array of the virtual catalog, whose
+// element is untyped text that the context types like a string literal
+// (attnum = prattrs[s]).
 func (b *binder) bindSubscript(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	arr, err := b.bindExpr(x.Args[0], c)
 	if err != nil {
 		return nil, err
+	}
+	if arr.Type().IsArray() {
+		return b.bindArrayElement(arr, x, c) // bind_array.go
 	}
 	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
 		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t).WithPosition(b.pos(x.Args[0]))
@@ -282,21 +277,7 @@ func (b *binder) bindSubscript(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, erro
 	if idx, err = b.coerce(idx, sqltypes.Int8Type, x.Args[1], "array subscript"); err != nil {
 		return nil, err
 	}
-	var elem *sqltypes.Type
-	if f, ok := unparen(x.Args[0]).(*ast.FuncCallExpr); ok && f.FnName.O == parser.MarkerArrayCast && len(f.Args) == 2 {
-		if v, ok := f.Args[1].(ast.ValueExpr); ok {
-			name, _ := v.GetValue().(string)
-			if t, err := sqltypes.ParseTypeName(strings.TrimPrefix(name, "pg_catalog.")); err == nil {
-				elem = &t
-			}
-		}
-	}
-	e := &expr.Func{Fn: functions.ArraySubscript, Args: []expr.Expr{arr, idx}, T: sqltypes.UnknownType}
-	if elem == nil {
-		return e, nil
-	}
-	e.T = sqltypes.TextType
-	return &expr.Cast{X: e, T: *elem}, nil
+	return &expr.Func{Fn: functions.ArraySubscript, Args: []expr.Expr{arr, idx}, T: sqltypes.UnknownType}, nil
 }
 
 func unparen(n ast.ExprNode) ast.ExprNode {
@@ -347,18 +328,4 @@ func NodeSubqueries(n Node) []*expr.Subquery {
 		})
 	}
 	return out
-}
-
-// isArray reports whether e is known to be an array (ARRAY(subquery), a
-// ::type[] cast or an array concatenation): || then concatenates arrays.
-// Other arrays (catalog columns) are text to the planner, and || on two
-// of them concatenates text.
-func isArray(e expr.Expr) bool {
-	switch x := e.(type) {
-	case *expr.Subquery:
-		return x.Kind == expr.ArraySub
-	case *expr.Func:
-		return x.Fn == functions.ArrayIn || x.Fn == functions.ArrayCat
-	}
-	return false
 }

@@ -489,10 +489,14 @@ var anyOps = map[opcode.Op]string{opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<
 // text, an integer type or boolean. NULL semantics are Postgres': true if
 // any comparison is true, else NULL if the array or x or an element is
 // NULL (and the array is not empty), else false.
-func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
+func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, all bool, c *exprCtx) (expr.Expr, error) {
 	op, ok := anyOps[x.Op]
 	if !ok || len(f.Args) != 1 {
-		return nil, sqlerr.New(sqlerr.SyntaxError, "syntax error at or near \"ANY\"").WithPosition(b.pos(f))
+		word := "ANY"
+		if all {
+			word = "ALL"
+		}
+		return nil, sqlerr.New(sqlerr.SyntaxError, "syntax error at or near \"%s\"", word).WithPosition(b.pos(f))
 	}
 	l, err := b.bindExpr(x.L, c)
 	if err != nil {
@@ -501,6 +505,13 @@ func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, c *exp
 	arr, err := b.bindExpr(f.Args[0], c)
 	if err != nil {
 		return nil, err
+	}
+	if e, ok, err := b.bindTypedAny(l, arr, op, all, x, f); ok { // bind_array.go
+		return e, err
+	}
+	if all {
+		// A text array: x op ALL (a) is NOT (x negop ANY (a)), NULLs included.
+		op = negatedOp[op]
 	}
 	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
 		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "op ANY/ALL (array) requires array on right side").WithPosition(b.pos(f))
@@ -521,8 +532,12 @@ func (b *binder) bindAny(x *ast.BinaryOperationExpr, f *ast.FuncCallExpr, c *exp
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s %s ANY (array of %s)", lt, op, lt).WithPosition(b.pos(x)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	return &expr.Func{Fn: functions.ScalarOpAny, T: sqltypes.BoolType,
-		Args: []expr.Expr{l, arr, &expr.Literal{Value: op, T: sqltypes.TextType}}}, nil
+	e := &expr.Func{Fn: functions.ScalarOpAny, T: sqltypes.BoolType,
+		Args: []expr.Expr{l, arr, &expr.Literal{Value: op, T: sqltypes.TextType}}}
+	if all {
+		return &expr.Unary{Op: expr.Not, X: e, T: sqltypes.BoolType}, nil
+	}
+	return e, nil
 }
 
 // noObjects is a catalog function about objects asofsql never has

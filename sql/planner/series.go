@@ -162,8 +162,9 @@ func (b *binder) seriesError(call *ast.FuncCallExpr, args []expr.Expr) error {
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
 
-// Unnest is unnest(Array) as a FROM item: the elements of a text array
-// (Postgres' array text form, see sql/pgcatalog), in order, as TEXT.
+// Unnest is unnest(Array) as a FROM item: the elements of a typed array,
+// or of a text array (Postgres' array text form, see sql/pgcatalog) as
+// TEXT, in order.
 type Unnest struct {
 	Array expr.Expr
 	Cols  []Column
@@ -185,6 +186,9 @@ func (b *binder) bindUnnest(call *ast.FuncCallExpr, name string) (Node, error) {
 	arr, err := b.bindExpr(call.Args[0], c)
 	if err != nil {
 		return nil, err
+	}
+	if t := arr.Type(); t.IsArray() {
+		return &Unnest{Array: arr, Cols: []Column{{Name: name, Type: t.ElemType(), Nullable: true}}}, nil
 	}
 	if t := arr.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
 		return nil, sqlerr.New(sqlerr.UndefinedFunction, "function unnest(%s) does not exist", t).WithPosition(b.pos(call)).

@@ -11,6 +11,7 @@ import (
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
+	"github.com/asofsql/asofsql/vec"
 )
 
 // planMem allocates the one-value arrays used to decode literals; they
@@ -64,6 +65,8 @@ func physical(a arrow.Array, i int) any {
 		return int64(x.Value(i))
 	case *array.MonthDayNanoInterval:
 		return x.Value(i)
+	case *array.List:
+		return vec.Value(x, i)
 	}
 	return nil
 }
@@ -237,6 +240,9 @@ func dtRank(k sqltypes.Kind) int {
 // implicitCast reports whether Postgres converts from to to without an
 // explicit cast (in expressions).
 func implicitCast(from, to sqltypes.Type) bool {
+	if from.IsArray() || to.IsArray() {
+		return from.IsArray() && to.IsArray() && implicitCast(from.ElemType(), to.ElemType())
+	}
 	if from.Kind == to.Kind {
 		return true
 	}
@@ -259,6 +265,9 @@ func implicitCast(from, to sqltypes.Type) bool {
 // column of type to (INSERT): implicit casts plus Postgres' assignment
 // casts (narrowing numerics, timestamp to date, anything to a string).
 func assignmentCast(from, to sqltypes.Type) bool {
+	if from.IsArray() && to.IsArray() {
+		return assignmentCast(from.ElemType(), to.ElemType())
+	}
 	if implicitCast(from, to) {
 		return true
 	}
@@ -284,6 +293,12 @@ func commonType(a, b sqltypes.Type) (sqltypes.Type, bool) {
 		return a, true
 	case a == b:
 		return a, true
+	case a.IsArray() || b.IsArray():
+		if !a.IsArray() || !b.IsArray() {
+			return sqltypes.Type{}, false
+		}
+		e, ok := commonType(a.ElemType(), b.ElemType())
+		return sqltypes.ArrayOf(e), ok
 	case a.Kind == b.Kind:
 		if a.Kind == sqltypes.Numeric {
 			return sqltypes.NumericType(sqltypes.NoLimit, sqltypes.NoLimit), true
@@ -353,6 +368,8 @@ func literalSQL(v any, t sqltypes.Type) string {
 		bb.Append(arrow.Timestamp(v.(int64)))
 	case *array.MonthDayNanoIntervalBuilder:
 		bb.Append(v.(arrow.MonthDayNanoInterval))
+	case *array.ListBuilder:
+		vec.AppendValue(bb, v)
 	default:
 		ok = false
 	}
@@ -367,6 +384,8 @@ func literalSQL(v any, t sqltypes.Type) string {
 		return s
 	case t.Kind == sqltypes.Interval:
 		return "INTERVAL '" + s + "'"
+	case t.IsArray():
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'::" + t.String()
 	}
 	return "'" + s + "'"
 }
