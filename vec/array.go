@@ -257,9 +257,17 @@ func Value(a arrow.Array, i int) any {
 
 // AppendValue appends v, in Value's representation (nil = NULL), to b.
 func AppendValue(b array.Builder, v any) {
+	if !TryAppendValue(b, v) {
+		panic(fmt.Sprintf("vec: AppendValue to %T", b))
+	}
+}
+
+// TryAppendValue is AppendValue reporting false, and appending nothing,
+// for a builder of a type Value does not represent.
+func TryAppendValue(b array.Builder, v any) bool {
 	if v == nil {
 		b.AppendNull()
-		return
+		return true
 	}
 	switch bb := b.(type) {
 	case *array.BooleanBuilder:
@@ -292,8 +300,9 @@ func AppendValue(b array.Builder, v any) {
 			AppendValue(bb.ValueBuilder(), e)
 		}
 	default:
-		panic(fmt.Sprintf("vec: AppendValue to %T", b))
+		return false
 	}
+	return true
 }
 
 // MakeList builds an array of the array type t (an Arrow list) from the

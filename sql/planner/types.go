@@ -342,37 +342,7 @@ func literalSQL(v any, t sqltypes.Type) string {
 	}
 	b := array.NewBuilder(planMem, t.Arrow())
 	defer b.Release()
-	ok := true
-	switch bb := b.(type) {
-	case *array.BooleanBuilder:
-		bb.Append(v.(bool))
-	case *array.Int16Builder:
-		bb.Append(int16(v.(int64)))
-	case *array.Int32Builder:
-		bb.Append(int32(v.(int64)))
-	case *array.Int64Builder:
-		bb.Append(v.(int64))
-	case *array.Float32Builder:
-		bb.Append(float32(v.(float64)))
-	case *array.Float64Builder:
-		bb.Append(v.(float64))
-	case *array.Decimal128Builder:
-		bb.Append(v.(decimal128.Num))
-	case *array.StringBuilder:
-		bb.Append(v.(string))
-	case *array.BinaryBuilder:
-		bb.Append(v.([]byte))
-	case *array.Date32Builder:
-		bb.Append(arrow.Date32(v.(int32)))
-	case *array.TimestampBuilder:
-		bb.Append(arrow.Timestamp(v.(int64)))
-	case *array.MonthDayNanoIntervalBuilder:
-		bb.Append(v.(arrow.MonthDayNanoInterval))
-	case *array.ListBuilder:
-		vec.AppendValue(bb, v)
-	default:
-		ok = false
-	}
+	ok := vec.TryAppendValue(b, v)
 	if !ok {
 		return (&expr.Literal{Value: v, T: t}).String()
 	}
