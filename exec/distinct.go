@@ -54,21 +54,7 @@ func (d *Distinct) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		enc := keyEncoder{cols: b.Columns(), types: d.types}
-		mask := make([]bool, b.NumRows())
-		kept := 0
-		var buf []byte
-		var added int64
-		for i := range mask {
-			buf = enc.encode(buf[:0], i)
-			if _, dup := d.seen[string(buf)]; dup {
-				continue
-			}
-			d.seen[string(buf)] = struct{}{}
-			added += int64(len(buf)) + 48
-			mask[i] = true
-			kept++
-		}
+		mask, kept, added := markUnseen(d.seen, keyEncoder{cols: b.Columns(), types: d.types}, int(b.NumRows()))
 		if err := d.budget.grow(added); err != nil {
 			b.Release()
 			return nil, err
@@ -81,4 +67,22 @@ func (d *Distinct) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		b.Release()
 		return out, err
 	}
+}
+
+// markUnseen adds the rows of enc not in seen to it: mask marks them, kept
+// counts them and added is the bytes seen grew by (keys and map overhead).
+func markUnseen(seen map[string]struct{}, enc keyEncoder, rows int) (mask []bool, kept int, added int64) {
+	mask = make([]bool, rows)
+	var buf []byte
+	for i := range mask {
+		buf = enc.encode(buf[:0], i)
+		if _, dup := seen[string(buf)]; dup {
+			continue
+		}
+		seen[string(buf)] = struct{}{}
+		added += int64(len(buf)) + 48
+		mask[i] = true
+		kept++
+	}
+	return mask, kept, added
 }

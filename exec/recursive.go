@@ -168,21 +168,7 @@ func (r *RecursiveUnion) keep(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return nil, nil
 	}
 	if r.distinct {
-		enc := keyEncoder{cols: b.Columns(), types: r.types}
-		mask := make([]bool, b.NumRows())
-		kept := 0
-		var buf []byte
-		var added int64
-		for i := range mask {
-			buf = enc.encode(buf[:0], i)
-			if _, dup := r.seen[string(buf)]; dup {
-				continue
-			}
-			r.seen[string(buf)] = struct{}{}
-			added += int64(len(buf)) + 48
-			mask[i] = true
-			kept++
-		}
+		mask, kept, added := markUnseen(r.seen, keyEncoder{cols: b.Columns(), types: r.types}, int(b.NumRows()))
 		if err := r.budget.grow(added); err != nil {
 			b.Release()
 			return nil, err
