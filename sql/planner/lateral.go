@@ -160,24 +160,7 @@ func pruneLateral(j *LateralJoin, need []bool) (Node, []int) {
 	for _, a := range j.Args {
 		orInto(ln, a)
 	}
-	for _, c := range expr.Columns(j.Cond) {
-		if c < lw {
-			ln[c] = true
-		} else {
-			rn[c-lw] = true
-		}
-	}
-	left, lm := prune(j.Left, ln)
-	right, rm := prune(j.Right, rn)
-	nl := len(left.Schema())
-	m := make([]int, len(need))
-	copy(m, lm)
-	for i, v := range rm {
-		m[lw+i] = -1
-		if v >= 0 {
-			m[lw+i] = nl + v
-		}
-	}
+	left, right, lm, _, m := pruneSides(j.Left, j.Right, ln, rn, j.Cond)
 	for i := range j.Args {
 		j.Args[i] = remap(j.Args[i], lm)
 	}

@@ -259,6 +259,32 @@ func pruneAsof(j *AsofJoin, need []bool) (Node, []int) {
 	return j, m
 }
 
+// pruneSides prunes the two inputs of a join whose columns are left's then
+// right's, keeping also the columns cond reads; m maps the join's columns
+// (-1: pruned), lm and rm each input's.
+func pruneSides(l, r Node, ln, rn []bool, cond expr.Expr) (left, right Node, lm, rm, m []int) {
+	lw := len(ln)
+	for _, c := range expr.Columns(cond) {
+		if c < lw {
+			ln[c] = true
+		} else {
+			rn[c-lw] = true
+		}
+	}
+	left, lm = prune(l, ln)
+	right, rm = prune(r, rn)
+	nl := len(left.Schema())
+	m = make([]int, lw+len(rn))
+	copy(m, lm)
+	for i, v := range rm {
+		m[lw+i] = -1
+		if v >= 0 {
+			m[lw+i] = nl + v
+		}
+	}
+	return left, right, lm, rm, m
+}
+
 func pruneJoin(j *Join, need []bool) (Node, []int) {
 	lw := len(j.Left.Schema())
 	ln := append([]bool(nil), need[:lw]...)
@@ -269,24 +295,7 @@ func pruneJoin(j *Join, need []bool) (Node, []int) {
 	for _, k := range j.RightKeys {
 		rn[k] = true
 	}
-	for _, c := range expr.Columns(j.Residual) {
-		if c < lw {
-			ln[c] = true
-		} else {
-			rn[c-lw] = true
-		}
-	}
-	left, lm := prune(j.Left, ln)
-	right, rm := prune(j.Right, rn)
-	nl := len(left.Schema())
-	m := make([]int, len(need))
-	copy(m, lm)
-	for i, v := range rm {
-		m[lw+i] = -1
-		if v >= 0 {
-			m[lw+i] = nl + v
-		}
-	}
+	left, right, lm, rm, m := pruneSides(j.Left, j.Right, ln, rn, j.Residual)
 	for i, k := range j.LeftKeys {
 		j.LeftKeys[i] = lm[k]
 	}
