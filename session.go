@@ -36,8 +36,9 @@ import (
 // (the catalog offers no read-your-writes view). Statements in a block
 // are planned against the committed tables plus those the block created
 // minus those it dropped, so a table created in the block can be filled
-// (INSERT, COPY FROM) in it; reading it before COMMIT is refused (0A000)
-// rather than answered from the committed state. A failed statement leaves
+// (INSERT, COPY FROM) in it; reading it, or a table the block wrote rows
+// to, before COMMIT is refused (0A000, readsBlockTables) rather than
+// answered from the committed state. A failed statement leaves
 // nothing behind and puts the block in the failed state: every statement
 // but COMMIT/ROLLBACK is 25P02 until the block ends, and COMMIT then rolls
 // back (tag "ROLLBACK"), as in Postgres. Outside a block each statement
@@ -732,8 +733,6 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 	return c, nil
 }
 
-// readsBlockTables refuses a plan that reads a table created in the open
-// block: its rows are not readable before COMMIT.
 // dispatch executes a plan of st. A returned rows cursor owns snap and
 // cancel (released when it finishes); otherwise dispatch has released
 // them. This is the one place that knows every kind of plan.

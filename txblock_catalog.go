@@ -1,6 +1,7 @@
 package asofsql
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -77,9 +78,9 @@ type relKey struct {
 // tables it created or altered, tables it dropped, views it created or
 // dropped. So BEGIN; CREATE TABLE t ...; INSERT INTO t ...; COMMIT works,
 // and a dropped table is gone for the rest of the block, as in Postgres.
-// Rows are another matter: reading a table the block created or altered
-// is refused (readsBlockTables) rather than answered from the committed
-// state.
+// Rows are another matter: reading a table the block created, altered or
+// wrote rows to is refused (readsBlockTables) rather than answered from
+// the committed state.
 type block struct {
 	tables  map[relKey]*catalog.TableInfo
 	created map[relKey]bool // tables[k] was created (not altered) in the block
@@ -316,11 +317,14 @@ func (s *Session) noteView(v catalog.ViewDef, temp bool) {
 }
 
 // readsBlockTables refuses a plan that reads a table the open block
-// created or altered: the catalog cannot read its rows (or its new
-// columns) before COMMIT. DELETE and UPDATE may change a table the block
-// altered: the catalog reads it with the block's definition.
+// created or altered, or wrote rows to: the catalog cannot show a block's
+// statements its own changes before COMMIT, and an answer from the
+// committed state would be silently wrong. DELETE and UPDATE may change
+// a table the block altered (the catalog reads it with the block's
+// definition) or deleted rows of (the catalog skips those rows), as long
+// as no subquery reads it too.
 func (s *Session) readsBlockTables(p planner.Plan) error {
-	if s.block == nil || len(s.block.tables) == 0 {
+	if s.tx == nil {
 		return nil
 	}
 	var target *catalog.TableInfo
@@ -330,16 +334,32 @@ func (s *Session) readsBlockTables(p planner.Plan) error {
 	case *planner.Update:
 		target = x.Table
 	}
-	for _, t := range p.Reads() {
+	reads := p.Reads()
+	for _, t := range reads {
 		k := relKey{t.Temp, t.Name}
-		if s.block.tables[k] != t {
+		if s.block != nil && s.block.tables[k] == t {
+			if s.block.created[k] {
+				return errBlockTable(t.Name, "created")
+			}
+			if t != target {
+				return errBlockTable(t.Name, "altered")
+			}
+		}
+		tx := s.tx
+		if t.Temp {
+			tx = s.ttx
+		}
+		if tx == nil {
 			continue
 		}
-		if s.block.created[k] {
-			return errBlockTable(t.Name, "created")
-		}
-		if t != target {
-			return errBlockTable(t.Name, "altered")
+		added, deleted := tx.Written(t.Name)
+		onlyTarget := t == target && slices.IndexFunc(reads[1:], func(r *catalog.TableInfo) bool {
+			return r.Temp == t.Temp && r.Name == t.Name
+		}) < 0
+		if added || (deleted && !onlyTarget) {
+			return sqlerr.New(sqlerr.FeatureNotSupported,
+				"reading relation %q after writing it in the same transaction block is not supported", t.Name).
+				WithHint("Statements in a transaction block read the committed state; commit the writes first.")
 		}
 	}
 	return nil

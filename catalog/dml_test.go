@@ -519,3 +519,56 @@ func TestLogRowCodec(t *testing.T) {
 		}
 	}
 }
+
+// Written tells the SQL layer which of a transaction's changes its later
+// reads would miss: added rows and truncates, or deletes only.
+func TestTxWritten(t *testing.T) {
+	ctx := context.Background()
+	modes(t, Options{AutoCompact: -1}, func(t *testing.T, open func() *Catalog) {
+		c := open()
+		createTable(t, c, kvDef)
+		other := kvDef
+		other.Name = "other"
+		createTable(t, c, other)
+		insert(t, c, "kv", kvRows(1, 2, 3)...)
+		tx := c.Begin()
+		defer tx.Rollback()
+		check := func(name string, added, deleted bool) {
+			t.Helper()
+			a, d := tx.Written(name)
+			require.Equal(t, []bool{added, deleted}, []bool{a, d}, name)
+		}
+		check("kv", false, false)
+		check("missing", false, false)
+		_, err := tx.Delete(ctx, "kv", DeleteOptions{Range: &Range{Hi: 9}, Where: where(c.mem, func(r []string) bool { return r[0] == "7" })})
+		require.NoError(t, err)
+		check("kv", false, false) // nothing matched, nothing recorded
+		_, err = tx.Delete(ctx, "kv", DeleteOptions{Range: &Range{Hi: 1}})
+		require.NoError(t, err)
+		check("kv", false, true)
+		_, err = tx.Update(ctx, "kv", UpdateOptions{Range: &Range{Lo: 2, Hi: 2}, Set: setV(c, "u", 0)})
+		require.NoError(t, err)
+		check("kv", true, true)
+		check("other", false, false)
+		require.NoError(t, tx.Truncate(ctx, "other"))
+		check("other", true, false)
+
+		// Renamed: the name the transaction sees now.
+		tx2 := c.Begin()
+		defer tx2.Rollback()
+		info, err := c.Table("kv")
+		require.NoError(t, err)
+		r := reader(t, info.Schema, batch(t, c.mem, info.Schema, kvRows(4)...))
+		defer r.Release()
+		_, err = tx2.Insert(ctx, "kv", r)
+		require.NoError(t, err)
+		require.NoError(t, tx2.RenameTable(ctx, "kv", "kv2"))
+		a, _ := tx2.Written("kv2")
+		require.True(t, a)
+		a, _ = tx2.Written("kv")
+		require.False(t, a)
+		tx2.Rollback()
+		a, _ = tx2.Written("kv2")
+		require.False(t, a, "a finished transaction wrote nothing")
+	})
+}

@@ -367,5 +367,34 @@ func (tx *Tx) Rollback() {
 	tx.finish()
 }
 
+// Written reports what earlier statements of the transaction did to the
+// rows of table name (as the transaction sees the name now): added rows
+// (INSERT, COPY, ingest, the new rows of UPDATE) or removed them all
+// (TRUNCATE), or deleted rows (DELETE, the old rows of UPDATE). Reads of
+// the transaction do not see these changes before Commit; only DELETE and
+// UPDATE of the table skip the rows it deleted.
+func (tx *Tx) Written(name string) (added, deleted bool) {
+	if tx.done {
+		return false, false
+	}
+	meta, err := tx.lookup(name)
+	if err != nil || meta == nil {
+		return false, false
+	}
+	for i := range tx.ops {
+		op := &tx.ops[i]
+		if op.meta == nil || op.meta.id != meta.id {
+			continue
+		}
+		switch op.kind {
+		case opAppend, opAttach, opTruncate:
+			added = true
+		case opDelete:
+			deleted = true
+		}
+	}
+	return added, deleted
+}
+
 // Err returns the error of the statement that aborted the transaction.
 func (tx *Tx) Err() error { return tx.err }

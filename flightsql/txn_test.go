@@ -16,7 +16,7 @@ import (
 )
 
 // TestTransactions: a Flight transaction's writes are invisible to others
-// (and, as in the engine, to itself) until commit; rollback discards
+// until commit (reading them in it is refused, as in the engine); rollback discards
 // them; a failed statement makes commit a rollback (40000).
 func TestTransactions(t *testing.T) {
 	e := newEnv(t, flightsql.Config{})
@@ -26,10 +26,6 @@ func TestTransactions(t *testing.T) {
 
 	tx, err := c.BeginTransaction(ctx)
 	require.NoError(t, err)
-	n, err := tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1), (2)`)
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
-	require.Equal(t, [][]string{{"0"}}, query(t, other, `SELECT count(*) FROM t`))
 	// A query in the transaction runs in its session.
 	info, err := tx.Execute(ctx, `SELECT count(*) FROM t`)
 	require.NoError(t, err)
@@ -37,6 +33,10 @@ func TestTransactions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "0", flat(bs))
 	release(bs)
+	n, err := tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1), (2)`)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.Equal(t, [][]string{{"0"}}, query(t, other, `SELECT count(*) FROM t`))
 	// A prepared statement of the transaction runs in it.
 	stmt, err := tx.Prepare(ctx, `INSERT INTO t VALUES (3)`)
 	require.NoError(t, err)
@@ -67,6 +67,21 @@ func TestTransactions(t *testing.T) {
 	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (7)`)
 	requireState(t, err, "25P02")
 	requireState(t, tx.Commit(ctx), "40000")
+	require.Equal(t, [][]string{{"3"}}, query(t, other, `SELECT count(*) FROM t`))
+
+	// Reading a table the transaction wrote is refused (as in the
+	// engine), not answered from the committed state.
+	tx, err = c.BeginTransaction(ctx)
+	require.NoError(t, err)
+	_, err = tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (8)`)
+	require.NoError(t, err)
+	info, err = tx.Execute(ctx, `SELECT count(*) FROM t`)
+	if err == nil {
+		_, bs, err = fetch(ctx, t, c, info)
+		release(bs)
+	}
+	requireState(t, err, "0A000")
+	require.NoError(t, tx.Rollback(ctx))
 	require.Equal(t, [][]string{{"3"}}, query(t, other, `SELECT count(*) FROM t`))
 }
 
