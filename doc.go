@@ -25,10 +25,10 @@
 //     of the block reads it (isolation.go). SERIALIZABLE transactions
 //     must not write (0A000): asofsql has no conflict detection between
 //     writers. READ ONLY refuses writes (25006). A block's writes commit
-//     atomically at COMMIT and are invisible until then, to the block's
-//     own statements too (no read-your-writes), in every level. A table created in a
-//     block can be written in it (INSERT, COPY FROM) but reading it before
-//     COMMIT is 0A000. A failed statement leaves nothing behind;
+//     atomically at COMMIT and are invisible to other sessions until then;
+//     the block's own later statements read them (read-your-writes, in
+//     every level: the committed state of the statement with the block's
+//     changes on top, catalog.Tx.View). A failed statement leaves nothing behind;
 //     inside a block it fails the block (25P02 until ROLLBACK; COMMIT
 //     then answers ROLLBACK). ROLLBACK also undoes SETs made in the block.
 //     SET LOCAL is refused (0A000).

@@ -172,9 +172,6 @@ func (s *Session) executePlan(ctx context.Context, snap *snapshot, p *planner.Ex
 	// Planned in this session (its settings and block), which is not
 	// the one that prepared target when s is a fork.
 	inner, err := target.planOn(ctx, s, snap)
-	if err == nil {
-		err = s.readsBlockTables(inner)
-	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -31,13 +31,11 @@ import (
 // SERIALIZABLE a block's statements all read the snapshot its first
 // reading statement took (isolation.go). Inside a transaction block the writes
 // (CREATE TABLE, DROP TABLE, INSERT, COPY FROM) accumulate in one
-// catalog.Tx and become visible to everyone, atomically, at COMMIT; until
-// then they are NOT visible to the block's own later statements either
-// (the catalog offers no read-your-writes view). Statements in a block
-// are planned against the committed tables plus those the block created
-// minus those it dropped, so a table created in the block can be filled
-// (INSERT, COPY FROM) in it; reading it before COMMIT is refused (0A000)
-// rather than answered from the committed state. A failed statement leaves
+// catalog.Tx and become visible to everyone, atomically, at COMMIT; the
+// block's own later statements read them before (catalog.Tx.View, taken
+// by Session.snapshot). Statements in a block are planned against the
+// committed tables plus those the block created or altered minus those it
+// dropped. A failed statement leaves
 // nothing behind and puts the block in the failed state: every statement
 // but COMMIT/ROLLBACK is 25P02 until the block ends, and COMMIT then rolls
 // back (tag "ROLLBACK"), as in Postgres. Outside a block each statement
@@ -413,7 +411,7 @@ func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []
 	defer cancel()
 	p, err := s.build(pctx, snap, st, declared)
 	if err == nil {
-		err = s.noteSnapshot(p, snap.main)
+		err = s.noteSnapshot(p, snap.committed())
 	}
 	if err != nil {
 		snap.Release()
@@ -489,7 +487,7 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 	}
 	p, err := st.planOn(ctx, st.s, snap)
 	if err == nil {
-		err = st.s.noteSnapshot(p, snap.main)
+		err = st.s.noteSnapshot(p, snap.committed())
 	}
 	if err != nil {
 		snap.Release()
@@ -736,9 +734,6 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 	if wantRows && !p.Shape().Rows {
 		err = sqlerr.New(sqlerr.FeatureNotSupported, "Query runs statements that return rows; use Exec for %s", p.Tag())
 	}
-	if err == nil {
-		err = s.readsBlockTables(p)
-	}
 	var c *Cursor
 	if err == nil {
 		c, err = s.dispatch(ctx, parent, snap, st, p, args, input, cancel)
@@ -752,8 +747,6 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 	return c, nil
 }
 
-// readsBlockTables refuses a plan that reads a table created in the open
-// block: its rows are not readable before COMMIT.
 // dispatch executes a plan of st. A returned rows cursor owns snap and
 // cancel (released when it finishes); otherwise dispatch has released
 // them. This is the one place that knows every kind of plan.

@@ -157,7 +157,8 @@ func TestSessionTransactions(t *testing.T) {
 	must(`INSERT INTO trades VALUES (40, 'a', 1)`, "INSERT 0 1")
 	must(`INSERT INTO trades VALUES (41, 'a', 1), (42, 'b', 2)`, "INSERT 0 2")
 	require.Equal(t, "4", count(other))
-	require.Equal(t, "4", count(s), "the block does not read its own writes (documented)")
+	// The block reads its own writes; others do not see them.
+	require.Equal(t, "7", count(s))
 	must(`COMMIT`, "COMMIT")
 	require.Equal(t, byte('I'), s.TxStatus())
 	require.Equal(t, "7", count(other))
@@ -376,19 +377,25 @@ func TestSessionBlockDDL(t *testing.T) {
 	var out bytes.Buffer
 	_, err := s.CopyFrom(ctx, `COPY nt FROM STDIN WITH (FORMAT csv)`, strings.NewReader("3,c\n"))
 	require.NoError(t, err)
-	// Its rows cannot be read before COMMIT: refused, not answered wrongly.
-	for _, q := range []string{`SELECT * FROM nt`, `INSERT INTO nt SELECT * FROM nt`, `EXPLAIN ANALYZE SELECT * FROM nt`} {
-		err := run(q)
-		require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err), q)
-		require.Contains(t, err.Error(), "cannot be read before COMMIT")
-		require.NoError(t, run(`ROLLBACK`))
-		require.NoError(t, run(`BEGIN`))
-		require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
-		require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
-	}
+	// The block reads its rows, in order, before COMMIT.
+	rows, err := sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 | b", "2 | a", "3 | c"}, rows)
+	// A cursor keeps the rows of when it was opened (insensitive).
+	require.NoError(t, run(`DECLARE cur CURSOR FOR SELECT ts FROM nt`))
+	require.NoError(t, run(`INSERT INTO nt SELECT ts + 10, sym FROM nt`))
+	require.NoError(t, run(`DELETE FROM nt WHERE ts = 1`))
+	rows, err = sessRows(t, s, `FETCH ALL FROM cur`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "2", "3"}, rows)
 	_, err = s.CopyTo(ctx, `COPY nt TO STDOUT`, &out)
-	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err))
-	require.NoError(t, run(`ROLLBACK`))
+	require.NoError(t, err)
+	require.Equal(t, "2\ta\n3\tc\n11\tb\n12\ta\n13\tc\n", out.String())
+	require.NoError(t, run(`COMMIT`))
+	rows, err = sessRows(t, s, `SELECT ts FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"2", "3", "11", "12", "13"}, rows)
+	require.NoError(t, run(`DROP TABLE nt`))
 	require.NoError(t, run(`BEGIN`))
 	require.NoError(t, run(`CREATE TABLE nt (ts BIGINT NOT NULL, sym TEXT) ORDER BY (ts)`))
 	require.NoError(t, run(`INSERT INTO nt VALUES (2, 'a'), (1, 'b')`))
@@ -400,7 +407,7 @@ func TestSessionBlockDDL(t *testing.T) {
 	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err), "rolled back")
 
 	require.NoError(t, run(`BEGIN; CREATE TABLE nt (ts BIGINT, sym TEXT) ORDER BY (ts); INSERT INTO nt VALUES (2, 'a'), (1, 'b'); COMMIT`))
-	rows, err := sessRows(t, s, `SELECT * FROM nt`)
+	rows, err = sessRows(t, s, `SELECT * FROM nt`)
 	require.NoError(t, err)
 	require.Equal(t, []string{"1 | b", "2 | a"}, rows)
 
@@ -410,9 +417,10 @@ func TestSessionBlockDDL(t *testing.T) {
 	_, err = sessRows(t, s, `SELECT * FROM nt`)
 	require.Equal(t, sqlerr.UndefinedTable, sqlerr.Code(err))
 	require.NoError(t, run(`ROLLBACK; BEGIN; DROP TABLE nt; CREATE TABLE nt (x TEXT); INSERT INTO nt VALUES ('new')`))
-	_, err = sessRows(t, s, `SELECT * FROM nt`)
-	require.Equal(t, sqlerr.FeatureNotSupported, sqlerr.Code(err), "the committed nt must not be read as the new one")
-	require.NoError(t, run(`ROLLBACK; BEGIN; DROP TABLE nt; CREATE TABLE nt (x TEXT); INSERT INTO nt VALUES ('new'); COMMIT`))
+	rows, err = sessRows(t, s, `SELECT * FROM nt`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"new"}, rows, "the new nt, not the committed one")
+	require.NoError(t, run(`COMMIT`))
 	rows, err = sessRows(t, s, `SELECT * FROM nt`)
 	require.NoError(t, err)
 	require.Equal(t, []string{"new"}, rows)
@@ -549,8 +557,8 @@ func TestWriteConflictsThroughSQL(t *testing.T) {
 	run(s1, "INSERT INTO acct VALUES (1, 0), (2, 0), (3, 0)")
 
 	run(s1, "BEGIN")
-	require.Equal(t, "UPDATE 1", run(s1, "UPDATE acct SET v = v + 1 WHERE k = 1"))
 	require.Equal(t, "DELETE 1", run(s1, "DELETE FROM acct WHERE k = 3"))
+	require.Equal(t, "UPDATE 1", run(s1, "UPDATE acct SET v = v + 1 WHERE k = 1"))
 	require.Equal(t, "UPDATE 1", run(s2, "UPDATE acct SET v = v + 10 WHERE k = 1"))
 	_, err := s1.Exec(ctx, "COMMIT")
 	require.Equal(t, "40001", sqlerr.Code(err), "%v", err)
@@ -571,4 +579,42 @@ func TestWriteConflictsThroughSQL(t *testing.T) {
 	_, err = s2.Exec(ctx, "COMMIT")
 	require.Equal(t, "40001", sqlerr.Code(err), "%v", err)
 	require.Equal(t, []string{"1 | 0", "3 | 5"}, rows("SELECT k, v FROM acct ORDER BY k"))
+}
+
+// A block reads its own writes on top of the committed state of the
+// statement: the latest under READ COMMITTED, the block's snapshot under
+// REPEATABLE READ; a concurrent committer's rows only in the former.
+func TestReadYourWritesIsolation(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	s, other := db.Session(), db.Session()
+	defer s.Close()
+	defer other.Close()
+	run := func(sess *asofsql.Session, sql string) {
+		t.Helper()
+		_, err := sess.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+	}
+	rows := func(sql string) []string {
+		t.Helper()
+		r, err := sessRows(t, s, sql)
+		require.NoError(t, err, sql)
+		return r
+	}
+	run(s, `CREATE TABLE ryw (a INT)`)
+	run(s, `INSERT INTO ryw VALUES (1)`)
+	for _, c := range []struct {
+		iso  string
+		want []string
+	}{{"READ COMMITTED", []string{"1", "2", "3"}}, {"REPEATABLE READ", []string{"1", "3"}}} {
+		run(s, `BEGIN ISOLATION LEVEL `+c.iso)
+		require.Equal(t, []string{"1"}, rows(`SELECT a FROM ryw`))
+		run(other, `INSERT INTO ryw VALUES (2)`)
+		run(s, `INSERT INTO ryw VALUES (3)`)
+		require.Equal(t, c.want, rows(`SELECT a FROM ryw ORDER BY a`), c.iso)
+		run(s, `ROLLBACK`)
+		run(other, `DELETE FROM ryw WHERE a = 2`)
+	}
 }

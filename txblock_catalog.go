@@ -14,30 +14,45 @@ import (
 type snapshot struct {
 	main *catalog.Snapshot
 	temp *catalog.Snapshot
+	// base is the committed state main shows with the open block's own
+	// changes on top (nil: main is that state), which a REPEATABLE READ
+	// block keeps.
+	base *catalog.Snapshot
 }
 
 // Clone is another reference to the same snapshots.
 func (s *snapshot) Clone() (*snapshot, error) {
-	main, err := s.main.Clone()
-	if err != nil {
-		return nil, err
-	}
-	out := &snapshot{main: main}
-	if s.temp != nil {
-		if out.temp, err = s.temp.Clone(); err != nil {
-			main.Release()
+	out := &snapshot{}
+	for _, p := range []struct{ from, to **catalog.Snapshot }{{&s.main, &out.main}, {&s.temp, &out.temp}, {&s.base, &out.base}} {
+		if *p.from == nil {
+			continue
+		}
+		c, err := (*p.from).Clone()
+		if err != nil {
+			out.Release()
 			return nil, err
 		}
+		*p.to = c
 	}
 	return out, nil
 }
 
-// Release releases both snapshots.
+// Release releases the snapshots.
 func (s *snapshot) Release() {
-	s.main.Release()
-	if s.temp != nil {
-		s.temp.Release()
+	for _, x := range []*catalog.Snapshot{s.main, s.temp, s.base} {
+		if x != nil {
+			x.Release()
+		}
 	}
+}
+
+// committed is the committed state the statement reads (without the
+// block's own changes).
+func (s *snapshot) committed() *catalog.Snapshot {
+	if s.base != nil {
+		return s.base
+	}
+	return s.main
 }
 
 // snapshot takes the snapshots a statement plans and reads against: of
@@ -56,11 +71,29 @@ func (s *Session) snapshot() (*snapshot, error) {
 		return nil, err
 	}
 	out := &snapshot{main: main}
-	if s.temp != nil {
-		if out.temp, err = s.temp.Snapshot(); err != nil {
+	if s.tx != nil {
+		// The block's statements read its own changes, as PostgreSQL
+		// shows a transaction its own writes.
+		view, err := s.tx.View(main)
+		if err != nil {
 			main.Release()
 			return nil, err
 		}
+		out.main, out.base = view, main
+	}
+	if s.temp != nil {
+		temp, err := s.temp.Snapshot()
+		if err == nil && s.ttx != nil {
+			var view *catalog.Snapshot
+			view, err = s.ttx.View(temp)
+			temp.Release()
+			temp = view
+		}
+		if err != nil {
+			out.Release()
+			return nil, err
+		}
+		out.temp = temp
 	}
 	return out, nil
 }
@@ -72,14 +105,12 @@ type relKey struct {
 }
 
 // block is what an open transaction block changed in the catalogs, which
-// its later statements are planned against (the catalog offers no
-// read-your-writes view of rows, but names and columns must be right):
-// tables it created or altered, tables it dropped, views it created or
-// dropped. So BEGIN; CREATE TABLE t ...; INSERT INTO t ...; COMMIT works,
-// and a dropped table is gone for the rest of the block, as in Postgres.
-// Rows are another matter: reading a table the block created or altered
-// is refused (readsBlockTables) rather than answered from the committed
-// state.
+// its later statements are planned against: tables it created or
+// altered, tables it dropped, views it created or dropped. So BEGIN;
+// CREATE TABLE t ...; INSERT INTO t ...; SELECT * FROM t works, and a
+// dropped table is gone for the rest of the block, as in Postgres. The
+// rows those statements read come from the snapshot's view of the block
+// (catalog.Tx.View).
 type block struct {
 	tables  map[relKey]*catalog.TableInfo
 	created map[relKey]bool // tables[k] was created (not altered) in the block
@@ -313,40 +344,4 @@ func (s *Session) noteView(v catalog.ViewDef, temp bool) {
 		s.block = newBlock()
 	}
 	s.block.views[relKey{temp, v.Name}] = &v
-}
-
-// readsBlockTables refuses a plan that reads a table the open block
-// created or altered: the catalog cannot read its rows (or its new
-// columns) before COMMIT. DELETE and UPDATE may change a table the block
-// altered: the catalog reads it with the block's definition.
-func (s *Session) readsBlockTables(p planner.Plan) error {
-	if s.block == nil || len(s.block.tables) == 0 {
-		return nil
-	}
-	var target *catalog.TableInfo
-	switch x := p.(type) {
-	case *planner.Delete:
-		target = x.Table
-	case *planner.Update:
-		target = x.Table
-	}
-	for _, t := range p.Reads() {
-		k := relKey{t.Temp, t.Name}
-		if s.block.tables[k] != t {
-			continue
-		}
-		if s.block.created[k] {
-			return errBlockTable(t.Name, "created")
-		}
-		if t != target {
-			return errBlockTable(t.Name, "altered")
-		}
-	}
-	return nil
-}
-
-func errBlockTable(name, how string) error {
-	return sqlerr.New(sqlerr.FeatureNotSupported,
-		"relation %q was %s in this transaction and cannot be read before COMMIT", name, how).
-		WithHint("Statements in a transaction block read the committed state; commit the CREATE TABLE or ALTER TABLE first.")
 }

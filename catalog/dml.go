@@ -34,8 +34,9 @@ type UpdateOptions struct {
 }
 
 // Delete removes rows of a table as of the statement's start (the last
-// committed state; like every statement in a transaction it does not see
-// the transaction's own uncommitted rows) and returns how many.
+// committed state with the transaction's own changes on top, Tx.View) and
+// returns how many. Rows the transaction added itself are taken out of
+// what it will commit.
 //
 // Retention is cheap: without Where, a segment whose key range [min, max]
 // lies inside Range and which holds no NULL key is dropped without being
@@ -75,25 +76,24 @@ func (tx *Tx) modify(ctx context.Context, name string, rng *Range, where Predica
 		return 0, false, tx.fail(sqlerr.New(sqlerr.InvalidParameterValue, "range delete of relation %q needs an ordered table", name))
 	}
 	tx.holdDML()
-	snap, err := tx.c.Snapshot()
+	base, err := tx.c.Snapshot()
 	if err != nil {
 		return 0, false, tx.fail(err)
 	}
+	// The statement reads the last committed state with the
+	// transaction's own changes on top (its deletes, truncates and rows).
+	st, private, err := tx.viewState(base)
+	base.Release()
+	if err != nil {
+		return 0, false, tx.fail(err)
+	}
+	snap := &Snapshot{c: tx.c, st: st}
 	tx.snaps = append(tx.snaps, snap)
 	ts := snap.st.tables[name]
 	if ts == nil || ts.meta.id != meta.id {
-		return 0, false, nil // created in this transaction: none of its rows are visible yet
+		return 0, false, nil
 	}
-	if tx.deleted == nil {
-		tx.deleted = map[*segment]*delMask{}
-	}
-	// The segments as this statement sees them: less what earlier
-	// statements of the transaction deleted.
-	refs := make([]segRef, len(ts.segs))
-	for i, r := range ts.segs {
-		r.del, _ = r.del.union(tx.deleted[r.s])
-		refs[i] = r
-	}
+	refs := slices.Clone(ts.segs)
 	dels := map[*segment][]int64{}
 	whole := map[*segment]*delMask{}
 	var count int64
@@ -118,7 +118,7 @@ func (tx *Tx) modify(ctx context.Context, name string, rng *Range, where Predica
 		}
 		if where == nil && set == nil && (rng == nil || inside(r.st, lo, hi, rng)) {
 			whole[r.s] = complement(r.del, r.n)
-			if r.s.app == nil {
+			if r.s.app == nil && private[r.s] == nil {
 				tx.c.segsDropped.Add(1)
 			}
 			count += r.live()
@@ -177,8 +177,19 @@ func (tx *Tx) modify(ctx context.Context, name string, rng *Range, where Predica
 		slices.Sort(pos)
 		op.dels[s] = maskFromPositions(pos)
 	}
+	// The transaction's own rows are edited where they wait, not deleted
+	// from a segment that was never committed.
+	edited := false
 	for s, m := range op.dels {
-		tx.deleted[s], _ = tx.deleted[s].union(m)
+		if p := private[s]; p != nil {
+			tx.dropPending(p, m)
+			delete(op.dels, s)
+			edited = true
+		}
+	}
+	if edited { // operations left without rows have nothing to commit
+		tx.dropPrivate()
+		tx.ops = slices.DeleteFunc(tx.ops, func(op txOp) bool { return op.kind == opAppend && op.nrows == 0 })
 	}
 	if len(op.dels) > 0 {
 		tx.ops = append(tx.ops, op)
@@ -279,6 +290,7 @@ func (tx *Tx) Truncate(ctx context.Context, name string) error {
 	}
 	tx.holdDML()
 	// Rows this transaction wrote to the table before go too.
+	tx.dropPrivate()
 	for i := range tx.ops {
 		op := &tx.ops[i]
 		if op.meta != nil && op.meta.id == meta.id && (op.kind == opAppend || op.kind == opAttach) {
@@ -288,4 +300,44 @@ func (tx *Tx) Truncate(ctx context.Context, name string) error {
 	}
 	tx.ops = append(tx.ops, txOp{kind: opTruncate, meta: meta})
 	return nil
+}
+
+// dropPending removes the rows at positions m of a view's private segment
+// p (the rows of p.ops concatenated) from those operations' rows.
+func (tx *Tx) dropPending(p *pendingSeg, m *delMask) {
+	var off int64
+	for _, i := range p.ops {
+		op := &tx.ops[i]
+		end := off + op.nrows
+		gone := m.within(off, end)
+		if len(gone) == 0 {
+			off = end
+			continue
+		}
+		var kept []arrow.RecordBatch
+		var n int64
+		bOff := off
+		for _, rec := range op.rows {
+			bEnd := bOff + rec.NumRows()
+			var idx []int32
+			for pos := bOff; pos < bEnd; pos++ {
+				if !m.has(pos) {
+					idx = append(idx, int32(pos-bOff))
+				}
+			}
+			switch len(idx) {
+			case 0:
+				rec.Release()
+			case int(rec.NumRows()):
+				kept = append(kept, rec)
+			default:
+				kept = append(kept, gatherBatch(tx.c.mem, rec, idx))
+				rec.Release()
+			}
+			n += int64(len(idx))
+			bOff = bEnd
+		}
+		op.rows, op.nrows = kept, n
+		off = end
+	}
 }

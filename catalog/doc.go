@@ -23,7 +23,9 @@
 //     Open replays the log after the last checkpoint, cutting a torn tail.
 //   - Readers take a Snapshot: a consistent, immutable view that keeps its
 //     segments alive (files included) until released. Readers never block
-//     writers, checkpoints or compaction, and vice versa.
+//     writers, checkpoints or compaction, and vice versa. Tx.View puts a
+//     transaction's own uncommitted changes on top of a snapshot, for its
+//     later statements (read-your-writes); its rows there are private.
 //   - DELETE/UPDATE (Tx.Delete, Tx.Update) record deleted positions in
 //     deletion masks; segments wholly inside a deleted key range go without
 //     being read. A commit that deletes a row a transaction committed first

@@ -12,7 +12,8 @@ import (
 // Tx groups statements that commit together with one log record. Small
 // statements keep their rows in memory until Commit; a statement writing
 // more than Options.LogRows rows writes sorted segment files of its own as
-// it runs. Nothing is visible to snapshots until Commit. A statement that
+// it runs. Nothing is visible to snapshots until Commit, but to the
+// transaction's own statements through View. A statement that
 // fails leaves nothing behind and aborts the transaction (as in PostgreSQL:
 // later statements and Commit return 25P02). A Tx is used by one goroutine
 // at a time.
@@ -26,9 +27,9 @@ type Tx struct {
 	async bool
 	dml   bool        // holds c.dmlMu shared
 	snaps []*Snapshot // what DML statements read; released at the end
-	// deleted are the rows earlier statements deleted, so later ones
-	// neither count nor delete them again.
-	deleted map[*segment]*delMask
+	// priv are the private segments of the transaction's views, by the
+	// index of the first opAppend of their run (txview.go).
+	priv map[int]*pendingSeg
 }
 
 type opKind uint8
@@ -322,9 +323,11 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	return nil
 }
 
-// finish ends the transaction: its snapshots and DML lock go.
+// finish ends the transaction: its snapshots, private segments and DML
+// lock go.
 func (tx *Tx) finish() {
 	tx.done = true
+	tx.dropPrivate()
 	for _, s := range tx.snaps {
 		s.Release()
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // TestTransactions: a Flight transaction's writes are invisible to others
-// (and, as in the engine, to itself) until commit; rollback discards
+// until commit (it reads them itself, as in the engine); rollback discards
 // them; a failed statement makes commit a rollback (40000).
 func TestTransactions(t *testing.T) {
 	e := newEnv(t, flightsql.Config{})
@@ -26,16 +26,22 @@ func TestTransactions(t *testing.T) {
 
 	tx, err := c.BeginTransaction(ctx)
 	require.NoError(t, err)
-	n, err := tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1), (2)`)
-	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
-	require.Equal(t, [][]string{{"0"}}, query(t, other, `SELECT count(*) FROM t`))
 	// A query in the transaction runs in its session.
 	info, err := tx.Execute(ctx, `SELECT count(*) FROM t`)
 	require.NoError(t, err)
 	_, bs, err := fetch(ctx, t, c, info)
 	require.NoError(t, err)
 	require.Equal(t, "0", flat(bs))
+	release(bs)
+	n, err := tx.ExecuteUpdate(ctx, `INSERT INTO t VALUES (1), (2)`)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.Equal(t, [][]string{{"0"}}, query(t, other, `SELECT count(*) FROM t`))
+	info, err = tx.Execute(ctx, `SELECT count(*) FROM t`)
+	require.NoError(t, err)
+	_, bs, err = fetch(ctx, t, c, info)
+	require.NoError(t, err)
+	require.Equal(t, "2", flat(bs), "the transaction reads its own writes")
 	release(bs)
 	// A prepared statement of the transaction runs in it.
 	stmt, err := tx.Prepare(ctx, `INSERT INTO t VALUES (3)`)
@@ -115,8 +121,10 @@ func TestSQLTransactionBlock(t *testing.T) {
 	exec(t, c, `BEGIN`)
 	exec(t, c, `INSERT INTO t VALUES (1)`)
 	exec(t, c, `CREATE TABLE u (b INT)`)
-	_, err := c.Execute(context.Background(), `SELECT * FROM u`)
-	requireState(t, err, "0A000") // created in the block: not readable before COMMIT
+	exec(t, c, `INSERT INTO u SELECT a FROM t`) // the block reads its own writes
+	require.Equal(t, [][]string{{"1"}}, query(t, c, `SELECT b FROM u`))
+	_, err := c.ExecuteUpdate(context.Background(), `SELECT 1/0`)
+	requireState(t, err, "22012")
 	_, err = c.ExecuteUpdate(context.Background(), `SELECT 1`)
 	requireState(t, err, "25P02")
 	exec(t, c, `ROLLBACK`)
