@@ -30,6 +30,8 @@ type Tx struct {
 	// priv are the private segments of the transaction's views, by the
 	// index of the first opAppend of their run (txview.go).
 	priv map[int]*pendingSeg
+	// built is the last view's build, continued by the next (txview.go).
+	built *viewBuild
 }
 
 type opKind uint8

@@ -53,10 +53,28 @@ type pendingSeg struct {
 // dropPrivate releases the transaction's private segments (views keep
 // their own references); called when the operations they copy change.
 func (tx *Tx) dropPrivate() {
+	tx.built = nil
 	for _, p := range tx.priv {
 		p.seg.release()
 	}
 	tx.priv = nil
+}
+
+// viewBuild is what building a view's state keeps between statements:
+// the tables after tx.ops[:nops] were applied to base. The next view over
+// the same base, with operations only added since (dropPrivate forgets
+// the build whenever operations change in place), applies just the new
+// ones, so a block of many statements does not pay for all earlier ones
+// in every statement. Its maps are those of a published view state:
+// never changed in place, cloned before use.
+type viewBuild struct {
+	base    *state
+	nops    int
+	tables  map[string]*tableState
+	names   map[uint64]string
+	private map[*segment]*pendingSeg
+	open    map[uint64]*pendingSeg
+	runs    map[*pendingSeg]int
 }
 
 // viewState builds the view's state; private tells which segments are
@@ -68,7 +86,6 @@ func (tx *Tx) viewState(base *Snapshot) (*state, map[*segment]*pendingSeg, error
 	if base.c != tx.c {
 		return nil, nil, sqlerr.New(sqlerr.InternalError, "transaction view of another catalog's snapshot")
 	}
-	tables := maps.Clone(base.st.tables)
 	views := maps.Clone(base.st.views)
 	if views == nil {
 		views = map[string]*ViewDef{}
@@ -80,12 +97,28 @@ func (tx *Tx) viewState(base *Snapshot) (*state, map[*segment]*pendingSeg, error
 			views[name] = v
 		}
 	}
-	names := make(map[uint64]string, len(tables)) // table id: its name now
-	for name, ts := range tables {
-		names[ts.meta.id] = name
+	var tables map[string]*tableState
+	var names map[uint64]string // table id: its name now
+	var private map[*segment]*pendingSeg
+	var open map[uint64]*pendingSeg // table id: the run its rows go to
+	var runs map[*pendingSeg]int    // ops of the run this view has seen
+	from := 0
+	if c := tx.built; c != nil && c.base == base.st && c.nops <= len(tx.ops) {
+		tables, names, private = maps.Clone(c.tables), maps.Clone(c.names), maps.Clone(c.private)
+		open, runs, from = maps.Clone(c.open), maps.Clone(c.runs), c.nops
+	} else {
+		tables = maps.Clone(base.st.tables)
+		if tables == nil {
+			tables = map[string]*tableState{}
+		}
+		names = make(map[uint64]string, len(tables))
+		for name, ts := range tables {
+			names[ts.meta.id] = name
+		}
+		private, open, runs = map[*segment]*pendingSeg{}, map[uint64]*pendingSeg{}, map[*pendingSeg]int{}
 	}
 	// owned are the table states this view made, changed in place; the
-	// base's are copied before their first change.
+	// base's (and an earlier view's) are copied before their first change.
 	owned := map[*tableState]bool{}
 	own := func(name string, ts *tableState) *tableState {
 		if owned[ts] {
@@ -96,10 +129,7 @@ func (tx *Tx) viewState(base *Snapshot) (*state, map[*segment]*pendingSeg, error
 		tables[name] = n
 		return n
 	}
-	private := map[*segment]*pendingSeg{}
-	open := map[uint64]*pendingSeg{} // table id: the run its rows go to
-	runs := map[*pendingSeg]int{}    // ops of the run this view has seen
-	for i := range tx.ops {
+	for i := from; i < len(tx.ops); i++ {
 		op := &tx.ops[i]
 		if op.meta == nil {
 			continue
@@ -186,6 +216,7 @@ func (tx *Tx) viewState(base *Snapshot) (*state, map[*segment]*pendingSeg, error
 			ts.segs[k] = segRef{s: p.seg, n: p.ns[at], st: p.sts[at]}
 		}
 	}
+	tx.built = &viewBuild{base: base.st, nops: len(tx.ops), tables: tables, names: names, private: private, open: open, runs: runs}
 	st := newState(tables, views) // holds every segment it lists
 	st.lsn = base.st.lsn
 	return st, private, nil
