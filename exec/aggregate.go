@@ -87,6 +87,9 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		if err != nil {
 			return nil, err
 		}
+		if orderedSetFuncs[spec.Func] && len(extra) > 0 && extra[0].Type().IsArray() {
+			rt = sqltypes.ArrayOf(rt) // percentile_*(ARRAY[fractions])
+		}
 		if spec.Type == (sqltypes.Type{}) {
 			spec.Type = rt
 		} else if spec.Type != rt && !(spec.Type.Kind == sqltypes.Numeric && rt == unconstrainedNumeric && arrow.TypeEqual(spec.Type.Arrow(), rt.Arrow())) {

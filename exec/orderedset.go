@@ -39,6 +39,11 @@ type orderedSetAcc struct {
 	fraction float64
 	haveFrac bool
 	nullFrac bool
+	// multi: the fraction is an array (percentile_cont(ARRAY[...])); its
+	// elements are fracs, with fracNull marking NULL ones.
+	multi    bool
+	fracs    []float64
+	fracNull []bool
 }
 
 var (
@@ -47,7 +52,9 @@ var (
 )
 
 func newOrderedSet(spec AggSpec, t sqltypes.Type) *orderedSetAcc {
-	return &orderedSetAcc{fn: spec.Func, t: t, desc: spec.Desc, mem: memory.NewGoAllocator()}
+	// An array result (spec.Type, AggResultType's) means an array of
+	// fractions, known before any batch brings one.
+	return &orderedSetAcc{fn: spec.Func, t: t, desc: spec.Desc, mem: memory.NewGoAllocator(), multi: spec.Type.IsArray()}
 }
 
 func (a *orderedSetAcc) resize(n int)      { a.refs = grow(a.refs, n) }
@@ -67,6 +74,14 @@ func (a *orderedSetAcc) add(gids []int32, arg arrow.Array) error {
 		a.haveFrac = true
 		if a.frac.IsNull(0) {
 			a.nullFrac = true
+		} else if l, ok := a.frac.(*array.List); ok {
+			a.multi = true
+			vals := l.ListValues().(*array.Float64)
+			start, end := l.ValueOffsets(0)
+			for j := int(start); j < int(end); j++ {
+				a.fracs = append(a.fracs, vals.Value(j))
+				a.fracNull = append(a.fracNull, vals.IsNull(j))
+			}
 		} else {
 			a.fraction = a.frac.(*array.Float64).Value(0)
 		}
@@ -123,6 +138,9 @@ func (a *orderedSetAcc) finish(mem memory.Allocator, n int) (arrow.Array, error)
 		}
 		return int(i) - int(j) // stable: input order among equals
 	}
+	if a.multi {
+		return a.finishMulti(mem, n, all, order)
+	}
 	if a.fn == "percentile_cont" {
 		return a.finishCont(mem, n, all, order)
 	}
@@ -160,22 +178,87 @@ func (a *orderedSetAcc) finish(mem memory.Allocator, n int) (arrow.Array, error)
 	return eval.Take(mem, all, pick)
 }
 
-func (a *orderedSetAcc) resultArrow() arrow.DataType {
+func (a *orderedSetAcc) elemType() sqltypes.Type {
 	if a.fn == "percentile_cont" {
-		return arrow.PrimitiveTypes.Float64
+		return sqltypes.Float8Type
 	}
-	return a.t.Arrow()
+	return a.t
 }
 
-func (a *orderedSetAcc) checkFraction() error {
-	if math.IsNaN(a.fraction) || a.fraction < 0 || a.fraction > 1 {
-		v := fmt.Sprintf("%.6g", a.fraction)
-		if math.IsNaN(a.fraction) {
+func (a *orderedSetAcc) resultArrow() arrow.DataType {
+	if a.multi {
+		return sqltypes.ArrayOf(a.elemType()).Arrow()
+	}
+	return a.elemType().Arrow()
+}
+
+func (a *orderedSetAcc) checkFraction() error { return checkFraction(a.fraction) }
+
+func checkFraction(f float64) error {
+	if math.IsNaN(f) || f < 0 || f > 1 {
+		v := fmt.Sprintf("%.6g", f)
+		if math.IsNaN(f) {
 			v = "NaN"
 		}
 		return sqlerr.New(sqlerr.NumericValueOutOfRange, "percentile value %s is not between 0 and 1", v)
 	}
 	return nil
+}
+
+// finishMulti is percentile_cont/percentile_disc over an array of
+// fractions: per group an array with one percentile per fraction (NULL
+// for a NULL fraction), NULL for a group without values, as Postgres'
+// percentile_*_multi_final.
+func (a *orderedSetAcc) finishMulti(mem memory.Allocator, n int, all arrow.Array, order func(i, j int32) int) (arrow.Array, error) {
+	offsets := make([]int32, n+1)
+	valid := make([]bool, n)
+	var pick []int // percentile_disc: rows of all, -1 for NULL
+	var conts []float64
+	var contValid []bool
+	for g := 0; g < n; g++ {
+		offsets[g+1] = offsets[g]
+		vals := a.refs[g]
+		if len(vals) == 0 || a.nullFrac {
+			continue
+		}
+		slices.SortFunc(vals, order)
+		valid[g] = true
+		offsets[g+1] += int32(len(a.fracs))
+		for k, f := range a.fracs {
+			if a.fracNull[k] {
+				pick, conts, contValid = append(pick, -1), append(conts, 0), append(contValid, false)
+				continue
+			}
+			if err := checkFraction(f); err != nil {
+				return nil, err
+			}
+			if a.fn == "percentile_disc" {
+				row := int(math.Ceil(f * float64(len(vals))))
+				pick = append(pick, int(vals[max(row, 1)-1]))
+				continue
+			}
+			xs := all.(*array.Float64)
+			pos := f * float64(len(vals)-1)
+			lo, hi := math.Floor(pos), math.Ceil(pos)
+			first, second := xs.Value(int(vals[int(lo)])), xs.Value(int(vals[int(hi)]))
+			v := first
+			if lo != hi {
+				v = first + (pos-lo)*(second-first)
+			}
+			conts, contValid = append(conts, v), append(contValid, true)
+		}
+	}
+	var elems arrow.Array
+	if a.fn == "percentile_disc" {
+		var err error
+		if elems, err = eval.Take(mem, all, pick); err != nil {
+			return nil, err
+		}
+	} else {
+		elems = eval.MakeFixed(mem, arrow.PrimitiveTypes.Float64, conts, contValid)
+	}
+	defer elems.Release()
+	return vec.MakeList(mem, sqltypes.ArrayOf(a.elemType()), offsets, valid, elems), nil
 }
 
 // finishCont is percentile_cont over double precision: linear

@@ -161,6 +161,9 @@ var emptySchema = arrow.NewSchema(nil, nil)
 
 // unnest builds unnest(array): the array is evaluated once, here.
 func (b *builder) unnest(n *planner.Unnest) (exec.Operator, error) {
+	if n.Matches != nil {
+		return b.regexpMatches(n)
+	}
 	v, err := b.constant(n.Array)
 	if err != nil {
 		return nil, err
@@ -192,4 +195,25 @@ func arrowSchema(cols []planner.Column) *arrow.Schema {
 		fields[i] = c.Type.Field(c.Name, true)
 	}
 	return arrow.NewSchema(fields, nil)
+}
+
+// regexpMatches builds regexp_matches in FROM: its arguments are
+// evaluated once, here (a NULL one gives no rows).
+func (b *builder) regexpMatches(n *planner.Unnest) (exec.Operator, error) {
+	strs := make([]string, 3)
+	for i, a := range n.Matches {
+		v, err := b.constant(a)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			return exec.NewUnnest(b.env.Mem, n.Cols[0].Name, n.Cols[0].Type, nil), nil
+		}
+		strs[i] = v.(string)
+	}
+	rows, err := functions.RegexpMatches(strs[0], strs[1], strs[2])
+	if err != nil {
+		return nil, err
+	}
+	return exec.NewUnnest(b.env.Mem, n.Cols[0].Name, n.Cols[0].Type, rows), nil
 }

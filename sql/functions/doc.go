@@ -84,7 +84,8 @@
 // dense_rank, first_value, last_value, lag, lead and the aggregates over
 // a window) by sql/planner/window.go and exec/window.go. Both pairs still
 // agree by name: adding an aggregate touches the planner and exec. The
-// set-returning generate_series and unnest in FROM are plan nodes
+// set-returning generate_series, unnest and regexp_matches (RegexpMatches
+// gives its rows) in FROM are plan nodes
 // (sql/planner/series.go), and the functions Postgres answers from its
 // catalogs (pg_table_size, pg_get_userbyid, current_database, ...) are
 // expanded by the planner into expressions over the statement's catalog

@@ -41,7 +41,11 @@ var PgTypeof = register(&Def{
 				x = &expr.Literal{T: text}
 			}
 		}
-		return []expr.Expr{x, &expr.Literal{Value: sqltypes.Base(t.Kind).String(), T: text}}, text, nil
+		name := sqltypes.Base(t.Kind).String()
+		if t.IsArray() { // Base drops the element type: unknown[]
+			name = sqltypes.ArrayOf(t.ElemType()).String()
+		}
+		return []expr.Expr{x, &expr.Literal{Value: name, T: text}}, text, nil
 	},
 	Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel {
 		return func(in Input) (arrow.Array, error) {

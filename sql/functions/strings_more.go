@@ -730,3 +730,116 @@ func numberOnly(number func(int) (int, int, bool, error), i int) (int, int, erro
 	n, j, _, err := number(i)
 	return n, j, err
 }
+
+var matchNames = []string{"flags"}
+
+// RegexpMatch is regexp_match(string, pattern [, flags]): the first
+// match as a text[] of its capture groups (an unmatched group NULL), or
+// of the whole match when the pattern has none; NULL when nothing
+// matches.
+var RegexpMatch = register(&Def{
+	Name: "regexp_match", MinArgs: 2, MaxArgs: 3,
+	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
+		args, _, err := regexRule(2, matchNames...)(b, args)
+		return args, textArray, err
+	},
+	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
+		if t != textArray {
+			return nil, errTypes
+		}
+		ra := layout(2, matchNames, len(args))
+		cache := regexCache{}
+		k := len(args)
+		return func(in Input) (arrow.Array, error) {
+			arrs, err := argsAll(in, k)
+			if err != nil {
+				return nil, err
+			}
+			defer vec.Release(arrs)
+			bld := array.NewListBuilder(in.Mem(), arrow.BinaryTypes.String)
+			defer bld.Release()
+			vals := make([]any, k)
+			for i := 0; i < in.Rows(); i++ {
+				null := false
+				for j, a := range arrs {
+					vals[j] = vec.Value(a, i)
+					null = null || vals[j] == nil
+				}
+				if null {
+					bld.AppendNull()
+					continue
+				}
+				f, err := parseReFlags(ra.flagsAt(vals), "regexp_match", true)
+				if err != nil {
+					return nil, err
+				}
+				if f.global {
+					return nil, sqlerr.New(sqlerr.InvalidParameterValue, "regexp_match() does not support the \"global\" option").
+						WithHint("Use the regexp_matches function instead.")
+				}
+				ms, err := regexpMatches(cache, f, vals[0].(string), vals[1].(string), 1)
+				if err != nil {
+					return nil, err
+				}
+				if len(ms) == 0 {
+					bld.AppendNull()
+					continue
+				}
+				if err := growData(in, bld.ValueBuilder().(*array.StringBuilder), len(vals[0].(string))); err != nil {
+					return nil, err
+				}
+				vec.AppendValue(bld, ms[0])
+			}
+			return bld.NewArray(), nil
+		}, nil
+	},
+	Examples: []Example{
+		{"regexp_match('foobarbequebaz', '(bar)(beque)')", "{bar,beque}"},
+		{"regexp_match('abc', '(x)?b')", "{NULL}"},
+		{"regexp_match('aBc', 'b', 'i')", "{B}"},
+		{"regexp_match('abc', 'x')", "NULL"},
+	},
+})
+
+// RegexpMatches is regexp_matches(string, pattern [, flags]) as a
+// function in FROM (the planner's Unnest runs it once, its arguments
+// being constant): one text[] per match, as regexp_match gives it,
+// every match with the g flag, else at most one.
+func RegexpMatches(s, pattern, flags string) ([]any, error) {
+	f, err := parseReFlags(flags, "regexp_matches", true)
+	if err != nil {
+		return nil, err
+	}
+	limit := 1
+	if f.global {
+		limit = -1
+	}
+	return regexpMatches(regexCache{}, f, s, pattern, limit)
+}
+
+// regexpMatches is at most limit (-1: every) matches of pattern in s,
+// each a []any of the capture groups' texts (nil for a group that did
+// not take part), or of the whole match when there are no groups.
+func regexpMatches(cache regexCache, f reFlags, s, pattern string, limit int) ([]any, error) {
+	re, err := f.compile(cache, pattern)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	for _, m := range re.FindAllStringSubmatchIndex(s, limit) {
+		if len(m) == 2 {
+			out = append(out, []any{s[m[0]:m[1]]})
+			continue
+		}
+		row := make([]any, 0, len(m)/2-1)
+		for g := 1; 2*g < len(m); g++ {
+			if m[2*g] < 0 {
+				row = append(row, nil)
+			} else {
+				row = append(row, s[m[2*g]:m[2*g+1]])
+			}
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -18,8 +19,10 @@ import (
 // FF1-FF6, Mon/Month/Day/Dy in the pattern's case, AM/PM, TZ, OF, Q, WW,
 // IW, IYYY, J, ..., with the FM prefix, TH/th suffixes, "quoted text" and
 // backslash escapes). A timestamptz is written on the session's clock;
-// an infinite value gives NULL, as in Postgres. to_char of numbers and
-// intervals is not built (0A000).
+// an infinite value gives NULL, as in Postgres. to_char(number, format)
+// (integer, bigint, numeric, double precision; smallint and real
+// convert) follows Postgres' number templates (tochar_num.go). to_char
+// of intervals is not built (0A000).
 var ToChar = register(&Def{
 	Name: "to_char", MinArgs: 2, MaxArgs: 2,
 	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
@@ -30,9 +33,18 @@ var ToChar = register(&Def{
 				return nil, text, err
 			}
 		case t.Kind == sqltypes.Timestamp || t.Kind == sqltypes.TimestampTZ:
-		case t.IsInteger() || t.Kind == sqltypes.Numeric || t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8 || t.Kind == sqltypes.Interval:
+		case t.Kind == sqltypes.Int2:
+			if args[0], err = b.Coerce(args[0], 0, i4); err != nil {
+				return nil, text, err
+			}
+		case t.Kind == sqltypes.Float4:
+			if args[0], err = b.Coerce(args[0], 0, sqltypes.Float8Type); err != nil {
+				return nil, text, err
+			}
+		case t.IsInteger() || t.Kind == sqltypes.Numeric || t.Kind == sqltypes.Float8:
+		case t.Kind == sqltypes.Interval:
 			return nil, text, b.Errorf(sqlerr.FeatureNotSupported, "to_char(%s, text) is not supported", t).
-				WithHint("Format numbers with round() and casts, or lpad(); to_char formats dates and timestamps.")
+				WithHint("to_char formats dates, timestamps and numbers.")
 		default:
 			return nil, text, b.NoMatch(args)
 		}
@@ -43,6 +55,31 @@ var ToChar = register(&Def{
 	},
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		k := args[0].Type().Kind
+		if k == sqltypes.Int4 || k == sqltypes.Int8 || k == sqltypes.Float8 || k == sqltypes.Numeric {
+			if !vec.IsStringKind(args[1].Type().Kind) {
+				return nil, errTypes
+			}
+			var scale int32
+			if k == sqltypes.Numeric {
+				scale = args[0].Type().Arrow().(*arrow.Decimal128Type).Scale
+			}
+			return rowKernel(text, 2, true, func(v []any) (any, error) {
+				var nv numValue
+				switch x := v[0].(type) {
+				case int32:
+					nv.exact = strconv.FormatInt(int64(x), 10)
+				case int64:
+					nv.exact = strconv.FormatInt(x, 10)
+				case float64:
+					nv.isFloat, nv.f = true, x
+				case decimal128.Num:
+					nv.exact = sqltypes.Decimal{Coef: x, Scale: scale}.String()
+				default:
+					return nil, errTypes
+				}
+				return toCharNumber(nv, v[1].(string))
+			}), nil
+		}
 		if k != sqltypes.Timestamp && k != sqltypes.TimestampTZ || !vec.IsStringKind(args[1].Type().Kind) {
 			return nil, errTypes
 		}
@@ -65,6 +102,9 @@ var ToChar = register(&Def{
 		{"to_char(TIMESTAMP '2024-03-05 14:07:09.123456', 'YYYY-MM-DD HH24:MI:SS.US')", "2024-03-05 14:07:09.123456"},
 		{"to_char(TIMESTAMP '2024-03-05 04:07:09', 'FMMonth FMDDth, HH12 am')", "March 5th, 04 am"},
 		{"to_char(DATE '2024-01-01', 'Dy DD Mon YYYY')", "Mon 01 Jan 2024"},
+		{"to_char(1234567.891, 'FM9,999,999.00')", "1,234,567.89"},
+		{"to_char(-5, '999PR')", "  <5>"},
+		{"to_char(0.000123::float8, '9.99EEEE')", " 1.23e-04"},
 	},
 })
 

@@ -183,7 +183,7 @@ var notAlias = map[string]bool{"where": true, "join": true, "on": true, "left": 
 
 // seriesInFrom rewrites generate_series(args) [[AS] alias] at toks[i] to
 // (SELECT `#generate_series`(args) AS alias) alias (marker names the
-// function: MarkerSeries or MarkerUnnest); it returns the index
+// function: MarkerSeries, MarkerUnnest or MarkerRegexpMatches); it returns the index
 // to go on from (its arguments are rewritten as usual).
 func (p *pgPass) seriesInFrom(i int, marker string) (int, error) {
 	toks, e := p.toks, p.e
@@ -235,6 +235,10 @@ func (p *pgPass) seriesInFrom(i int, marker string) (int, error) {
 
 // MarkerUnnest is MarkerSeries' counterpart for unnest(array) in FROM.
 const MarkerUnnest = "#unnest"
+
+// MarkerRegexpMatches is MarkerSeries' counterpart for regexp_matches in
+// FROM.
+const MarkerRegexpMatches = "#regexp_matches"
 
 // MarkerSubscript is the function name the planner sees for x[i].
 const MarkerSubscript = "#subscript"

@@ -204,8 +204,8 @@ func (p *pgPass) run() error {
 			i = k + 1
 		case (t.kind == tkIdent || t.kind == tkQIdent) && i+1 < len(toks) && toks[i+1].isOp("(") && !t.is("lateral") &&
 			(p.fromItemStart(i) || i > 0 && toks[i-1].is("lateral") && p.fromItemStart(i-1)):
-			// A function in FROM: generate_series and unnest; others are 0A000.
-			marker := map[string]string{"generate_series": MarkerSeries, "unnest": MarkerUnnest}[t.val]
+			// A function in FROM: generate_series, unnest and regexp_matches; others are 0A000.
+			marker := map[string]string{"generate_series": MarkerSeries, "unnest": MarkerUnnest, "regexp_matches": MarkerRegexpMatches}[t.val]
 			if marker == "" || t.kind != tkIdent {
 				return posError(p.src, t.start, sqlerr.FeatureNotSupported, "function %s in FROM is not supported", t.val)
 			}

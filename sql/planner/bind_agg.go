@@ -323,7 +323,7 @@ var orderedSetAggs = map[string]bool{"percentile_cont": true, "percentile_disc":
 // fraction f (double precision, one value for the statement: a per-group
 // fraction is 0A000). percentile_cont takes x as double precision (any
 // number converts); percentile_disc and mode any sortable type, which is
-// their result type. An array of fractions is 0A000 (not built yet).
+// their result type. An array of fractions gives an array of results.
 func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggState) (expr.Expr, error) {
 	inner := &exprCtx{sc: a.from, clause: "aggregate"}
 	var direct []expr.Expr
@@ -380,16 +380,21 @@ func (b *binder) bindOrderedSet(x *ast.AggregateFuncExpr, name string, a *aggSta
 	call.Args = []expr.Expr{key}
 	if name != "mode" {
 		f := direct[0]
-		if t := f.Type(); !t.IsInteger() && t.Kind != sqltypes.Numeric && t.Kind != sqltypes.Float4 && t.Kind != sqltypes.Float8 && t.Kind != sqltypes.Unknown {
-			if strings.HasSuffix(t.String(), "[]") || t.Kind == sqltypes.Text {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s with an array of fractions is not supported", name).WithPosition(b.pos(x.Args[0]))
-			}
+		numeric := func(t sqltypes.Type) bool {
+			return t.IsInteger() || t.Kind == sqltypes.Numeric || t.Kind == sqltypes.Float4 || t.Kind == sqltypes.Float8 || t.Kind == sqltypes.Unknown
+		}
+		fracType := sqltypes.Float8Type
+		if t := f.Type(); t.IsArray() && numeric(t.ElemType()) {
+			// An array of fractions: an array of percentiles.
+			fracType = sqltypes.ArrayOf(sqltypes.Float8Type)
+			call.T = sqltypes.ArrayOf(call.T)
+		} else if !numeric(t) {
 			return nil, noFunc()
 		}
 		if !constant(f) {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s with a fraction that is not a constant is not supported", name).WithPosition(b.pos(x.Args[0]))
 		}
-		if f, err = b.coerce(f, sqltypes.Float8Type, x.Args[0], "argument"); err != nil {
+		if f, err = b.coerce(f, fracType, x.Args[0], "argument"); err != nil {
 			return nil, err
 		}
 		call.Args = append(call.Args, f)

@@ -57,7 +57,7 @@ func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
 // notYetSetFuncs are Postgres functions returning sets or arrays that
 // asofsql does not have yet (unnest in FROM is bind_select's).
 var notYetSetFuncs = map[string]string{
-	"unnest": "unnest outside FROM", "regexp_match": "regexp_match", "regexp_matches": "regexp_matches",
+	"unnest": "unnest outside FROM", "regexp_matches": "regexp_matches outside FROM",
 	"regexp_split_to_array": "regexp_split_to_array", "regexp_split_to_table": "regexp_split_to_table",
 	"string_to_table": "string_to_table",
 }

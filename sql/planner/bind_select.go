@@ -65,6 +65,9 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		if call.FnName.O == parser.MarkerUnnest {
 			return b.bindUnnest(call, name)
 		}
+		if call.FnName.O == parser.MarkerRegexpMatches {
+			return b.bindRegexpMatches(call, name)
+		}
 		return b.bindSeries(call, name)
 	}
 	var from *rel

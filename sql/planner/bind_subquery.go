@@ -317,6 +317,7 @@ func NodeSubqueries(n Node) []*expr.Subquery {
 		es = append(es, x.Start, x.Stop, x.Step)
 	case *Unnest:
 		es = append(es, x.Array)
+		es = append(es, x.Matches...)
 	}
 	var out []*expr.Subquery
 	for _, e := range es {

@@ -270,6 +270,13 @@ func describe(n Node) string {
 	case *Values:
 		return fmt.Sprintf("Values %d rows", len(x.Rows))
 	case *Unnest:
+		if x.Matches != nil {
+			args := make([]string, len(x.Matches))
+			for i, a := range x.Matches {
+				args[i] = exprSQL(a)
+			}
+			return "Unnest regexp_matches(" + strings.Join(args, ", ") + ")"
+		}
 		return "Unnest unnest(" + exprSQL(x.Array) + ")"
 	case *Series:
 		args := []expr.Expr{x.Start, x.Stop}

@@ -64,7 +64,7 @@ func seriesCall(s *ast.SelectStmt) (*ast.FuncCallExpr, string, bool) {
 	}
 	f := s.Fields.Fields[0]
 	call, ok := f.Expr.(*ast.FuncCallExpr)
-	if !ok || call.FnName.O != parser.MarkerSeries && call.FnName.O != parser.MarkerUnnest {
+	if !ok || call.FnName.O != parser.MarkerSeries && call.FnName.O != parser.MarkerUnnest && call.FnName.O != parser.MarkerRegexpMatches {
 		return nil, "", false
 	}
 	return call, f.AsName.O, true
@@ -164,10 +164,13 @@ func (b *binder) seriesError(call *ast.FuncCallExpr, args []expr.Expr) error {
 
 // Unnest is unnest(Array) as a FROM item: the elements of a typed array,
 // or of a text array (Postgres' array text form, see sql/pgcatalog) as
-// TEXT, in order.
+// TEXT, in order. With Matches (string, pattern[, flags], all TEXT) and
+// no Array it is regexp_matches in FROM: one text[] row per match (see
+// functions.RegexpMatches).
 type Unnest struct {
-	Array expr.Expr
-	Cols  []Column
+	Array   expr.Expr
+	Matches []expr.Expr
+	Cols    []Column
 }
 
 var _ Node = (*Unnest)(nil)
@@ -198,4 +201,41 @@ func (b *binder) bindUnnest(call *ast.FuncCallExpr, name string) (Node, error) {
 		return nil, err
 	}
 	return &Unnest{Array: arr, Cols: []Column{{Name: name, Type: sqltypes.TextType, Nullable: true}}}, nil
+}
+
+// bindRegexpMatches binds regexp_matches(string, pattern [, flags]) in
+// FROM: its arguments, constant like unnest's, are read as text.
+func (b *binder) bindRegexpMatches(call *ast.FuncCallExpr, name string) (Node, error) {
+	c := &exprCtx{sc: &scope{}, clause: "functions in FROM"}
+	args := make([]expr.Expr, len(call.Args))
+	for i, a := range call.Args {
+		e, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
+	}
+	if len(args) < 2 || len(args) > 3 {
+		return nil, b.fromFuncError(call, "regexp_matches", args)
+	}
+	for i, a := range args {
+		if t := a.Type(); !t.IsString() && t.Kind != sqltypes.Unknown {
+			return nil, b.fromFuncError(call, "regexp_matches", args)
+		}
+		var err error
+		if args[i], err = b.coerce(a, sqltypes.TextType, call.Args[i], "argument"); err != nil {
+			return nil, err
+		}
+	}
+	return &Unnest{Matches: args, Cols: []Column{{Name: name, Type: sqltypes.ArrayOf(sqltypes.TextType), Nullable: true}}}, nil
+}
+
+func (b *binder) fromFuncError(call *ast.FuncCallExpr, fn string, args []expr.Expr) error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().String()
+	}
+	return sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", fn, strings.Join(ts, ", ")).
+		WithPosition(b.pos(call)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
