@@ -58,6 +58,7 @@ func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
 // asofsql does not have yet (unnest in FROM is bind_select's).
 var notYetSetFuncs = map[string]string{
 	"unnest": "unnest outside FROM", "regexp_matches": "regexp_matches outside FROM",
+	"generate_series": "generate_series outside FROM",
 	"regexp_split_to_array": "regexp_split_to_array", "regexp_split_to_table": "regexp_split_to_table",
 	"string_to_table": "string_to_table",
 }
@@ -79,7 +80,13 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		}
 	}
 	if what := notYetSetFuncs[name]; what != "" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", what).WithPosition(b.pos(x))
+		err := sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", what).WithPosition(b.pos(x))
+		if strings.HasSuffix(what, "outside FROM") {
+			// Set-returning functions run in FROM, lateral to the items
+			// before them.
+			err = err.WithHint("Call it in FROM: SELECT x FROM t, " + name + "(...) AS f(x).")
+		}
+		return nil, err
 	}
 	args := make([]expr.Expr, len(x.Args))
 	var names []string
