@@ -58,7 +58,7 @@ func funcError(b *binder, n ast.ExprNode, args []expr.Expr) error {
 // asofsql does not have yet (unnest in FROM is bind_select's).
 var notYetSetFuncs = map[string]string{
 	"unnest": "unnest outside FROM", "regexp_matches": "regexp_matches outside FROM",
-	"generate_series": "generate_series outside FROM",
+	"generate_series":       "generate_series outside FROM",
 	"regexp_split_to_array": "regexp_split_to_array", "regexp_split_to_table": "regexp_split_to_table",
 	"string_to_table": "string_to_table",
 }
@@ -84,7 +84,7 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 		if strings.HasSuffix(what, "outside FROM") {
 			// Set-returning functions run in FROM, lateral to the items
 			// before them.
-			err = err.WithHint("Call it in FROM: SELECT x FROM t, " + name + "(...) AS f(x).")
+			err = err.WithHint("A select list takes one, in a query without GROUP BY, aggregates, window functions or an unqualified *; otherwise call it in FROM: SELECT x FROM t, %s(...) AS f(x).", name)
 		}
 		return nil, err
 	}

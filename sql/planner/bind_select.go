@@ -70,6 +70,7 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		}
 		return b.bindSeries(call, name)
 	}
+	moveSelectSRF(s) // srf_select.go
 	var from *rel
 	if s.From == nil {
 		from = &rel{node: &Values{Rows: [][]expr.Expr{{}}}, sc: &scope{}}
