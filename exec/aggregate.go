@@ -69,7 +69,9 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		var extra []*eval.Evaluator
 		switch {
 		case len(spec.Args) == 0 && spec.Func == "count" && !spec.Distinct:
-		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || spec.Func == "json_object_agg" || spec.Func == "array_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]):
+		case len(spec.Args) == 1 || len(spec.Args) == 2 && (spec.Func == "string_agg" || spec.Func == "json_object_agg" || spec.Func == "array_agg" ||
+			spec.Func == "json_agg" || spec.Func == "jsonb_agg" || regrFuncs[spec.Func] || orderedSetFuncs[spec.Func]) ||
+			len(spec.Args) == 3 && spec.Func == "json_object_agg":
 			if ev, err = eval.Compile(spec.Args[0], child.Schema(), env); err != nil {
 				return nil, err
 			}
@@ -110,7 +112,7 @@ func newAggCore(child Operator, mem memory.Allocator, groupBy []expr.Expr, group
 		}
 		if j, ok := inner.(*jsonAggAcc); ok {
 			j.opts = env.Options
-			if len(extra) > 0 {
+			if spec.Func == "json_object_agg" && len(extra) > 0 {
 				j.valT = extra[0].Type()
 			}
 		}

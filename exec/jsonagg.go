@@ -23,6 +23,7 @@ type jsonAggAcc struct {
 	buf   [][]byte
 	seen  []bool
 	val   arrow.Array
+	cond  *array.Boolean // FILTER (WHERE cond), nil without
 	bytes int64
 	acct  *memacct.Account
 }
@@ -38,10 +39,17 @@ func (a *jsonAggAcc) resize(n int)                     { a.buf, a.seen = grow(a.
 func (a *jsonAggAcc) keep(g int)                       { a.buf, a.seen = keep1(a.buf, g), keep1(a.seen, g) }
 func (a *jsonAggAcc) groupBytes() int64                { return 32 }
 func (a *jsonAggAcc) varBytes() int64                  { return a.bytes }
+
+// setExtra takes json_object_agg's values, then the FILTER condition
+// when the call has one (as array_agg's: these aggregates keep NULLs, so
+// a filter cannot be a NULL argument).
 func (a *jsonAggAcc) setExtra(args []arrow.Array) {
-	a.val = nil
+	a.val, a.cond = nil, nil
+	if a.fn == "json_object_agg" && len(args) > 0 {
+		a.val, args = args[0], args[1:]
+	}
 	if len(args) > 0 {
-		a.val = args[0]
+		a.cond, _ = args[0].(*array.Boolean)
 	}
 }
 
@@ -57,7 +65,7 @@ func (a *jsonAggAcc) add(gids []int32, arg arrow.Array) error {
 	start := a.bytes
 	obj := a.fn == "json_object_agg"
 	for i, g := range gids {
-		if g < 0 {
+		if g < 0 || a.cond != nil && (!a.cond.IsValid(i) || !a.cond.Value(i)) {
 			continue
 		}
 		b := a.buf[g]

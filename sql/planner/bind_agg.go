@@ -274,9 +274,6 @@ func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
 		return nil
 	}
 	cn := b.st.Filters[x]
-	if jsonAggs[call.Func] {
-		return sqlerr.New(sqlerr.FeatureNotSupported, "FILTER on %s is not supported", call.Func).WithPosition(b.pos(cn))
-	}
 	if hasAggregate(cn) {
 		return sqlerr.New(sqlerr.GroupingError, "aggregate functions are not allowed in FILTER").WithPosition(b.pos(cn))
 	}
@@ -294,8 +291,9 @@ func (b *binder) aggFilter(n ast.ExprNode, call *AggCall, a *aggState) error {
 	when := func(e expr.Expr) expr.Expr {
 		return &expr.Case{Whens: []expr.When{{Cond: cond, Result: e}}, T: e.Type()}
 	}
-	if call.Func == "array_agg" {
-		// array_agg keeps NULLs: the condition is its second argument.
+	if call.Func == "array_agg" || jsonAggs[call.Func] {
+		// array_agg and the JSON aggregates keep NULLs: the condition is
+		// their last argument.
 		call.Args = append(call.Args, cond)
 		return nil
 	}
