@@ -221,62 +221,15 @@ func init() {
 		// pg_get_viewdef(oid [, pretty]): a view's query as it was written
 		// (PostgreSQL prints its own reconstruction), NULL for other OIDs.
 		"pg_get_viewdef": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-			src, err := b.pgSource()
-			if err != nil {
-				return nil, err
-			}
-			if len(args) == 2 {
-				if k := args[1].Type().Kind; k != sqltypes.Bool && k != sqltypes.Unknown {
-					return nil, funcError(b, x, args)
-				}
-				args = args[:1]
-			}
-			arg, err := b.oidArg(args, x)
-			if err != nil {
-				return nil, err
-			}
-			c := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Literal{T: sqltypes.TextType}}
-			for _, r := range src.Rels() {
-				if r.ViewSQL != "" {
-					c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
-						Result: &expr.Literal{Value: " " + r.ViewSQL + ";", T: sqltypes.TextType}})
-				}
-			}
-			if len(c.Whens) == 0 {
-				return c.Else, nil
-			}
-			return c, nil
+			return b.viewText(args, x, func(_ *pgcatalog.Source, r *pgcatalog.Rel) string { return " " + r.ViewSQL + ";" })
 		},
 		// pg_get_ruledef(oid [, pretty]): the "_RETURN" rule of the view
 		// pg_rewrite lists under oid, as PostgreSQL prints it around the
 		// view's query as written; NULL for other OIDs.
 		"pg_get_ruledef": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
-			src, err := b.pgSource()
-			if err != nil {
-				return nil, err
-			}
-			if len(args) == 2 {
-				if k := args[1].Type().Kind; k != sqltypes.Bool && k != sqltypes.Unknown {
-					return nil, funcError(b, x, args)
-				}
-				args = args[:1]
-			}
-			arg, err := b.oidArg(args, x)
-			if err != nil {
-				return nil, err
-			}
-			c := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Literal{T: sqltypes.TextType}}
-			for _, r := range src.Rels() {
-				if r.ViewSQL != "" {
-					def := "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO " + src.QualifiedName(r) + " DO INSTEAD  " + r.ViewSQL + ";"
-					c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
-						Result: &expr.Literal{Value: def, T: sqltypes.TextType}})
-				}
-			}
-			if len(c.Whens) == 0 {
-				return c.Else, nil
-			}
-			return c, nil
+			return b.viewText(args, x, func(src *pgcatalog.Source, r *pgcatalog.Rel) string {
+				return "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO " + src.QualifiedName(r) + " DO INSTEAD  " + r.ViewSQL + ";"
+			})
 		},
 		"current_database": func(b *binder, args []expr.Expr, x *ast.FuncCallExpr) (expr.Expr, error) {
 			src, err := b.pgSource()
@@ -661,4 +614,34 @@ func (b *binder) relPredicate(args []expr.Expr, x *ast.FuncCallExpr, pred func(*
 		out.Whens = append(out.Whens, expr.When{Cond: &expr.In{X: arg, List: no}, Result: &expr.Literal{Value: false, T: sqltypes.BoolType}})
 	}
 	return out, nil
+}
+
+// viewText is f(oid [, pretty]) for a function printing something of a
+// view: text(view) for a view's OID, NULL for any other.
+func (b *binder) viewText(args []expr.Expr, x *ast.FuncCallExpr, text func(*pgcatalog.Source, *pgcatalog.Rel) string) (expr.Expr, error) {
+	src, err := b.pgSource()
+	if err != nil {
+		return nil, err
+	}
+	if len(args) == 2 {
+		if k := args[1].Type().Kind; k != sqltypes.Bool && k != sqltypes.Unknown {
+			return nil, funcError(b, x, args)
+		}
+		args = args[:1]
+	}
+	arg, err := b.oidArg(args, x)
+	if err != nil {
+		return nil, err
+	}
+	c := &expr.Case{Operand: arg, T: sqltypes.TextType, Else: &expr.Literal{T: sqltypes.TextType}}
+	for _, r := range src.Rels() {
+		if r.ViewSQL != "" {
+			c.Whens = append(c.Whens, expr.When{Cond: &expr.Literal{Value: r.OID, T: sqltypes.Int8Type},
+				Result: &expr.Literal{Value: text(src, r), T: sqltypes.TextType}})
+		}
+	}
+	if len(c.Whens) == 0 {
+		return c.Else, nil
+	}
+	return c, nil
 }
