@@ -432,11 +432,11 @@ func TestSelectShapes(t *testing.T) {
 		want []string
 		code string
 	}{
-		{in: "all", want: []string{"S1", "S2", "S3", "S4", "S5", "S6", "F1", "F2", "O1", "O2", "T1", "G1", "G2", "G3"}},
-		{in: "", want: []string{"S1", "S2", "S3", "S4", "S5", "S6", "F1", "F2", "O1", "O2", "T1", "G1", "G2", "G3"}},
+		{in: "all", want: []string{"S1", "S2", "S3", "S4", "S5", "S6", "F1", "F2", "O1", "O2", "T1", "G1", "G2", "G3", "P1", "W1"}},
+		{in: "", want: []string{"S1", "S2", "S3", "S4", "S5", "S6", "F1", "F2", "O1", "O2", "T1", "G1", "G2", "G3", "P1", "W1"}},
 		{in: "s1, S3,S1", want: []string{"S1", "S3"}},
 		{in: "asof", want: []string{"S1", "S2", "S3", "S4", "S5", "S6"}},
-		{in: "g2,ops", want: []string{"G2", "F1", "F2", "O1", "O2", "T1", "G1", "G3"}},
+		{in: "g2,ops", want: []string{"G2", "F1", "F2", "O1", "O2", "T1", "G1", "G3", "P1", "W1"}},
 		{in: "S7", code: sqlerr.InvalidParameterValue},
 		{in: "S1,", code: sqlerr.InvalidParameterValue},
 	}
