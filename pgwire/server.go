@@ -362,6 +362,8 @@ func (s *Server) stopAccepting() (done chan struct{}) {
 	for c := range s.conns {
 		if !c.started.Load() {
 			c.raw.SetReadDeadline(time.Now())
+		} else {
+			c.wakeIfWaiting() // an idle session closes now
 		}
 	}
 	s.mu.Unlock()
