@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/asofsql/asofsql/sqlerr"
@@ -49,6 +51,16 @@ type conn struct {
 	rdl bool
 	// watchT starts a watcher for a call that runs long (startWatch).
 	watchT *time.Timer
+	// The running call's statement timeout and its watcher (callCtx),
+	// and endCall as a func value made once.
+	callStop    context.CancelFunc
+	callUnwatch func() bool
+	endCallFn   func()
+	// pb are the builders of Bind parameters, for the schema pbSchema
+	// (decodeParams): a client running one prepared statement over and
+	// over reuses them.
+	pbSchema *arrow.Schema
+	pb       []array.Builder
 
 	stmts map[string]*prepared
 	// lastNamed is the session-kept statement found last (stmt).
@@ -568,12 +580,10 @@ func (c *conn) readyForQuery() error {
 // statement timeout (a watcher, only when there is a timeout).
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
-	stop := func() {}
+	c.callStop, c.callUnwatch = nil, nil
 	d := c.statementTimeout()
 	if d > 0 {
-		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
-		stop = cancelT
+		ctx, c.callStop = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 	}
 	c.calls++
 	call := c.calls
@@ -583,9 +593,8 @@ func (c *conn) callCtx() (context.Context, func()) {
 		c.boundLocked() // ended before the call began: watchEnd saw no call
 	}
 	c.mu.Unlock()
-	unwatch := func() bool { return true }
 	if d > 0 {
-		unwatch = context.AfterFunc(ctx, func() {
+		c.callUnwatch = context.AfterFunc(ctx, func() {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			if c.call == call { // the call has not ended
@@ -594,25 +603,36 @@ func (c *conn) callCtx() (context.Context, func()) {
 		})
 	}
 	c.armWatch()
-	return ctx, func() {
-		unwatch()
-		c.watchT.Stop()
-		c.mu.Lock()
-		c.cancel, c.call = nil, 0
-		watched := c.stopWatchLocked()
-		if c.bounded && c.ctx.Err() == nil {
-			// A connection that is ending keeps the deadline (Stop sets
-			// one too): its last words must not block forever either.
-			c.bounded = false
-			c.raw.SetWriteDeadline(time.Time{})
-		}
-		c.mu.Unlock()
-		if watched != nil {
-			<-watched
-		}
-		stop()
-		cancel(nil)
+	if c.endCallFn == nil {
+		c.endCallFn = c.endCall // one closure per connection, not per call
 	}
+	return ctx, c.endCallFn
+}
+
+// endCall ends the call callCtx began.
+func (c *conn) endCall() {
+	if c.callUnwatch != nil {
+		c.callUnwatch()
+	}
+	c.watchT.Stop()
+	c.mu.Lock()
+	cancel := c.cancel
+	c.cancel, c.call = nil, 0
+	watched := c.stopWatchLocked()
+	if c.bounded && c.ctx.Err() == nil {
+		// A connection that is ending keeps the deadline (Stop sets
+		// one too): its last words must not block forever either.
+		c.bounded = false
+		c.raw.SetWriteDeadline(time.Time{})
+	}
+	c.mu.Unlock()
+	if watched != nil {
+		<-watched
+	}
+	if c.callStop != nil {
+		c.callStop()
+	}
+	cancel(nil)
 }
 
 // statementTimeout is the session's statement_timeout when it has one
@@ -725,6 +745,7 @@ func (c *conn) sqlErr(ctx context.Context, err error) *sqlerr.Error {
 
 // closeAll releases every statement and portal.
 func (c *conn) closeAll() {
+	c.dropParamBuilders()
 	for name, p := range c.portals {
 		p.close()
 		delete(c.portals, name)
