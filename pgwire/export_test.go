@@ -22,3 +22,11 @@ func Quiet(s *Server) bool {
 	}
 	return true
 }
+
+// Watchers is the number of watchers s has started: one per statement
+// that ran long, none for quick ones.
+func Watchers(s *Server) int64 { return s.watchers.Load() }
+
+// SetWatchAfter sets how long a statement runs before a watcher reads
+// ahead for it.
+func SetWatchAfter(s *Server, d time.Duration) { s.watchAfter.Store(int64(d)) }

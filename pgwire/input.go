@@ -317,11 +317,15 @@ func (c *conn) inputFailure(err error) error {
 
 // armWatch starts the running call's watcher clock (see watchAfter).
 func (c *conn) armWatch() {
+	d := watchAfter
+	if t := c.srv.watchAfter.Load(); t > 0 {
+		d = time.Duration(t)
+	}
 	if c.watchT == nil {
-		c.watchT = time.AfterFunc(watchAfter, c.startWatch)
+		c.watchT = time.AfterFunc(d, c.startWatch)
 		return
 	}
-	c.watchT.Reset(watchAfter)
+	c.watchT.Reset(d)
 }
 
 // startWatch hands the input to a watcher, if a call still runs and
@@ -339,6 +343,7 @@ func (c *conn) startWatch() {
 	}
 	w := &watcher{stop: make(chan struct{}), done: make(chan struct{})}
 	c.watch, c.rstate = w, rsWatch
+	c.srv.watchers.Add(1)
 	go c.watchLoop(w)
 }
 
