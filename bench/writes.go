@@ -74,8 +74,10 @@ type writeServer struct {
 	// far; nil where the benchmark cannot see them (PostgreSQL).
 	logStats func() (records, flushes int64)
 	// cpu is the CPU time the server's processes used so far; nil when
-	// the server shares the benchmark's process.
-	cpu func() time.Duration
+	// the server shares the benchmark's process. children counts its
+	// child processes (PostgreSQL's backends), nil when it has none.
+	cpu      func() time.Duration
+	children func() int
 }
 
 func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only, serverBin, baselineBin string, stdout, stderr io.Writer) error {
@@ -137,8 +139,12 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 					rec0, fl0 = s.logStats()
 				}
 				var cpu0 time.Duration
+				procs0 := 0
 				if s.cpu != nil {
 					cpu0 = s.cpu()
+				}
+				if s.children != nil {
+					procs0 = s.children()
 				}
 				rows, took, err := runWriteWorkload(ctx, s, w, dur, copyRows)
 				if err != nil {
@@ -148,10 +154,12 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 				res[wi][si].rates = append(res[wi][si].rates, rate)
 				cpuNote := ""
 				if s.cpu != nil && rows > 0 {
-					// The backends of the workload's connections have
-					// ended (or are ending): give them a moment to be
-					// counted.
-					time.Sleep(200 * time.Millisecond)
+					// The backends of the workload's connections are
+					// ending: their time counts once they are reaped.
+					time.Sleep(100 * time.Millisecond)
+					for t := time.Now(); s.children != nil && s.children() > procs0 && time.Since(t) < 5*time.Second; {
+						time.Sleep(20 * time.Millisecond)
+					}
 					us := float64(s.cpu()-cpu0) / float64(time.Microsecond) / float64(rows)
 					res[wi][si].cpuPerRow = append(res[wi][si].cpuPerRow, us)
 					cpuNote = fmt.Sprintf(", server CPU %.1f µs/row", us)
@@ -532,7 +540,9 @@ func startPostgres(ctx context.Context) (*writeServer, string, error) {
 		version = version[:60] + "..."
 	}
 	pid := pg.Process.Pid
-	return &writeServer{name: "PostgreSQL 15", url: url, stop: stop, cpu: func() time.Duration { return treeCPU(pid) }}, version, nil
+	return &writeServer{name: "PostgreSQL 15", url: url, stop: stop,
+		cpu:      func() time.Duration { total, _ := treeCPU(pid); return total },
+		children: func() int { _, n := treeCPU(pid); return n }}, version, nil
 }
 
 // procCPU is the CPU time of process pid (all its threads) from
@@ -574,10 +584,10 @@ func procStat(pid int) []string {
 }
 
 // treeCPU is the CPU time of PostgreSQL's postmaster pid and of its
-// children: the backends that are running or not yet reaped, and the
-// reaped ones through the postmaster's children's times.
-func treeCPU(pid int) time.Duration {
-	total := procCPU(pid, true)
+// children (the backends that are running, and the reaped ones through
+// the postmaster's children's times), and how many children it has.
+func treeCPU(pid int) (total time.Duration, children int) {
+	total = procCPU(pid, true)
 	ents, _ := os.ReadDir("/proc")
 	want := strconv.Itoa(pid)
 	for _, e := range ents {
@@ -587,7 +597,8 @@ func treeCPU(pid int) time.Duration {
 		}
 		if f := procStat(child); len(f) > 1 && f[1] == want {
 			total += procCPU(child, true)
+			children++
 		}
 	}
-	return total
+	return total, children
 }
