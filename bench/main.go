@@ -53,8 +53,9 @@ type config struct {
 	duration time.Duration
 	copyRows int
 	only     string
-	// serverBin runs asofsql as a separate serve process (-writes).
-	serverBin string
+	// serverBin runs asofsql as a separate serve process (-writes);
+	// baselineBin runs a second one in the same run, to compare builds.
+	serverBin, baselineBin string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -72,6 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	copyRows := fs.Int("copy-rows", 10_000_000, "-writes: rows of the COPY workload")
 	only := fs.String("only", "", "-writes: run only the workloads whose name contains this")
 	serverBin := fs.String("asofsql-server", "", "-writes: run asofsql as this `binary`'s serve command in its own process, as PostgreSQL runs (default: in the benchmark's process)")
+	baselineBin := fs.String("asofsql-baseline", "", "-writes: also run this `binary`'s serve command (another build, e.g. main's) in the same run, interleaved")
 	if err := fs.Parse(args); err != nil {
 		return config{}, sqlerr.Wrap(err, sqlerr.InvalidParameterValue, "%v", err)
 	}
@@ -80,7 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			WithHint("Every option is a flag, e.g. -shapes S1,S3 -runs 5 -scale 0.01.")
 	}
 	c := config{scale: *scale, runs: *runs, serial: *serial, wire: *wire, cpuProf: *cpuProf,
-		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only, serverBin: *serverBin}
+		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only, serverBin: *serverBin, baselineBin: *baselineBin}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
 	}
@@ -122,7 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			defer pprof.StopCPUProfile()
 		}
-		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, c.serverBin, stdout, stderr)
+		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, c.serverBin, c.baselineBin, stdout, stderr)
 	}
 	probe := NewProbe(memory.NewGoAllocator())
 	engines := []Engine{&OperatorEngine{}}

@@ -33,7 +33,11 @@ import (
 // reported. Every workload checks its row count on both servers. Two
 // ceiling workloads time a prepared SELECT 1 (the round trip without the
 // write). asofsql serves from this process, or with -asofsql-server from
-// a serve process of its own, as PostgreSQL does.
+// a serve process of its own, as PostgreSQL does; -asofsql-baseline adds
+// another build's serve process to the same run (asofsql, baseline,
+// PostgreSQL, workload by workload). For servers in processes of their
+// own the CPU time (user+system) they spent per row is reported too:
+// what a loaded, shared machine distorts far less than the wall time.
 
 // writeWorkload is one row of the result table.
 type writeWorkload struct {
@@ -69,12 +73,17 @@ type writeServer struct {
 	// logStats are the server's log records (commits) and flushes so
 	// far; nil where the benchmark cannot see them (PostgreSQL).
 	logStats func() (records, flushes int64)
+	// cpu is the CPU time the server's processes used so far; nil when
+	// the server shares the benchmark's process. children counts its
+	// child processes (PostgreSQL's backends), nil when it has none.
+	cpu      func() time.Duration
+	children func() int
 }
 
-func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only, serverBin string, stdout, stderr io.Writer) error {
+func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only, serverBin, baselineBin string, stdout, stderr io.Writer) error {
 	start := startAsofsql
 	if serverBin != "" {
-		start = func() (*writeServer, error) { return startAsofsqlProcess(ctx, serverBin) }
+		start = func() (*writeServer, error) { return startAsofsqlProcess(ctx, serverBin, "asofsql") }
 	}
 	asof, err := start()
 	if err != nil {
@@ -88,6 +97,13 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 			}
 		}
 	}()
+	if baselineBin != "" {
+		base, err := startAsofsqlProcess(ctx, baselineBin, "asofsql baseline")
+		if err != nil {
+			return err
+		}
+		servers = append(servers, base)
+	}
 	pgNote := "PostgreSQL: not installed (apt-get install -y postgresql-15), not run"
 	if pg, version, err := startPostgres(ctx); err == nil {
 		servers = append(servers, pg)
@@ -99,9 +115,12 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	if serverBin != "" {
 		where = "in its own process (" + serverBin + " serve)"
 	}
+	if baselineBin != "" {
+		where += ", asofsql baseline in its own process (" + baselineBin + " serve)"
+	}
 	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d; asofsql runs %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows, where)
 	fmt.Fprintf(stdout, "%s; load average at start: %s\n\n", pgNote, loadAvg())
-	type cell struct{ rates []float64 }
+	type cell struct{ rates, cpuPerRow []float64 }
 	var wls []writeWorkload
 	for _, w := range writeWorkloads(copyRows) {
 		if strings.Contains(w.name, only) {
@@ -119,12 +138,32 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 				if s.logStats != nil {
 					rec0, fl0 = s.logStats()
 				}
+				var cpu0 time.Duration
+				procs0 := 0
+				if s.cpu != nil {
+					cpu0 = s.cpu()
+				}
+				if s.children != nil {
+					procs0 = s.children()
+				}
 				rows, took, err := runWriteWorkload(ctx, s, w, dur, copyRows)
 				if err != nil {
 					return fmt.Errorf("%s, %s: %w", s.name, w.name, err)
 				}
 				rate := float64(rows) / took.Seconds()
 				res[wi][si].rates = append(res[wi][si].rates, rate)
+				cpuNote := ""
+				if s.cpu != nil && rows > 0 {
+					// The backends of the workload's connections are
+					// ending: their time counts once they are reaped.
+					time.Sleep(100 * time.Millisecond)
+					for t := time.Now(); s.children != nil && s.children() > procs0 && time.Since(t) < 5*time.Second; {
+						time.Sleep(20 * time.Millisecond)
+					}
+					us := float64(s.cpu()-cpu0) / float64(time.Microsecond) / float64(rows)
+					res[wi][si].cpuPerRow = append(res[wi][si].cpuPerRow, us)
+					cpuNote = fmt.Sprintf(", server CPU %.1f µs/row", us)
+				}
 				flushes := ""
 				if s.logStats != nil && !w.noop {
 					rec, fl := s.logStats()
@@ -132,23 +171,27 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 						flushes = fmt.Sprintf(" (%d commits, %d log flushes: %.3f per commit)", rec-rec0, fl-fl0, float64(fl-fl0)/float64(rec-rec0))
 					}
 				}
-				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s%s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate, flushes)
+				fmt.Fprintf(stderr, "run %d: %s: %s: %d rows in %v: %.0f rows/s%s%s\n", run+1, s.name, w.name, rows, took.Round(time.Millisecond), rate, cpuNote, flushes)
 			}
 		}
 	}
 	fmt.Fprintf(stdout, "Median rows/s of %d runs; load average at end: %s.\n\n", runs, loadAvg())
+	pg := -1 // PostgreSQL's column, when it ran
+	if len(servers) > 1 && servers[len(servers)-1].name == "PostgreSQL 15" {
+		pg = len(servers) - 1
+	}
 	fmt.Fprint(stdout, "| workload |")
 	for _, s := range servers {
 		fmt.Fprintf(stdout, " %s |", s.name)
 	}
-	if len(servers) > 1 {
-		fmt.Fprint(stdout, " asofsql / PostgreSQL |")
+	for si := 0; si < pg; si++ {
+		fmt.Fprintf(stdout, " %s / PostgreSQL |", servers[si].name)
 	}
 	fmt.Fprint(stdout, "\n| --- |")
 	for range servers {
 		fmt.Fprint(stdout, " ---: |")
 	}
-	if len(servers) > 1 {
+	for si := 0; si < pg; si++ {
 		fmt.Fprint(stdout, " ---: |")
 	}
 	fmt.Fprintln(stdout)
@@ -160,8 +203,33 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 			med = append(med, m)
 			fmt.Fprintf(stdout, " %s |", thousands(m))
 		}
-		if len(servers) > 1 {
-			fmt.Fprintf(stdout, " %.2f |", med[0]/med[1])
+		for si := 0; si < pg; si++ {
+			fmt.Fprintf(stdout, " %.2f |", med[si]/med[pg])
+		}
+		fmt.Fprintln(stdout)
+	}
+	var measured []int
+	for si, s := range servers {
+		if s.cpu != nil {
+			measured = append(measured, si)
+		}
+	}
+	if len(measured) == 0 {
+		return nil
+	}
+	fmt.Fprint(stdout, "\nServer CPU time (user+system) per row, µs, median of the runs:\n\n| workload |")
+	for _, si := range measured {
+		fmt.Fprintf(stdout, " %s |", servers[si].name)
+	}
+	fmt.Fprint(stdout, "\n| --- |")
+	for range measured {
+		fmt.Fprint(stdout, " ---: |")
+	}
+	fmt.Fprintln(stdout)
+	for wi, w := range wls {
+		fmt.Fprintf(stdout, "| %s |", w.name)
+		for _, si := range measured {
+			fmt.Fprintf(stdout, " %.1f |", medianOf(res[wi][si].cpuPerRow))
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -169,6 +237,9 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 }
 
 func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
 	s := slices.Clone(xs)
 	sort.Float64s(s)
 	return s[len(s)/2]
@@ -352,7 +423,7 @@ func startAsofsql() (*writeServer, error) {
 // startAsofsqlProcess runs `bin serve` on a fresh data directory and a
 // loopback port in its own process, as PostgreSQL runs, so that the
 // server's CPU is not shared with the clients' goroutines.
-func startAsofsqlProcess(ctx context.Context, bin string) (*writeServer, error) {
+func startAsofsqlProcess(ctx context.Context, bin, name string) (*writeServer, error) {
 	dir, err := os.MkdirTemp("", "bench-asofsql-")
 	if err != nil {
 		return nil, err
@@ -392,7 +463,9 @@ func startAsofsqlProcess(ctx context.Context, bin string) (*writeServer, error) 
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return &writeServer{name: "asofsql", url: url, orderBy: " ORDER BY (ts)", stop: stop}, nil
+	pid := cmd.Process.Pid
+	return &writeServer{name: name, url: url, orderBy: " ORDER BY (ts)", stop: stop,
+		cpu: func() time.Duration { return procCPU(pid, true) }}, nil
 }
 
 // startPostgres runs initdb and a private postgres on a loopback port;
@@ -466,5 +539,66 @@ func startPostgres(ctx context.Context) (*writeServer, string, error) {
 	if len(version) > 60 {
 		version = version[:60] + "..."
 	}
-	return &writeServer{name: "PostgreSQL 15", url: url, stop: stop}, version, nil
+	pid := pg.Process.Pid
+	return &writeServer{name: "PostgreSQL 15", url: url, stop: stop,
+		cpu:      func() time.Duration { total, _ := treeCPU(pid); return total },
+		children: func() int { _, n := treeCPU(pid); return n }}, version, nil
+}
+
+// procCPU is the CPU time of process pid (all its threads) from
+// /proc/pid/stat, with that of its reaped children when children is set;
+// 0 where /proc is missing.
+func procCPU(pid int, children bool) time.Duration {
+	f := procStat(pid)
+	if len(f) < 15 {
+		return 0
+	}
+	n := 2
+	if children {
+		n = 4
+	}
+	var ticks int64
+	for _, v := range f[11 : 11+n] { // utime, stime, cutime, cstime
+		t, _ := strconv.ParseInt(v, 10, 64)
+		ticks += t
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc/pid/stat's times on Linux.
+const clockTicks = 100
+
+// procStat is the fields of /proc/pid/stat after the command name (the
+// first is the state, the second the parent's pid).
+func procStat(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
+// treeCPU is the CPU time of PostgreSQL's postmaster pid and of its
+// children (the backends that are running, and the reaped ones through
+// the postmaster's children's times), and how many children it has.
+func treeCPU(pid int) (total time.Duration, children int) {
+	total = procCPU(pid, true)
+	ents, _ := os.ReadDir("/proc")
+	want := strconv.Itoa(pid)
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f := procStat(child); len(f) > 1 && f[1] == want {
+			total += procCPU(child, true)
+			children++
+		}
+	}
+	return total, children
 }

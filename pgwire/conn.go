@@ -1,7 +1,6 @@
 package pgwire
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/asofsql/asofsql/sqlerr"
@@ -37,22 +38,29 @@ type conn struct {
 	tlsCert *tls.Certificate // presented in the TLS handshake, if any
 	counted bool
 	started atomic.Bool // past startup and authentication
-	// Tests tell a quiet connection by these: waiting is set while the
-	// connection goroutine waits for the client, waitFrom is the number of
-	// messages it had taken (taken, its own count) when that wait began,
-	// and queued the number the reader has queued; quiet is waiting with
-	// waitFrom == queued.
-	waiting  atomic.Bool
-	waitFrom atomic.Int64
-	queuedN  atomic.Int64
-	taken    int64
+	// waiting is set while the connection goroutine waits for the
+	// client with no whole message buffered (tests tell a quiet
+	// connection by it).
+	waiting atomic.Bool
 
-	sess    Session
-	user    string
-	frames  chan frame
-	queued  byteBudget // bytes read ahead but not yet taken from frames
-	readErr error      // set by the reader before it closes frames
-	done    chan struct{}
+	sess Session
+	user string
+	// in holds client bytes not yet handled (input.go); rdl is set when
+	// the socket may have a read deadline, which the next wait resets.
+	in  input
+	rdl bool
+	// watchT starts a watcher for a call that runs long (startWatch).
+	watchT *time.Timer
+	// The running call's statement timeout and its watcher (callCtx),
+	// and endCall as a func value made once.
+	callStop    context.CancelFunc
+	callUnwatch func() bool
+	endCallFn   func()
+	// pb are the builders of Bind parameters, for the schema pbSchema
+	// (decodeParams): a client running one prepared statement over and
+	// over reuses them.
+	pbSchema *arrow.Schema
+	pb       []array.Builder
 
 	stmts map[string]*prepared
 	// lastNamed is the session-kept statement found last (stmt).
@@ -77,12 +85,18 @@ type conn struct {
 
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // of the running engine call, if any
-	// call identifies the running engine call (nil between calls), so
-	// that a late cancellation of an ended call does not touch the next.
-	call *struct{}
+	// call identifies the running engine call (0 between calls; calls
+	// counts them), so that a late cancellation of an ended call does
+	// not touch the next.
+	call  uint64
+	calls uint64
 	// bounded is set while a cancelled call's writes have a deadline
 	// (see callCtx); the call's end clears it.
 	bounded bool
+	// rstate says who reads the socket (input.go); watch is the running
+	// call's watcher, if it has one.
+	rstate int
+	watch  *watcher
 }
 
 // reportedSettings are sent after login, in Postgres' order; the
@@ -154,14 +168,17 @@ func (c *conn) reportChanges() {
 }
 
 func (c *conn) serve() {
-	var readerDone chan struct{}
 	defer func() {
 		c.abort(errConnLost)
 		c.nc.Close()
-		if readerDone != nil {
-			// The reader ends on the closed socket; wait, so that nothing
-			// of the connection outlives it (Shutdown counts on that).
-			<-readerDone
+		// A call that panicked may have left its watcher reading: it
+		// ends on the closed socket; nothing of the connection outlives
+		// it (Shutdown counts on that).
+		c.mu.Lock()
+		watched := c.stopWatchLocked()
+		c.mu.Unlock()
+		if watched != nil {
+			<-watched
 		}
 		c.srv.removeConn(c)
 	}()
@@ -178,16 +195,11 @@ func (c *conn) serve() {
 		}
 	}()
 	defer c.watchEnd()()
-	c.frames = make(chan frame, 64)
-	c.done = make(chan struct{})
-	c.queued.init(maxReadAhead)
-	readerDone = make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		c.readLoop()
+	defer func() {
+		if c.watchT != nil {
+			c.watchT.Stop()
+		}
 	}()
-	defer c.queued.close()
-	defer close(c.done)
 	err := c.loopSafe()
 	if err != nil {
 		c.logf("connection", err)
@@ -349,202 +361,6 @@ func (c *conn) notice(e *sqlerr.Error) {
 	c.w.send((*pgproto3.NoticeResponse)(r))
 }
 
-// maxReadAhead bounds the bytes of client messages read ahead of their
-// processing (beyond the one being processed), so a client that pipelines
-// or streams COPY data faster than the engine takes it is held back by
-// TCP instead of growing server memory.
-const maxReadAhead = 1 << 20
-
-// byteBudget is a counting limit the reader waits on.
-type byteBudget struct {
-	mu     sync.Mutex
-	cond   sync.Cond
-	used   int
-	limit  int
-	closed bool
-}
-
-func (b *byteBudget) init(limit int) {
-	b.limit = limit
-	b.cond.L = &b.mu
-}
-
-// reserve waits until n more bytes fit (one message always fits when
-// nothing is queued); false once closed.
-func (b *byteBudget) reserve(n int) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for !b.fits(n) {
-		b.cond.Wait()
-	}
-	if b.closed {
-		return false
-	}
-	b.used += n
-	return true
-}
-
-// tryReserve reserves n bytes if they fit now.
-func (b *byteBudget) tryReserve(n int) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed || !b.fits(n) {
-		return false
-	}
-	b.used += n
-	return true
-}
-
-func (b *byteBudget) fits(n int) bool {
-	return b.used == 0 || b.used+n <= b.limit || b.closed
-}
-
-func (b *byteBudget) release(n int) {
-	b.mu.Lock()
-	b.used -= n
-	b.mu.Unlock()
-	b.cond.Broadcast()
-}
-
-func (b *byteBudget) close() {
-	b.mu.Lock()
-	b.closed = true
-	b.mu.Unlock()
-	b.cond.Broadcast()
-}
-
-// readLoop reads messages ahead of the connection goroutine, so that a
-// client that goes away is noticed (and its query cancelled) even while a
-// statement runs and nothing is written.
-//
-// Reads are buffered: a client sends a statement as several messages in
-// one packet (Bind, Describe, Execute, Sync), which unbuffered would cost
-// three read system calls each (type, length, body).
-func (c *conn) readLoop() {
-	defer close(c.frames)
-	r := bufio.NewReaderSize(c.nc, 16<<10)
-	for {
-		f, err := readFrame(r, c.srv.cfg.MaxMessageSize, frontendTypes)
-		if err != nil {
-			c.readErr = err
-			_, tooLarge := err.(errTooLarge)
-			if _, bad := sqlerr.As(err); !bad && !tooLarge {
-				// The socket failed: cancel whatever runs for it. Bad
-				// input instead is reported by the connection goroutine.
-				c.abort(errConnLost)
-			}
-			return
-		}
-		if !c.reserve(len(f.body)) {
-			return
-		}
-		c.queuedN.Add(1)
-		select {
-		case c.frames <- f:
-		case <-c.done:
-			return
-		}
-		if f.typ == 'X' {
-			// Terminate: the client is gone, so whatever runs for it is
-			// cancelled at once rather than finished for nobody (and so
-			// are messages queued before it). Nothing follows, and EOF
-			// is expected.
-			c.abort(errTerminated)
-			return
-		}
-	}
-}
-
-// hangupCheck is how often a reader held back by the read-ahead limit
-// looks whether its client hung up.
-const hangupCheck = 250 * time.Millisecond
-
-// reserve takes n bytes of read-ahead for a message. While it waits the
-// reader reads nothing and so cannot see the client go away; a watcher
-// looks at the socket meanwhile (where the platform tells, see
-// peerClosed), so that a client that queued a megabyte of statements and
-// hung up does not have them run for nobody.
-func (c *conn) reserve(n int) bool {
-	if c.queued.tryReserve(n) {
-		return true
-	}
-	stop := make(chan struct{})
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		t := time.NewTicker(hangupCheck)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if peerClosed(c.raw) {
-					c.abort(errConnLost)
-					return
-				}
-			}
-		}
-	}()
-	ok := c.queued.reserve(n)
-	close(stop)
-	<-watched
-	return ok
-}
-
-// next waits for the next client message, enforcing the idle timeout and
-// closing idle sessions at shutdown.
-func (c *conn) next() (frame, error) {
-	select {
-	case f, ok := <-c.frames:
-		if !ok {
-			return frame{}, c.readFailure()
-		}
-		c.took(f)
-		c.ready = false
-		return f, nil
-	default:
-	}
-	var idle <-chan time.Time
-	if d := c.idleTimeout(); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		idle = t.C
-	}
-	c.startWaiting()
-	defer c.waiting.Store(false)
-	select {
-	case f, ok := <-c.frames:
-		if !ok {
-			return frame{}, c.readFailure()
-		}
-		c.took(f)
-		c.ready = false
-		return f, nil
-	case <-idle:
-		if c.sess.TxStatus() == 'I' {
-			return frame{}, c.fatal(sqlerr.New(codeIdleSessionTimeout, "terminating connection due to idle-session timeout"))
-		}
-		return frame{}, c.fatal(sqlerr.New(codeIdleInTxTimeout, "terminating connection due to idle-in-transaction timeout"))
-	case <-c.srv.closing:
-		return frame{}, c.fatal(errAdminShutdown)
-	case <-c.ctx.Done():
-		return frame{}, c.ctxFailure()
-	}
-}
-
-// took accounts for a message taken from the reader's queue.
-func (c *conn) took(f frame) {
-	c.queued.release(len(f.body))
-	c.taken++
-}
-
-// startWaiting marks the start of a wait for the client (see waiting).
-func (c *conn) startWaiting() {
-	c.waitFrom.Store(c.taken)
-	c.waiting.Store(true)
-}
-
 // idleTimeout is how long the session may wait for the client:
 // Config.IdleTimeout, or, while it is idle after ReadyForQuery, the
 // session's idle_session_timeout or idle_in_transaction_session_timeout
@@ -568,21 +384,6 @@ func (c *conn) idleTimeout() time.Duration {
 	return d
 }
 
-func (c *conn) readFailure() error {
-	err := c.readErr
-	var tl errTooLarge
-	switch {
-	case errors.As(err, &tl):
-		return c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid message length").WithDetail("%s", tl.Error()))
-	case err == nil:
-		return io.EOF
-	}
-	if e, ok := sqlerr.As(err); ok {
-		return c.fatal(e)
-	}
-	return err
-}
-
 // ctxFailure reports why the connection context ended: a forced shutdown
 // is told to the client; a lost client is not.
 func (c *conn) ctxFailure() error {
@@ -599,7 +400,7 @@ func (c *conn) ctxFailure() error {
 // loop dispatches messages until Terminate, EOF or a fatal error.
 func (c *conn) loop() error {
 	for {
-		f, err := c.next()
+		f, err := c.readMsg()
 		if err != nil {
 			return err
 		}
@@ -779,23 +580,21 @@ func (c *conn) readyForQuery() error {
 // statement timeout (a watcher, only when there is a timeout).
 func (c *conn) callCtx() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(c.ctx)
-	stop := func() {}
+	c.callStop, c.callUnwatch = nil, nil
 	d := c.statementTimeout()
 	if d > 0 {
-		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeoutCause(ctx, d, errStmtTimeout)
-		stop = cancelT
+		ctx, c.callStop = context.WithTimeoutCause(ctx, d, errStmtTimeout)
 	}
-	call := new(struct{})
+	c.calls++
+	call := c.calls
 	c.mu.Lock()
 	c.cancel, c.call = cancel, call
 	if c.ctx.Err() != nil {
 		c.boundLocked() // ended before the call began: watchEnd saw no call
 	}
 	c.mu.Unlock()
-	unwatch := func() bool { return true }
 	if d > 0 {
-		unwatch = context.AfterFunc(ctx, func() {
+		c.callUnwatch = context.AfterFunc(ctx, func() {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			if c.call == call { // the call has not ended
@@ -803,20 +602,37 @@ func (c *conn) callCtx() (context.Context, func()) {
 			}
 		})
 	}
-	return ctx, func() {
-		unwatch()
-		c.mu.Lock()
-		c.cancel, c.call = nil, nil
-		if c.bounded && c.ctx.Err() == nil {
-			// A connection that is ending keeps the deadline (Stop sets
-			// one too): its last words must not block forever either.
-			c.bounded = false
-			c.raw.SetWriteDeadline(time.Time{})
-		}
-		c.mu.Unlock()
-		stop()
-		cancel(nil)
+	c.armWatch()
+	if c.endCallFn == nil {
+		c.endCallFn = c.endCall // one closure per connection, not per call
 	}
+	return ctx, c.endCallFn
+}
+
+// endCall ends the call callCtx began.
+func (c *conn) endCall() {
+	if c.callUnwatch != nil {
+		c.callUnwatch()
+	}
+	c.watchT.Stop()
+	c.mu.Lock()
+	cancel := c.cancel
+	c.cancel, c.call = nil, 0
+	watched := c.stopWatchLocked()
+	if c.bounded && c.ctx.Err() == nil {
+		// A connection that is ending keeps the deadline (Stop sets
+		// one too): its last words must not block forever either.
+		c.bounded = false
+		c.raw.SetWriteDeadline(time.Time{})
+	}
+	c.mu.Unlock()
+	if watched != nil {
+		<-watched
+	}
+	if c.callStop != nil {
+		c.callStop()
+	}
+	cancel(nil)
 }
 
 // statementTimeout is the session's statement_timeout when it has one
@@ -890,19 +706,25 @@ func (c *conn) cancelQuery(cause error) {
 // boundLocked gives the running call's writes a deadline (see callCtx);
 // c.mu is held and a call is running.
 func (c *conn) boundLocked() {
-	if c.call == nil {
+	if c.call == 0 {
 		return
 	}
 	c.bounded = true
 	c.raw.SetWriteDeadline(time.Now().Add(c.srv.cancelWriteGrace))
+	if c.rstate == rsCopy {
+		// The call waits for COPY data: wake it to see the end.
+		c.raw.SetReadDeadline(time.Now())
+	}
 }
 
 // watchEnd bounds the writes of the call running when the connection
-// ends (callCtx); it returns the watcher's stop.
+// ends (callCtx), and wakes whoever waits for the client; it returns the
+// watcher's stop.
 func (c *conn) watchEnd() func() bool {
 	return context.AfterFunc(c.ctx, func() {
 		c.mu.Lock()
 		c.boundLocked()
+		c.raw.SetReadDeadline(time.Now())
 		c.mu.Unlock()
 	})
 }
@@ -923,6 +745,7 @@ func (c *conn) sqlErr(ctx context.Context, err error) *sqlerr.Error {
 
 // closeAll releases every statement and portal.
 func (c *conn) closeAll() {
+	c.dropParamBuilders()
 	for name, p := range c.portals {
 		p.close()
 		delete(c.portals, name)

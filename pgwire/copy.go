@@ -29,6 +29,7 @@ func (c *conn) copyIn(ctx context.Context, r CopyInResult, p *portal) error {
 	if err := c.w.flush(); err != nil {
 		return err
 	}
+	defer c.ownInput()()
 	cr := &copyReader{c: c, ctx: ctx}
 	if err := r.CopyIn(ctx, cr); err != nil {
 		if cr.err != nil {
@@ -68,25 +69,15 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 		if cr.finished {
 			return 0, io.EOF
 		}
-		var f frame
-		var ok bool
-		select {
-		case f, ok = <-cr.c.frames:
-		default:
-			cr.c.startWaiting()
-			select {
-			case f, ok = <-cr.c.frames:
-			case <-cr.ctx.Done():
-				cr.c.waiting.Store(false)
-				return 0, context.Cause(cr.ctx)
+		f, err := cr.c.readCopyMsg(cr.ctx)
+		if err != nil {
+			if cr.ctx.Err() != nil {
+				// Cancelled: the error is the call's, not the stream's.
+				return 0, err
 			}
-			cr.c.waiting.Store(false)
+			cr.err = err
+			return 0, err
 		}
-		if !ok {
-			cr.err = errConnLost
-			return 0, cr.err
-		}
-		cr.c.took(f)
 		switch f.typ {
 		case 'd':
 			cr.cur = f.body

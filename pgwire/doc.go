@@ -70,13 +70,14 @@
 //   - Cancellation: CancelRequest (secret compared in constant time, no
 //     reply) cancels the running engine call's context and the client
 //     gets 57014; so does statement_timeout (Config.StatementTimeout is
-//     the default of the session setting). A reader goroutine reads ahead
-//     while a statement runs, so a client whose socket closes, or that
-//     sends Terminate, has its statement cancelled at once (and the
-//     messages it queued before Terminate dropped); pgx cancels that way.
-//     A reader held back by the read-ahead limit reads nothing, so it
-//     polls the socket for the client's hang-up meanwhile (POLLRDHUP, on
-//     Linux).
+//     the default of the session setting). A statement that runs longer
+//     than a few milliseconds gets a watcher that reads ahead for it, so
+//     a client whose socket closes, or that sends Terminate, has that
+//     statement cancelled at once (and the messages it queued before
+//     Terminate dropped); pgx cancels that way. A watcher held back by
+//     the read-ahead limit reads nothing, so it polls the socket for the
+//     client's hang-up meanwhile (POLLRDHUP, on Linux). A COPY FROM
+//     STDIN reads its data itself and ends the same way.
 //     A statement blocked writing to a client that does not read notices
 //     no cancellation: once cancelled, its writes get a deadline (10 s),
 //     after which the connection is closed.
@@ -96,13 +97,21 @@
 //   - Robustness: malformed, truncated, oversized or unknown messages get
 //     an error or a clean close; every goroutine ends with its connection
 //     (the tests check runtime.NumGoroutine). At most 1 MiB of client
-//     input is read ahead of its processing. Result batches are checked
+//     input is read ahead of its processing (by a watcher; otherwise no
+//     more than the input buffer or the one message being read). Result batches are checked
 //     against the described columns (XX000 otherwise), and a panic in an
 //     engine call ends only its connection, with FATAL XX000.
 //
-// Messages are read by a per-connection reader goroutine into buffers of
-// their own and decoded into fresh pgproto3 values, so nothing aliases
-// pgproto3's reused receive buffers.
+// One goroutine per connection reads, executes and writes, as a Postgres
+// backend does: it reads client messages from a buffer it fills itself
+// (16 KiB; a larger message gets a buffer of its own), executes each,
+// appends the replies to the output buffer, and writes that at
+// ReadyForQuery, Flush, an error, when it passes 32 KiB, or before it
+// waits for the client; so a pipelined Bind/Describe/Execute/Sync costs
+// one read and one write and no hand-off between goroutines. Idle
+// timeouts and shutdown end that wait through read deadlines. A message
+// taken from the buffer aliases it until the next is read; a watcher
+// only appends past the unread bytes, or moves them to a new array.
 //
 // Not here: the catalog queries of psql's \d, \dt, \l (the engine answers
 // them from its virtual pg_catalog tables, sql/pgcatalog; this package

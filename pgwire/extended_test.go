@@ -1,7 +1,11 @@
 package pgwire_test
 
 import (
+	"strconv"
 	"testing"
+	"time"
+
+	"github.com/asofsql/asofsql/pgwire"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/stretchr/testify/require"
@@ -182,4 +186,35 @@ func TestBinaryResults(t *testing.T) {
 		&pgproto3.Execute{},
 	)
 	require.Equal(t, []string{"1", "2", "D 7|3.141592653589793|t|2000-01-01 00:00:00+00|5", "C SELECT 1", "Z I"}, got)
+}
+
+// TestPipelineOnOneGoroutine: a pipeline of statements sent as one packet
+// is answered in order by the connection goroutine alone: no watcher
+// starts for a statement shorter than the watch delay (a minute here, so
+// that a loaded machine cannot make one of them long); one that runs
+// longer gets one, and the messages queued behind it still run, in
+// order, once it ends.
+func TestPipelineOnOneGoroutine(t *testing.T) {
+	h := start(t, nil)
+	pgwire.SetWatchAfter(h.srv, time.Minute)
+	r, _ := connect(t, h.addr, nil)
+	require.Equal(t, []string{"1", "Z I"}, r.ext(&pgproto3.Parse{Name: "q", Query: "select $1::int4 as v"}))
+	var msgs []pgproto3.FrontendMessage
+	var want []string
+	for i := range 200 {
+		v := []byte(strconv.Itoa(i))
+		msgs = append(msgs, &pgproto3.Bind{PreparedStatement: "q", Parameters: [][]byte{v}},
+			&pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{})
+		want = append(want, "2", "T v:23/4/-1/0", "D "+string(v), "C SELECT 1", "Z I")
+	}
+	r.send(msgs...)
+	require.Equal(t, want, r.recvN(len(want)))
+	require.Zero(t, pgwire.Watchers(h.srv), "quick statements started a watcher")
+
+	pgwire.SetWatchAfter(h.srv, 20*time.Millisecond)
+	r.send(&pgproto3.Query{String: "select pg_sleep(0.2)"}, &pgproto3.Query{String: "select 7"})
+	require.Equal(t, []string{"T pg_sleep:25/-1/-1/0", "D NULL", "C SELECT 1", "Z I",
+		"T ?column?:23/4/-1/0", "D 7", "C SELECT 1", "Z I"}, r.recvN(8))
+	require.GreaterOrEqual(t, pgwire.Watchers(h.srv), int64(1), "pg_sleep(0.2) got no watcher")
+	require.Equal(t, []string{"T ?column?:23/4/-1/0", "D 8", "C SELECT 1", "Z I"}, r.query("select 8"))
 }

@@ -473,6 +473,14 @@ func (c *conn) decodeParams(ps *prepared, fcodes []int16, vals [][]byte) (arrow.
 		}
 		ps.paramSchema = arrow.NewSchema(fields, nil)
 	}
+	if c.pbSchema != ps.paramSchema {
+		c.dropParamBuilders()
+		c.pb = make([]array.Builder, len(types))
+		for i, t := range types {
+			c.pb[i] = array.NewBuilder(mem, paramType(t).Arrow())
+		}
+		c.pbSchema = ps.paramSchema
+	}
 	cols := make([]arrow.Array, 0, len(types))
 	defer func() {
 		for _, a := range cols {
@@ -489,7 +497,7 @@ func (c *conn) decodeParams(ps *prepared, fcodes []int16, vals [][]byte) (arrow.
 		default:
 			f = fcodes[i]
 		}
-		b := array.NewBuilder(mem, t.Arrow())
+		b := c.pb[i]
 		var err error
 		switch {
 		case vals[i] == nil:
@@ -505,13 +513,21 @@ func (c *conn) decodeParams(ps *prepared, fcodes []int16, vals [][]byte) (arrow.
 			err = sqlerr.New(sqlerr.InvalidParameterValue, "unsupported format code: %d", f)
 		}
 		if err != nil {
-			b.Release()
+			// A builder may hold part of the value: start afresh.
+			c.dropParamBuilders()
 			return nil, err
 		}
 		cols = append(cols, b.NewArray())
-		b.Release()
 	}
 	return array.NewRecordBatch(ps.paramSchema, cols, 1), nil
+}
+
+// dropParamBuilders releases the Bind parameters' builders.
+func (c *conn) dropParamBuilders() {
+	for _, b := range c.pb {
+		b.Release()
+	}
+	c.pb, c.pbSchema = nil, nil
 }
 
 // paramType is the type a Bind parameter is decoded as: TEXT for one of

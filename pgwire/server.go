@@ -103,6 +103,11 @@ type Server struct {
 	// stopWriteGrace the same for the last words of a connection that
 	// Stop or a forced Shutdown ends.
 	cancelWriteGrace, stopWriteGrace time.Duration
+
+	// watchers counts the watchers started (input.go), for tests;
+	// watchAfter, when set (ns), replaces the constant of that name.
+	watchers   atomic.Int64
+	watchAfter atomic.Int64
 }
 
 // Write deadlines for clients that stop reading (see Server).
@@ -362,6 +367,8 @@ func (s *Server) stopAccepting() (done chan struct{}) {
 	for c := range s.conns {
 		if !c.started.Load() {
 			c.raw.SetReadDeadline(time.Now())
+		} else {
+			c.wakeIfWaiting() // an idle session closes now
 		}
 	}
 	s.mu.Unlock()

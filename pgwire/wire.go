@@ -71,8 +71,8 @@ func readStartup(r io.Reader) (pgproto3.FrontendMessage, error) {
 	return msg, nil
 }
 
-// frame is one regular (typed) client message, read by the reader
-// goroutine into its own buffer so it stays valid while queued.
+// frame is one regular (typed) client message. Its body aliases the
+// connection's input buffer (input.go) until the next message is read.
 type frame struct {
 	typ  byte
 	body []byte
