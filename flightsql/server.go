@@ -239,18 +239,18 @@ func (s *service) Handshake(stream flight.FlightService_HandshakeServer) error {
 // DoGet streams a query result; other tickets (metadata commands) go to
 // the framework.
 func (s *service) DoGet(t *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	id, _, ok, err := decodeTicket(t.GetTicket())
+	id, part, ok, err := decodeTicket(t.GetTicket())
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return s.FlightServer.DoGet(t, stream)
 	}
-	r, err := s.h.take(id, userOf(stream.Context()))
+	r, p, err := s.h.take(id, part, userOf(stream.Context()))
 	if err != nil {
 		return err
 	}
-	return s.h.stream(r, stream)
+	return s.h.stream(r, p, stream)
 }
 
 // DoPut checks that the stream starts with a command, which the
@@ -288,7 +288,7 @@ func (h *handler) dropWaiting() {
 	h.mu.Lock()
 	var waiting []*result
 	for _, r := range h.results {
-		if !r.taken {
+		if r.count(partWaiting) > 0 {
 			waiting = append(waiting, r)
 		}
 	}
