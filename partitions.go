@@ -3,6 +3,9 @@ package asofsql
 import (
 	"context"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -87,7 +90,11 @@ func (st *Stmt) partitionPlan(ctx context.Context) (parts []planner.Node, snap *
 	}
 	q, ok := p.(*planner.Query)
 	if ok {
-		parts = planner.Partition(q.Root, s.workers)
+		parts, err = planner.Partition(q.Root, s.workers, storedRows{pctx, snap})
+		if err != nil {
+			snap.Release()
+			return nil, nil, nil, "", s.fail(cancelErr(ctx, pctx, err))
+		}
 	}
 	if parts == nil {
 		snap.Release()
@@ -124,4 +131,72 @@ func (st *Stmt) openPart(parent context.Context, snap *snapshot, params []sqltyp
 		return nil, err
 	}
 	return rowsCursor(ctx, parent, op, tag, own.Release, cancel), nil
+}
+
+// storedRows reads the tables of snap for planner.Partition: scans of one
+// column, the rows before the wanted one passed over batch by batch (a
+// stored batch comes out as a slice of its segment, without a copy).
+type storedRows struct {
+	ctx  context.Context
+	snap *snapshot
+}
+
+func (r storedRows) scan(s *planner.Scan, col int, rg *catalog.Range) (array.RecordReader, error) {
+	cs := r.snap.main
+	if s.Table.Temp {
+		cs = r.snap.temp
+	}
+	if cs == nil {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", s.Table.Name)
+	}
+	return cs.Scan(r.ctx, s.Table.Name, catalog.ScanOptions{Columns: []int{col}, Range: rg})
+}
+
+func (r storedRows) ValueAt(s *planner.Scan, col int, row int64) (int64, bool, error) {
+	rdr, err := r.scan(s, col, s.Range)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rdr.Release()
+	for rdr.Next() {
+		b := rdr.RecordBatch()
+		if row >= b.NumRows() {
+			row -= b.NumRows()
+			continue
+		}
+		i := int(row)
+		if b.Column(0).IsNull(i) {
+			return 0, false, nil
+		}
+		switch a := b.Column(0).(type) {
+		case *array.Int64:
+			return a.Value(i), true, nil
+		case *array.Int32:
+			return int64(a.Value(i)), true, nil
+		case *array.Int16:
+			return int64(a.Value(i)), true, nil
+		case *array.Date32:
+			return int64(a.Value(i)), true, nil
+		case *array.Timestamp:
+			return int64(a.Value(i)), true, nil
+		}
+		return 0, false, nil
+	}
+	return 0, false, rdr.Err()
+}
+
+func (r storedRows) RowsBefore(s *planner.Scan, v int64) (int64, error) {
+	if s.Range != nil || len(s.Table.OrderKeys) == 0 {
+		return 0, nil // not a prefix of the stored order: skip nothing
+	}
+	rdr, err := r.scan(s, s.Table.OrderKeys[0], &catalog.Range{Hi: v, HiExclusive: true})
+	if err != nil {
+		return 0, err
+	}
+	defer rdr.Release()
+	n := int64(0)
+	for rdr.Next() {
+		n += rdr.RecordBatch().NumRows()
+	}
+	return n, rdr.Err()
 }

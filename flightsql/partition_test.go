@@ -43,6 +43,7 @@ var rowWiseQueries = []string{
 	`SELECT ts, upper(sym) AS s, price * 2 AS p FROM pt WHERE price > 20 AND sym <> 'S3'`,
 	`SELECT t.ts, t.sym, t.price, q.bid FROM pt t ASOF LEFT JOIN pq q ON ts BETWEEN -7 AND 0 USING (sym)`,
 	`SELECT t.ts, t.sym, q.bid, q.ts AS qts FROM pt t ASOF JOIN pq q ON t.sym = q.sym AND t.ts >= q.ts WHERE t.price < 30`,
+	`SELECT q.ts, q.sym, t.ts AS tts, t.price FROM pq q ASOF LEFT JOIN pt t ON ts BETWEEN -3 AND 2 USING (sym) WHERE q.bid > 1`,
 	`SELECT * FROM heap WHERE id % 3 <> 0`,
 	`SELECT id * 10 AS x, coalesce(tag, '-') AS tag FROM heap`,
 }
