@@ -25,18 +25,20 @@ import (
 // A query runs when its FlightInfo is asked for (GetFlightInfo): it is
 // planned and opened then, on one snapshot, so planning errors answer
 // that call and the result is fixed before any endpoint is fetched. The
-// result then waits, holding its snapshot, for the DoGet of its ticket
-// (single use) until Config.ResultTTL passes (the endpoint's
-// expiration_time; RenewFlightEndpoint extends it).
+// result then waits, holding its snapshot, for the DoGets of its tickets
+// (each single use) until Config.ResultTTL passes (the endpoints'
+// expiration_time; RenewFlightEndpoint extends it for all of them). A
+// row-wise query has one part per endpoint (asofsql.Stmt.ExecutePartitions),
+// all opened at once on the one snapshot: the result holds it until the
+// last part is fetched or dropped.
 //
 // Ticket format: a TicketStatementQuery whose statement_handle is
 //
 //	"asof" | version 1 | 16-byte result id | uvarint partition
 //
-// Partition is the index of the endpoint in the FlightInfo. Every result
-// has one partition today; a partitioned plan will list one endpoint per
-// partition, each fetchable on its own connection and in any order (see
-// doc.go for how a client reassembles the order).
+// Partition is the index of the endpoint in the FlightInfo: each is
+// fetchable on its own connection and in any order (see doc.go for how a
+// client reassembles the order).
 
 const (
 	ticketMagic   = "asof"
