@@ -185,6 +185,19 @@ func (r storedRows) ValueAt(s *planner.Scan, col int, row int64) (int64, bool, e
 	return 0, false, rdr.Err()
 }
 
+func (r storedRows) Count(s *planner.Scan) (int64, error) {
+	rdr, err := r.scan(s, s.Table.OrderKeys[0], s.Range) // a Range is on an ordered table
+	if err != nil {
+		return 0, err
+	}
+	defer rdr.Release()
+	n := int64(0)
+	for rdr.Next() {
+		n += rdr.RecordBatch().NumRows()
+	}
+	return n, rdr.Err()
+}
+
 func (r storedRows) RowsBefore(s *planner.Scan, v int64) (int64, error) {
 	if s.Range != nil || len(s.Table.OrderKeys) == 0 {
 		return 0, nil // not a prefix of the stored order: skip nothing

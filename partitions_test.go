@@ -52,6 +52,7 @@ func TestExecutePartitions(t *testing.T) {
 	require.NoError(t, s.Set("max_parallel_workers_per_gather", "3"))
 	for _, q := range []string{
 		`SELECT * FROM l WHERE v > 10`,
+		`SELECT 1 AS one FROM l WHERE ts BETWEEN 88000 AND 89000`, // parts balanced by the range's rows
 		`SELECT l.ts, l.k, r.w FROM l ASOF LEFT JOIN r ON ts BETWEEN -9 AND 0 USING (k)`,
 		`SELECT l.ts, r.w, r.ts FROM l ASOF JOIN r ON l.k = r.k AND l.ts >= r.ts`,
 	} {

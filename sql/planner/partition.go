@@ -40,10 +40,13 @@ type Stored interface {
 	// RowsBefore counts the rows of s's output whose first ordering
 	// column is below v (an int64 of the column's unit).
 	RowsBefore(s *Scan, v int64) (int64, error)
+	// Count counts the rows of s's output.
+	Count(s *Scan) (int64, error)
 }
 
 // Partition cuts the row-wise plan root into at most n parts over the
-// driving table's rows (balanced by the table's row count, the last part
+// driving table's rows (balanced by the table's row count, or the rows of
+// its Range, the last part
 // open-ended so that rows the count misses still belong to one), or
 // returns nil when root is not row-wise, n < 2, or the table has fewer
 // rows than parts. root is left unchanged: each part is a copy of the
@@ -67,6 +70,14 @@ func Partition(root Node, n int, at Stored) ([]Node, error) {
 		return nil, nil
 	}
 	total := scan.Table.Rows
+	if scan.Range != nil && at != nil {
+		// A range (WHERE ts >= ...) keeps part of the table: balance the
+		// parts by what it keeps.
+		var err error
+		if total, err = at.Count(scan); err != nil {
+			return nil, err
+		}
+	}
 	if int64(n) > total {
 		n = int(total)
 	}

@@ -13,6 +13,8 @@ func (f *fakeStored) ValueAt(s *Scan, col int, row int64) (int64, bool, error) {
 	return 10 * row, true, nil
 }
 
+func (f *fakeStored) Count(s *Scan) (int64, error) { return 8, nil }
+
 func (f *fakeStored) RowsBefore(s *Scan, v int64) (int64, error) {
 	f.before = append(f.before, v)
 	return max(v+9, 0) / 10, nil
@@ -115,6 +117,11 @@ func TestPartitionRowWise(t *testing.T) {
 	parts, err = Partition(p.(*Query).Root, 1, nil)
 	require.NoError(t, err)
 	require.Nil(t, parts)
+
+	// A range scan is balanced by the rows of its range (8 here).
+	_, parts = partitionOf(t, `SELECT * FROM events WHERE t >= 500`, 4, &fakeStored{})
+	require.NotNil(t, scanOf(parts[0]).Range)
+	require.Equal(t, RowRange{Start: 2, End: 4}, *scanOf(parts[1]).Rows)
 }
 
 func TestPartitionNotRowWise(t *testing.T) {
