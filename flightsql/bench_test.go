@@ -5,11 +5,14 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	afsql "github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/stretchr/testify/require"
@@ -41,7 +44,8 @@ func benchData(b *testing.B) *asofsql.DB {
 
 // BenchmarkFetch fetches the same 1M-row ASOF result through Flight SQL
 // (arrow-go's client, which keeps every batch it receives until the end,
-// as a client collecting a table does), pgx in binary format twice (Scan
+// as a client collecting a table does; and flight-parallel: at degree 2,
+// its 2 endpoints fetched at once, each on its own connection), pgx in binary format twice (Scan
 // into typed Go values, as an application does; and raw values, pgx's
 // cheapest path, which decodes nothing: a floor no application reaches)
 // and the embedded API, interleaved within each iteration so that the
@@ -57,6 +61,14 @@ func BenchmarkFetch(b *testing.B) {
 	faddr, _ := serve(b, db, flightsql.Config{})
 	fe := &env{db: db, addr: faddr}
 	fc := fe.client(b)
+	// flight-parallel: a connection whose session plans 2 parts, and one
+	// client (connection) per endpoint, as a parallel reader has.
+	pfc := fe.client(b)
+	two, err := flight.NewSessionOptionValues(map[string]any{"max_parallel_workers_per_gather": int64(2)})
+	require.NoError(b, err)
+	_, err = pfc.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: two})
+	require.NoError(b, err)
+	readers := []*afsql.Client{fe.client(b), fe.client(b)}
 
 	psrv, err := server.New(db, pgwire.Config{})
 	require.NoError(b, err)
@@ -95,6 +107,44 @@ func BenchmarkFetch(b *testing.B) {
 			}
 			for _, rec := range held {
 				rec.Release()
+			}
+			return n
+		}},
+		{"flight-parallel", func() int {
+			info, err := pfc.Execute(ctx, benchQuery)
+			require.NoError(b, err)
+			require.Len(b, info.Endpoint, 2)
+			counts := make([]int, len(info.Endpoint))
+			held := make([][]arrow.RecordBatch, len(info.Endpoint))
+			errs := make([]error, len(info.Endpoint))
+			var wg sync.WaitGroup
+			for i, ep := range info.Endpoint {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rdr, err := readers[i].DoGet(ctx, ep.Ticket)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					defer rdr.Release()
+					for rdr.Next() {
+						rec := rdr.RecordBatch()
+						rec.Retain()
+						held[i] = append(held[i], rec)
+						counts[i] += int(rec.NumRows())
+					}
+					errs[i] = rdr.Err()
+				}()
+			}
+			wg.Wait()
+			n := 0
+			for i := range held {
+				require.NoError(b, errs[i])
+				n += counts[i]
+				for _, rec := range held[i] {
+					rec.Release()
+				}
 			}
 			return n
 		}},
@@ -164,12 +214,16 @@ func BenchmarkFetch(b *testing.B) {
 		b.ReportMetric(med(wall[i]), p.name+"-ns/row")
 		b.ReportMetric(med(cpu[i]), p.name+"-cpu-ns/row")
 	}
-	b.ReportMetric(med(wall[1])/med(wall[0]), "pgx/flight")
-	b.ReportMetric(med(wall[2])/med(wall[0]), "pgx-raw/flight")
-	b.ReportMetric(med(wall[0])/med(wall[3]), "flight/embedded")
-	b.ReportMetric(med(cpu[1])/med(cpu[0]), "cpu-pgx/flight")
-	b.ReportMetric(med(cpu[2])/med(cpu[0]), "cpu-pgx-raw/flight")
-	b.ReportMetric(med(cpu[0])/med(cpu[3]), "cpu-flight/embedded")
+	const flt, par, pgs, raw, emb = 0, 1, 2, 3, 4
+	b.ReportMetric(med(wall[pgs])/med(wall[flt]), "pgx/flight")
+	b.ReportMetric(med(wall[raw])/med(wall[flt]), "pgx-raw/flight")
+	b.ReportMetric(med(wall[flt])/med(wall[emb]), "flight/embedded")
+	b.ReportMetric(med(wall[pgs])/med(wall[par]), "pgx/flight-parallel")
+	b.ReportMetric(med(wall[par])/med(wall[emb]), "flight-parallel/embedded")
+	b.ReportMetric(med(cpu[pgs])/med(cpu[flt]), "cpu-pgx/flight")
+	b.ReportMetric(med(cpu[raw])/med(cpu[flt]), "cpu-pgx-raw/flight")
+	b.ReportMetric(med(cpu[flt])/med(cpu[emb]), "cpu-flight/embedded")
+	b.ReportMetric(med(cpu[par])/med(cpu[flt]), "cpu-flight-parallel/flight")
 }
 
 // cpuTime is this process's user+system CPU time in nanoseconds: on a

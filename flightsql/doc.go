@@ -64,13 +64,25 @@
 //     statement_timeout, expiry and Shutdown cancel the query (57014).
 //   - Parallel fetch: a ticket is a TicketStatementQuery whose handle is
 //     "asof", version 1, a 16-byte result id and the uvarint partition
-//     number. A FlightInfo lists one endpoint per partition, each
-//     fetchable on its own connection (its location is empty: this server)
-//     and in any order. Every plan has one partition until the engine partitions
-//     plans; then, when FlightInfo.ordered is true, the result's order is
-//     endpoint 0's rows, then endpoint 1's, and so on (a client fetching in
-//     parallel concatenates the streams in endpoint order); when false,
-//     any interleaving is the result.
+//     number. A query outside a transaction (and a prepared one bound to
+//     at most one row of parameters) whose result is a row-wise function
+//     of one stored table's rows in their stored order (scans, filters,
+//     projections, ASOF joins, not RIGHT or FULL, whose left input is that
+//     table and whose right inputs are stored tables, filtered or
+//     projected; no aggregate, sort, LIMIT, DISTINCT, window, set
+//     operation, other join, volatile function or subquery) lists up to
+//     the session's
+//     max_parallel_workers_per_gather endpoints (SET, or SetSessionOptions),
+//     one per contiguous range of the table's rows (planner.Partition,
+//     asofsql.Stmt.ExecutePartitions); any other statement, and any at
+//     degree 1, lists one. Every endpoint reads the snapshot of the
+//     GetFlightInfo, held until each endpoint is fetched or the result
+//     expires; each is fetchable on its own connection (its location is
+//     empty: this server), in any order, at the same time. FlightInfo.ordered
+//     is true: the result is endpoint 0's rows, then endpoint 1's, and so
+//     on. Cancelling one endpoint's DoGet stops that part alone;
+//     CancelFlightInfo stops them all. The DoGet of an endpoint that
+//     expired answers 34000 "... expired before it was fetched".
 //   - Security, as on the wire: trust (no authentication) only on a
 //     loopback listener; otherwise HTTP basic credentials checked against
 //     the users file's verifiers (pgwire.Verifier.Check) and exchanged at
@@ -100,6 +112,9 @@
 //	c, err := flightsql.NewClient("127.0.0.1:31337", nil, nil,
 //	    grpc.WithTransportCredentials(insecure.NewCredentials())) // arrow-go's
 //	info, err := c.Execute(ctx, `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN -10 AND 0 USING (sym)`)
-//	rdr, err := c.DoGet(ctx, info.Endpoint[0].Ticket)
-//	for rdr.Next() { use(rdr.RecordBatch()) }
+//	for _, ep := range info.Endpoint { // in order; or each on its own connection, at once
+//	    rdr, err := c.DoGet(ctx, ep.Ticket)
+//	    for rdr.Next() { use(rdr.RecordBatch()) }
+//	    rdr.Release()
+//	}
 package flightsql

@@ -31,6 +31,7 @@ type handler struct {
 	closed   bool
 	conns    map[*conn]struct{}
 	results  map[string]*result
+	gone     goneResults // guarded by mu
 	txns     map[string]*txn
 	prepared map[string]*prepared
 }
@@ -43,7 +44,7 @@ func (h *handler) shutdown() {
 	h.closed = true
 	var taken []*result
 	for _, r := range h.results {
-		if r.taken {
+		if r.count(partStreaming) > 0 {
 			taken = append(taken, r)
 		}
 	}

@@ -25,18 +25,20 @@ import (
 // A query runs when its FlightInfo is asked for (GetFlightInfo): it is
 // planned and opened then, on one snapshot, so planning errors answer
 // that call and the result is fixed before any endpoint is fetched. The
-// result then waits, holding its snapshot, for the DoGet of its ticket
-// (single use) until Config.ResultTTL passes (the endpoint's
-// expiration_time; RenewFlightEndpoint extends it).
+// result then waits, holding its snapshot, for the DoGets of its tickets
+// (each single use) until Config.ResultTTL passes (the endpoints'
+// expiration_time; RenewFlightEndpoint extends it for all of them). A
+// row-wise query has one part per endpoint (asofsql.Stmt.ExecutePartitions),
+// all opened at once on the one snapshot: the result holds it until the
+// last part is fetched or dropped.
 //
 // Ticket format: a TicketStatementQuery whose statement_handle is
 //
 //	"asof" | version 1 | 16-byte result id | uvarint partition
 //
-// Partition is the index of the endpoint in the FlightInfo. Every result
-// has one partition today; a partitioned plan will list one endpoint per
-// partition, each fetchable on its own connection and in any order (see
-// doc.go for how a client reassembles the order).
+// Partition is the index of the endpoint in the FlightInfo: each is
+// fetchable on its own connection and in any order (see doc.go for how a
+// client reassembles the order).
 
 const (
 	ticketMagic   = "asof"
@@ -88,35 +90,67 @@ func errNoResult() error {
 		WithDetail("A ticket is fetched once; it also ends when cancelled, when its transaction ends, or after its expiration time.")
 }
 
-// result is a started statement whose rows wait for their DoGet.
+// result is a started statement whose rows wait for their DoGets: one
+// part per endpoint (several for a partitioned query, see doc.go), all
+// on the one snapshot the statement was opened on.
 type result struct {
 	h      *handler
 	id     string
 	owner  string
 	schema *arrow.Schema // announced in FlightInfo; every batch is labelled with it
-	cur    *asofsql.Cursor
+	parts  []*part
 	// more runs the statement for the next row of bound parameters
-	// (nil when there is none); the rows of all follow one another.
+	// (nil when there is none); the rows of all follow one another. A
+	// result with more has one part.
 	more   func() (*asofsql.Cursor, error)
-	cancel context.CancelCauseFunc
+	cancel context.CancelCauseFunc // every part's
 	// release gives back the session the result holds (a transaction's, or
 	// a connection's inside a SQL transaction block), failing its block if
 	// failed is set; nil if none.
 	release func(failed bool)
 
 	// guarded by h.mu
-	taken   bool
 	timer   *time.Timer
 	expires time.Time
 
 	once sync.Once
 }
 
-// close releases everything the result holds; cause is what a statement
-// still running sees. A result whose stream ended in an error fails the
-// transaction block it ran in (the error reached the client); one dropped
-// before its DoGet (expired, cancelled, its transaction ending) does not,
-// as closing an unread portal does not in Postgres.
+// part is the rows of one endpoint.
+type part struct {
+	cur *asofsql.Cursor // owned by the DoGet streaming it, once taken
+	// cancel stops this part alone (the result's cancel for a single one).
+	cancel context.CancelCauseFunc
+	state  partState // guarded by h.mu
+	// gone is why a part dropped before its DoGet went (expiry, cancel).
+	gone error
+}
+
+type partState uint8
+
+const (
+	partWaiting partState = iota // for its DoGet
+	partStreaming
+	partDone
+)
+
+// count returns how many parts are in state s (h.mu held).
+func (r *result) count(s partState) int {
+	n := 0
+	for _, p := range r.parts {
+		if p.state == s {
+			n++
+		}
+	}
+	return n
+}
+
+// close releases everything the result holds once no part streams; cause
+// is what a statement still running sees. A result whose stream ended in
+// an error fails the transaction block it ran in (the error reached the
+// client); one dropped before its DoGet (expired, cancelled, its
+// transaction ending) does not, as closing an unread portal does not in
+// Postgres.
 func (r *result) close(cause error, streamFailed bool) {
 	r.once.Do(func() {
 		stop := cause
@@ -124,9 +158,11 @@ func (r *result) close(cause error, streamFailed bool) {
 			stop = context.Canceled
 		}
 		r.cancel(stop)
-		if r.cur != nil {
-			r.cur.Release()
-			r.cur = nil
+		for _, p := range r.parts {
+			if p.cur != nil {
+				p.cur.Release()
+				p.cur = nil
+			}
 		}
 		if r.release != nil {
 			r.release(streamFailed)
@@ -134,12 +170,17 @@ func (r *result) close(cause error, streamFailed bool) {
 	})
 }
 
-// register makes r fetchable and returns its FlightInfo.
+// register makes r fetchable and returns its FlightInfo: one endpoint per
+// part, in result order.
 func (h *handler) register(r *result, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	ticket, err := encodeTicket(r.id, 0)
-	if err != nil {
-		r.close(err, false)
-		return nil, err
+	tickets := make([][]byte, len(r.parts))
+	for i := range r.parts {
+		t, err := encodeTicket(r.id, i)
+		if err != nil {
+			r.close(err, false)
+			return nil, err
+		}
+		tickets[i] = t
 	}
 	h.mu.Lock()
 	if h.closed {
@@ -157,16 +198,17 @@ func (h *handler) register(r *result, desc *flight.FlightDescriptor) (*flight.Fl
 	r.expires = time.Now().Add(h.cfg.ResultTTL)
 	r.timer = time.AfterFunc(h.cfg.ResultTTL, func() { h.drop(r, errExpired) })
 	h.mu.Unlock()
+	eps := make([]*flight.FlightEndpoint, len(tickets))
+	for i, t := range tickets {
+		eps[i] = &flight.FlightEndpoint{Ticket: &flight.Ticket{Ticket: t}, ExpirationTime: timestamppb.New(r.expires)}
+	}
 	return &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(r.schema, h.mem),
 		FlightDescriptor: desc,
-		Endpoint: []*flight.FlightEndpoint{{
-			Ticket:         &flight.Ticket{Ticket: ticket},
-			ExpirationTime: timestamppb.New(r.expires),
-		}},
-		TotalRecords: -1,
-		TotalBytes:   -1,
-		Ordered:      true,
+		Endpoint:         eps,
+		TotalRecords:     -1,
+		TotalBytes:       -1,
+		Ordered:          true,
 	}, nil
 }
 
@@ -176,46 +218,111 @@ var (
 	errShutdown = sqlerr.New(sqlerr.AdminShutdown, "terminating connection due to administrator command")
 )
 
-// drop discards r if it is still waiting for its DoGet (expiry, a
-// transaction ending, a session closing).
+// drop discards the parts of r still waiting for their DoGet (expiry, a
+// cancel, a transaction ending, a session closing); r goes once no part
+// streams.
 func (h *handler) drop(r *result, cause error) {
+	var curs []*asofsql.Cursor
 	h.mu.Lock()
-	waiting := h.results[r.id] == r && !r.taken
-	if waiting {
-		delete(h.results, r.id)
-		r.timer.Stop()
+	if h.results[r.id] != r {
+		h.mu.Unlock()
+		return
+	}
+	for _, p := range r.parts {
+		if p.state == partWaiting {
+			p.state, p.gone = partDone, cause
+			curs = append(curs, p.cur)
+			p.cur = nil
+		}
+	}
+	last := r.count(partStreaming) == 0
+	if last {
+		h.forget(r)
 	}
 	h.mu.Unlock()
-	if waiting {
+	for _, c := range curs {
+		c.Release()
+	}
+	if last {
 		r.close(cause, false)
 	}
 }
 
-// take claims the result of a ticket for its DoGet.
-func (h *handler) take(id, user string) (*result, error) {
+// forget removes r from the results (h.mu held), remembering why for the
+// tickets of parts never fetched.
+func (h *handler) forget(r *result) {
+	delete(h.results, r.id)
+	r.timer.Stop()
+	for _, p := range r.parts {
+		if p.gone != nil {
+			h.gone.add(r.id, p.gone)
+			return
+		}
+	}
+}
+
+// take claims part p of the result of a ticket for its DoGet.
+func (h *handler) take(id string, p int, user string) (*result, *part, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.results[id]
-	if r == nil || r.owner != user || r.taken {
-		return nil, errNoResult()
+	if r == nil || r.owner != user {
+		if r == nil {
+			if cause := h.gone.get(id); cause != nil {
+				return nil, nil, errGone(cause)
+			}
+		}
+		return nil, nil, errNoResult()
 	}
-	r.taken = true
-	r.timer.Stop()
-	return r, nil
+	if p >= len(r.parts) {
+		return nil, nil, errBadTicket()
+	}
+	pt := r.parts[p]
+	if pt.state != partWaiting {
+		if pt.gone != nil {
+			return nil, nil, errGone(pt.gone)
+		}
+		return nil, nil, errNoResult()
+	}
+	pt.state = partStreaming
+	if r.count(partWaiting) == 0 {
+		r.timer.Stop()
+	}
+	return r, pt, nil
 }
 
-// finish forgets a fetched result.
-func (h *handler) finish(r *result, cause error) {
+// errGone answers the DoGet of a part that went before it was fetched.
+func errGone(cause error) error {
+	if cause == errExpired {
+		return sqlerr.New(sqlerr.InvalidCursorName, "the result of this ticket expired before it was fetched").
+			WithHint("Fetch every endpoint before its expiration_time, or extend it with RenewFlightEndpoint.")
+	}
+	return sqlerr.New(sqlerr.InvalidCursorName, "the result of this ticket is gone: %s", sqlerr.From(cause).Message)
+}
+
+// finish ends the DoGet of part p of r; the last part to end releases r.
+func (h *handler) finish(r *result, p *part, cause error) {
+	if p.cur != nil {
+		p.cur.Release()
+		p.cur = nil
+	}
 	h.mu.Lock()
-	if h.results[r.id] == r {
-		delete(h.results, r.id)
+	p.state = partDone
+	last := h.results[r.id] == r && r.count(partDone) == len(r.parts)
+	if last {
+		h.forget(r)
 	}
 	h.mu.Unlock()
-	r.close(cause, cause != nil)
+	if len(r.parts) > 1 {
+		p.cancel(context.Canceled) // its context's resources; the rows were sent
+	}
+	if last {
+		r.close(cause, cause != nil)
+	}
 }
 
-// cancelResult cancels the result of a ticket: a waiting one is dropped,
-// one being fetched ends with 57014. It reports whether there was one.
+// cancelResult cancels the result of a ticket: parts waiting are dropped,
+// those being fetched end with 57014. It reports whether there was one.
 func (h *handler) cancelResult(id, user string) bool {
 	h.mu.Lock()
 	r := h.results[id]
@@ -223,22 +330,26 @@ func (h *handler) cancelResult(id, user string) bool {
 		h.mu.Unlock()
 		return false
 	}
-	taken := r.taken
+	streaming := r.count(partStreaming) > 0
 	h.mu.Unlock()
-	if taken {
+	if streaming {
 		r.cancel(errCanceled)
-	} else {
-		h.drop(r, errCanceled)
 	}
+	h.drop(r, errCanceled)
 	return true
 }
 
-// renew extends the expiration of a waiting result.
+// renew extends the expiration of a result with parts waiting.
 func (h *handler) renew(id, user string) (time.Time, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.results[id]
-	if r == nil || r.owner != user || r.taken {
+	if r == nil || r.owner != user || r.count(partWaiting) == 0 {
+		if r == nil {
+			if cause := h.gone.get(id); cause != nil {
+				return time.Time{}, errGone(cause)
+			}
+		}
 		return time.Time{}, errNoResult()
 	}
 	if !r.timer.Stop() {
@@ -249,31 +360,58 @@ func (h *handler) renew(id, user string) (time.Time, error) {
 	return r.expires, nil
 }
 
-// next returns the next non-empty batch (a new reference), io.EOF at the
-// end.
-func (r *result) next() (arrow.RecordBatch, error) {
+// goneResults remembers, for a while, why recent results went before all
+// their endpoints were fetched, so that a late DoGet gets a clear error.
+// Bounded: the oldest entries are forgotten first.
+type goneResults struct {
+	why   map[string]error
+	order []string
+}
+
+const maxGone = 4096
+
+func (g *goneResults) add(id string, cause error) {
+	if g.why == nil {
+		g.why = map[string]error{}
+	}
+	if _, ok := g.why[id]; ok {
+		return
+	}
+	if len(g.order) >= maxGone {
+		delete(g.why, g.order[0])
+		g.order = g.order[1:]
+	}
+	g.why[id] = cause
+	g.order = append(g.order, id)
+}
+
+func (g *goneResults) get(id string) error { return g.why[id] }
+
+// next returns the next non-empty batch of p (a new reference), io.EOF at
+// the end.
+func (r *result) next(p *part) (arrow.RecordBatch, error) {
 	for {
-		if r.cur.Next() {
-			b := r.cur.RecordBatch()
+		if p.cur.Next() {
+			b := p.cur.RecordBatch()
 			if b.NumRows() == 0 {
 				continue
 			}
 			b.Retain()
 			return b, nil
 		}
-		if err := r.cur.Err(); err != nil {
+		if err := p.cur.Err(); err != nil {
 			return nil, err
 		}
 		if r.more == nil {
 			return nil, io.EOF
 		}
-		r.cur.Release()
-		r.cur = nil
+		p.cur.Release()
+		p.cur = nil
 		c, err := r.more()
 		if err != nil {
 			return nil, err
 		}
-		r.cur = c
+		p.cur = c
 	}
 }
 
@@ -284,16 +422,16 @@ func (r *result) next() (arrow.RecordBatch, error) {
 // a stream queue one message beyond what its flow-control window lets
 // out, so a slow reader holds back the engine: at most two batches wait
 // on the server.
-func (h *handler) stream(r *result, s flight.FlightService_DoGetServer) (err error) {
+func (h *handler) stream(r *result, p *part, s flight.FlightService_DoGetServer) (err error) {
 	ctx := s.Context()
-	defer func() { h.finish(r, err) }()
-	stop := context.AfterFunc(ctx, func() { r.cancel(context.Cause(ctx)) })
+	defer func() { h.finish(r, p, err) }()
+	stop := context.AfterFunc(ctx, func() { p.cancel(context.Cause(ctx)) })
 	defer stop()
 	fw := &frameWriter{stream: s}
 	w := ipc.NewWriterWithPayloadWriter(fw, ipc.WithSchema(r.schema), ipc.WithAllocator(goAlloc))
 	defer w.Close()
 	for {
-		b, err := r.next()
+		b, err := r.next(p)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}

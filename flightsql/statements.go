@@ -61,11 +61,14 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 				st.Close()
 				return fail(err)
 			}
+			if len(rest) == 0 {
+				return h.startParts(base, r, st, first)
+			}
 			cur, err := st.Execute(base, first...)
 			if err != nil {
 				return fail(err)
 			}
-			r.cur = cur
+			r.parts = []*part{{cur: cur, cancel: cancel}}
 			r.more = moreRows(base, st, rest)
 			r.schema = announce(cur.Schema())
 			return r, nil
@@ -81,7 +84,7 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 		sess.release()
 		return fail(err)
 	}
-	r.cur = cur
+	r.parts = []*part{{cur: cur, cancel: cancel}}
 	r.more = moreRows(base, st, rest)
 	r.schema = announce(cur.Schema())
 	if st.Columns() == nil && r.more == nil {
@@ -95,6 +98,33 @@ func (h *handler) start(ctx context.Context, sess *session, sql string, args [][
 		sess.release()
 	}
 	sess.hold(func() { h.drop(r, errSessionClosed) })
+	return r, nil
+}
+
+// startParts executes a query outside any transaction as one part per
+// endpoint when it is row-wise (asofsql.Stmt.ExecutePartitions: at most
+// the session's max_parallel_workers_per_gather parts), each cancellable
+// on its own (a client stopping one stream leaves the others) and all
+// with the result's.
+func (h *handler) startParts(base context.Context, r *result, st *asofsql.Stmt, args []any) (*result, error) {
+	var cancels []context.CancelCauseFunc
+	cur, err := st.ExecutePartitions(base, func(int) context.Context {
+		ctx, cancel := context.WithCancelCause(base)
+		cancels = append(cancels, cancel)
+		return ctx
+	}, args...)
+	if err != nil {
+		r.cancel(err)
+		return nil, err
+	}
+	r.parts = make([]*part, len(cur))
+	for i, c := range cur {
+		r.parts[i] = &part{cur: c, cancel: r.cancel}
+		if len(cur) > 1 {
+			r.parts[i].cancel = cancels[i]
+		}
+	}
+	r.schema = announce(cur[0].Schema())
 	return r, nil
 }
 

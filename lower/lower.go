@@ -101,6 +101,9 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n.Rows != nil {
+			return newRowRange(exec.FromReader(rdr), *n.Rows), nil
+		}
 		return exec.FromReader(rdr), nil
 	case *planner.Filter:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {

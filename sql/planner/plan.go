@@ -50,7 +50,10 @@ type Scan struct {
 	// are the column's physical values (int64 microseconds for TIMESTAMP,
 	// int32 days for DATE, ...). The Filter the range came from stays
 	// above the Scan.
-	Range     *catalog.Range
+	Range *catalog.Range
+	// Rows, when set, restricts the scan to a contiguous part of the rows
+	// it would produce (partition.go); nil reads them all.
+	Rows      *RowRange
 	rangeType sqltypes.Type
 	cols      []Column
 }
