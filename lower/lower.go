@@ -101,8 +101,14 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n.Rows != nil {
-			return newRowRange(exec.FromReader(rdr), *n.Rows), nil
+		if r := n.Rows; r != nil {
+			// One part of a partitioned result: its rows are LIMIT/OFFSET
+			// of the scan's (End < 0: to the end).
+			count := int64(-1)
+			if r.End >= 0 {
+				count = max(r.End-r.Start, 0)
+			}
+			return exec.NewLimit(exec.FromReader(rdr), count, max(r.Start, 0))
 		}
 		return exec.FromReader(rdr), nil
 	case *planner.Filter:
