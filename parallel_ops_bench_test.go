@@ -43,6 +43,7 @@ func BenchmarkParallelOps(b *testing.B) {
 		out  int64 // rows the query returns
 	}{
 		{"hash_aggregate", `SELECT k, count(*), sum(t), avg(p), min(p), max(t) FROM big GROUP BY k`, 1000},
+		{"sort", `SELECT t, k, p FROM big ORDER BY k, p`, int64(rows)},
 	}
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {

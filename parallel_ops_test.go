@@ -30,10 +30,10 @@ func opsDB(t *testing.T, mem memory.Allocator) *asofsql.DB {
 	return db
 }
 
-// TestParallelAggregatesMatchSerial runs aggregates at 1 to 4 workers and
+// TestParallelOpsMatchSerial runs aggregates at 1 to 4 workers and
 // requires the same rows in the same order, and EXPLAIN to show the split
 // (or why an aggregate stays serial).
-func TestParallelAggregatesMatchSerial(t *testing.T) {
+func TestParallelOpsMatchSerial(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	db := opsDB(t, mem)
@@ -53,6 +53,12 @@ func TestParallelAggregatesMatchSerial(t *testing.T) {
 		`SELECT g, string_agg(sym, ',') FROM ev WHERE id < 50 GROUP BY g`:                                                "serial: string_agg does not combine",
 		`SELECT g, count(*) FROM ev GROUP BY ROLLUP (g)`:                                                                 "serial: grouping sets",
 		`SELECT g, sum(v) FROM ev WHERE v > random() GROUP BY g`:                                                         "Morsels workers=%d",
+		// Sorts: ties (many equal g, sym) keep the input order.
+		`SELECT id, g, sym FROM ev ORDER BY g DESC, sym NULLS FIRST`:                  "GatherMerge workers=%d",
+		`SELECT sym, v * 2, f FROM ev WHERE id % 5 = 1 ORDER BY f, v DESC NULLS LAST`: "GatherMerge workers=%d",
+		`SELECT g, id FROM ev ORDER BY g LIMIT 10`:                                    "Limit 10",
+		`SELECT sym, count(*) FROM ev GROUP BY sym ORDER BY count(*) DESC, sym`:       "Finalize Aggregate workers=%d",
+		`SELECT DISTINCT ON (g) g, id, amt FROM ev ORDER BY g, amt DESC`:              "GatherMerge workers=%d",
 	}
 	for q, shows := range queries {
 		var want []string
@@ -65,7 +71,7 @@ func TestParallelAggregatesMatchSerial(t *testing.T) {
 			require.NoError(t, err)
 			if w == 1 {
 				want = got
-				require.NotContains(t, strings.Join(plan, "\n"), "Finalize", q)
+				require.NotContains(t, strings.Join(plan, "\n"), "workers=", q)
 				continue
 			}
 			require.Contains(t, strings.Join(plan, "\n"), strings.ReplaceAll(shows, "%d", fmt.Sprint(w)), q)
@@ -74,9 +80,9 @@ func TestParallelAggregatesMatchSerial(t *testing.T) {
 	}
 }
 
-// TestParallelAggregateStopsWorkers: LIMIT, a cancelled context and an
+// TestParallelOpsStopWorkers: LIMIT, a cancelled context and an
 // error mid-query leave no goroutine running and no buffer allocated.
-func TestParallelAggregateStopsWorkers(t *testing.T) {
+func TestParallelOpsStopWorkers(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	db := opsDB(t, mem)
@@ -116,10 +122,22 @@ func TestParallelAggregateStopsWorkers(t *testing.T) {
 	require.ErrorContains(t, err, "division by zero")
 	waitIdle()
 
+	// A parallel sort read in part, then closed.
+	c, err = s.Query(t.Context(), `SELECT id, sym FROM ev ORDER BY sym, id DESC`)
+	require.NoError(t, err)
+	require.True(t, c.Next())
+	c.Close()
+	waitIdle()
+	_, err = sessRows(t, s, `SELECT id FROM ev ORDER BY v / (CASE WHEN id = 39000 THEN 0 ELSE 1 END)`)
+	require.ErrorContains(t, err, "division by zero")
+	waitIdle()
+
 	// The memory limit holds per worker.
 	_, err = s.Exec(t.Context(), "SET memory_limit = '64kB'")
 	require.NoError(t, err)
 	_, err = sessRows(t, s, `SELECT id, count(*) FROM ev GROUP BY id`)
+	require.ErrorContains(t, err, "memory")
+	_, err = sessRows(t, s, `SELECT * FROM ev ORDER BY sym`)
 	require.ErrorContains(t, err, "memory")
 	waitIdle()
 }

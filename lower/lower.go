@@ -167,6 +167,8 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		})
 	case *planner.FinalAggregate:
 		return b.parallelAggregate(n) // parallel.go
+	case *planner.GatherMerge:
+		return b.parallelSort(n)
 	case *planner.Morsels:
 		if b.view == nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "Morsels outside a parallel operator cannot be executed")

@@ -25,35 +25,10 @@ func (b *builder) aggSpecs(n *planner.Aggregate) []exec.AggSpec {
 // Aggregate over the worker's view, all into one
 // exec.ParallelHashAggregate.
 func (b *builder) parallelAggregate(n *planner.FinalAggregate) (exec.Operator, error) {
-	if b.view != nil {
-		return nil, sqlerr.New(sqlerr.InternalError, "nested parallel operators cannot be executed")
-	}
 	a := n.Input.Agg
-	m, err := b.morselsBelow(a.Input)
+	morsels, views, pipes, err := b.workerPipes(a.Input, n.Workers, n.Input)
 	if err != nil {
 		return nil, err
-	}
-	src, err := b.node(m.Input)
-	if err != nil {
-		return nil, err
-	}
-	morsels := exec.NewMorsels(src)
-	views := make([]*exec.MorselView, 0, n.Workers)
-	pipes := make([]exec.Operator, 0, n.Workers)
-	for w := 0; w < n.Workers; w++ {
-		v := morsels.View()
-		b.view = v
-		pipe, err := b.node(a.Input)
-		b.view = nil
-		if err != nil {
-			closeAll(pipes)
-			src.Close()
-			return nil, err
-		}
-		if b.env.Analysis != nil {
-			pipe = b.env.Analysis.wrapPart(n.Input, pipe)
-		}
-		views, pipes = append(views, v), append(pipes, pipe)
 	}
 	cols := a.Schema()
 	// NewParallelHashAggregate owns morsels and pipes from here on.
@@ -76,4 +51,55 @@ func (b *builder) morselsBelow(n planner.Node) (*planner.Morsels, error) {
 			return nil, sqlerr.New(sqlerr.InternalError, "a parallel pipeline over %T cannot be executed", n)
 		}
 	}
+}
+
+// workerPipes builds the input of the Morsels below pipe once, then pipe
+// per worker over the worker's view; counted (EXPLAIN ANALYZE) as node
+// part when part is not nil.
+func (b *builder) workerPipes(pipe planner.Node, workers int, part planner.Node) (*exec.Morsels, []*exec.MorselView, []exec.Operator, error) {
+	if b.view != nil {
+		return nil, nil, nil, sqlerr.New(sqlerr.InternalError, "nested parallel operators cannot be executed")
+	}
+	m, err := b.morselsBelow(pipe)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	src, err := b.node(m.Input)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	morsels := exec.NewMorsels(src)
+	views := make([]*exec.MorselView, 0, workers)
+	pipes := make([]exec.Operator, 0, workers)
+	for w := 0; w < workers; w++ {
+		v := morsels.View()
+		b.view = v
+		op, err := b.node(pipe)
+		b.view = nil
+		if err != nil {
+			closeAll(pipes)
+			src.Close()
+			return nil, nil, nil, err
+		}
+		if b.env.Analysis != nil && part != nil {
+			op = b.env.Analysis.wrapPart(part, op)
+		}
+		views, pipes = append(views, v), append(pipes, op)
+	}
+	return morsels, views, pipes, nil
+}
+
+// parallelSort builds a GatherMerge: its Sort's pipeline per worker, into
+// one exec.ParallelSort (counted as both the GatherMerge and the Sort).
+func (b *builder) parallelSort(n *planner.GatherMerge) (exec.Operator, error) {
+	morsels, views, pipes, err := b.workerPipes(n.Input.Input, n.Workers, nil)
+	if err != nil {
+		return nil, err
+	}
+	// NewParallelSort owns morsels and pipes from here on.
+	op, err := exec.NewParallelSort(morsels, views, pipes, b.env.Mem, sortKeys(n.Input.Keys), exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
+	if err == nil && b.env.Analysis != nil {
+		return b.env.Analysis.wrap(n.Input, op), nil
+	}
+	return op, err
 }

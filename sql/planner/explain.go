@@ -224,6 +224,8 @@ func describe(n Node) string {
 		return "Partial " + describe(x.Agg)
 	case *FinalAggregate:
 		return describeFinalAggregate(x)
+	case *GatherMerge:
+		return describeGatherMerge(x)
 	case *Sort:
 		cols := x.Schema()
 		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })

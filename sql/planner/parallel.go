@@ -245,10 +245,17 @@ func (f *FinalAggregate) Ordering() ordering.Props         { return ordering.Pro
 func (f *FinalAggregate) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
 func (f *FinalAggregate) PreservesOrder() []bool           { return []bool{false} }
 
-// parallelizeOps splits n for workers (an Aggregate, see above), or says
+// parallelizeOps splits n for workers (an Aggregate or a Sort), or says
 // in n why it stays serial; other nodes come back unchanged. parallelize
 // calls it bottom-up.
 func parallelizeOps(n Node, workers int) Node {
+	switch x := n.(type) {
+	case *Sort:
+		return parallelSort(x, workers)
+	case *Limit:
+		serialTopN(x)
+		return n
+	}
 	a, ok := n.(*Aggregate)
 	if !ok {
 		return n
@@ -374,4 +381,79 @@ func describeMorsels(m *Morsels) string {
 
 func describeFinalAggregate(f *FinalAggregate) string {
 	return fmt.Sprintf("Finalize Aggregate workers=%d (combines the partial states)", f.Workers)
+}
+
+// GatherMerge is a Sort run in parallel, as PostgreSQL's Gather Merge:
+// Workers copies of Input (the Sort over a pipeline of Filters and
+// Projects over one Morsels) each sort the rows of their morsels, and the
+// sorted runs are merged by (keys, morsel, row), so rows with equal keys
+// keep their input order: the serial Sort's output. It provides the
+// Sort's ordering.
+type GatherMerge struct {
+	Input   *Sort
+	Workers int
+}
+
+func (g *GatherMerge) Schema() []Column                 { return g.Input.Schema() }
+func (g *GatherMerge) Children() []Node                 { return []Node{g.Input} }
+func (g *GatherMerge) Ordering() ordering.Props         { return g.Input.Ordering() }
+func (g *GatherMerge) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
+func (g *GatherMerge) PreservesOrder() []bool           { return []bool{true} }
+
+// parallelSort splits s for workers. A Sort directly under a Limit stays
+// serial: lower runs a small LIMIT as a top-N, which keeps only the best
+// rows instead of sorting them all (parallelizeOps undoes the split
+// there, see serialTopN).
+//
+// The Sort splits only when its rows come from a table or a join (through
+// Filters and Projects): an aggregate's or another sort's output is small
+// or already ordered, and sorting it in parallel would cost more than it
+// saves.
+func parallelSort(s *Sort, workers int) Node {
+	in := s.Input
+	for {
+		if f, ok := in.(*Filter); ok && parallelSafe(f.Cond) {
+			in = f.Input
+			continue
+		}
+		if p, ok := in.(*Project); ok && !slices.ContainsFunc(p.Exprs, func(e expr.Expr) bool { return !parallelSafe(e) }) {
+			in = p.Input
+			continue
+		}
+		break
+	}
+	switch in.(type) {
+	case *Scan, *Join, *AsofJoin, *Merge, *UnionAll:
+	default:
+		return s
+	}
+	s.Input = morselize(s.Input, workers)
+	return &GatherMerge{Input: s, Workers: workers}
+}
+
+// serialTopN undoes the split of a Sort under l (see parallelSort).
+func serialTopN(l *Limit) {
+	g, ok := l.Input.(*GatherMerge)
+	if !ok {
+		return
+	}
+	g.Input.Input = unmorselize(g.Input.Input)
+	l.Input = g.Input
+}
+
+// unmorselize removes the Morsels morselize put below n.
+func unmorselize(n Node) Node {
+	switch x := n.(type) {
+	case *Morsels:
+		return x.Input
+	case *Filter:
+		x.Input = unmorselize(x.Input)
+	case *Project:
+		x.Input = unmorselize(x.Input)
+	}
+	return n
+}
+
+func describeGatherMerge(g *GatherMerge) string {
+	return fmt.Sprintf("GatherMerge workers=%d (sorted runs merged, ties in input order)", g.Workers)
 }
