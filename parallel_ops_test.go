@@ -141,3 +141,28 @@ func TestParallelOpsStopWorkers(t *testing.T) {
 	require.ErrorContains(t, err, "memory")
 	waitIdle()
 }
+
+// TestParallelOpsExplainAnalyze: the workers' counters add up to the
+// serial plan's.
+func TestParallelOpsExplainAnalyze(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	db := opsDB(t, mem)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	_, err := s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
+	require.NoError(t, err)
+	plan, err := sessRows(t, s, `EXPLAIN ANALYZE SELECT g, count(*) FROM ev WHERE id % 2 = 0 GROUP BY g`)
+	require.NoError(t, err)
+	text := strings.Join(plan, "\n")
+	require.Contains(t, text, "Finalize Aggregate workers=3 (combines the partial states) (actual rows=13 ")
+	require.Contains(t, text, "Partial Aggregate group (ev.g) aggs count(*) (actual rows=20000 ")
+	require.Contains(t, text, "Filter ((ev.id % 2) = 0) (actual rows=20000 ")
+	require.Contains(t, text, "Morsels workers=3 (numbered in input order) (actual rows=40000 batches=5 ")
+	plan, err = sessRows(t, s, `EXPLAIN ANALYZE SELECT id FROM ev ORDER BY sym`)
+	require.NoError(t, err)
+	text = strings.Join(plan, "\n")
+	require.Contains(t, text, "GatherMerge workers=3 (sorted runs merged, ties in input order) [ordering: ev.sym]")
+	require.Contains(t, text, "Morsels workers=3 (numbered in input order) (actual rows=40000 batches=5 ")
+}
