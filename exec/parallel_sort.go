@@ -184,6 +184,7 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 	for k, i := range run.order {
 		run.spos[k] = run.pos[i]
 	}
+	run.pos = nil // the merge reads spos
 	for k, key := range p.keys {
 		norm, _, _ := normalizedKeys(all.Column(key.Col), p.types[k], key.Desc)
 		sorted := make([]uint64, len(run.order))
