@@ -342,10 +342,23 @@ func (h *HashAggregate) consume(ctx context.Context, b arrow.RecordBatch) error 
 		return err
 	}
 	defer releaseArrays(keys)
-	rows := int(b.NumRows())
-	gids := make([]int32, rows)
-	var newRows []int
-	var tableBytes int64
+	gids, newRows, tableBytes := h.groupIDs(keys, int(b.NumRows()))
+	if err := h.core.addKeys(keys, newRows); err != nil {
+		return err
+	}
+	if err := h.core.accumulate(ctx, b, gids); err != nil {
+		return err
+	}
+	h.tableBytes += tableBytes
+	return h.core.budget.set(h.core.stateBytes(h.tableBytes))
+}
+
+// groupIDs assigns the group of each of rows rows of the key columns keys,
+// adding the new groups to the table (not to the core): it returns the
+// group ids, the rows that start new groups, and the table's growth in
+// bytes.
+func (h *HashAggregate) groupIDs(keys []arrow.Array, rows int) (gids []int32, newRows []int, tableBytes int64) {
+	gids = make([]int32, rows)
 	switch {
 	case len(keys) == 0:
 		if h.core.ngroups == 0 {
@@ -393,14 +406,7 @@ func (h *HashAggregate) consume(ctx context.Context, b arrow.RecordBatch) error 
 			gids[i] = g
 		}
 	}
-	if err := h.core.addKeys(keys, newRows); err != nil {
-		return err
-	}
-	if err := h.core.accumulate(ctx, b, gids); err != nil {
-		return err
-	}
-	h.tableBytes += tableBytes
-	return h.core.budget.set(h.core.stateBytes(h.tableBytes))
+	return gids, newRows, tableBytes
 }
 
 // nullGroupFor returns the group of a NULL single key at row i, making it

@@ -25,6 +25,10 @@ type NodeStats struct {
 // the query and read after the query has finished.
 type Analysis struct {
 	stats map[planner.Node]*NodeStats
+	// parts are the counters of parallel workers' copies of a node, one
+	// per copy (no two workers share one), added up by Stats once the
+	// query has finished.
+	parts map[planner.Node][]*NodeStats
 }
 
 // NewAnalysis returns an empty Analysis.
@@ -34,10 +38,20 @@ func NewAnalysis() *Analysis { return &Analysis{stats: map[planner.Node]*NodeSta
 // subtree lowering skipped).
 func (a *Analysis) Stats(n planner.Node) (NodeStats, bool) {
 	s, ok := a.stats[n]
-	if !ok {
+	parts := a.parts[n]
+	if !ok && len(parts) == 0 {
 		return NodeStats{}, false
 	}
-	return *s, true
+	var sum NodeStats
+	if ok {
+		sum = *s
+	}
+	for _, p := range parts {
+		sum.Rows += p.Rows
+		sum.Batches += p.Batches
+		sum.Time += p.Time
+	}
+	return sum, true
 }
 
 // Text renders root as planner.ExplainText does, each line followed by
@@ -99,6 +113,17 @@ func (a *Analysis) wrap(n planner.Node, op exec.Operator) exec.Operator {
 		s = &NodeStats{}
 		a.stats[n] = s
 	}
+	return &counting{Operator: op, s: s}
+}
+
+// wrapPart is wrap for one parallel worker's copy of n: its own counters,
+// summed with the other copies' by Stats (times add up over workers).
+func (a *Analysis) wrapPart(n planner.Node, op exec.Operator) exec.Operator {
+	if a.parts == nil {
+		a.parts = map[planner.Node][]*NodeStats{}
+	}
+	s := &NodeStats{}
+	a.parts[n] = append(a.parts[n], s)
 	return &counting{Operator: op, s: s}
 }
 

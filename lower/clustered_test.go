@@ -5,6 +5,7 @@ import (
 
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
+	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqltypes"
 	"github.com/stretchr/testify/require"
 )
@@ -29,6 +30,6 @@ func TestClustered(t *testing.T) {
 		{"no group by", byAB, nil, false},
 	}
 	for _, c := range cases {
-		require.Equal(t, c.want, clustered(c.p, c.group), c.name)
+		require.Equal(t, c.want, planner.Clustered(c.p, c.group), c.name)
 	}
 }

@@ -26,6 +26,13 @@
 //     turn. A Merge with Morsels over an AsofJoin of Scans is one
 //     exec/asof.NewMorsel operator. A Repartition anywhere else is an
 //     internal error.
+//   - A FinalAggregate (or GatherMerge) is one exec.ParallelHashAggregate
+//     (exec.ParallelSort): the input of the Morsels below it is built
+//     once, and the Filters and Projects between the Morsels and the
+//     PartialAggregate (Sort) once per worker, over the worker's
+//     exec.MorselView. EXPLAIN ANALYZE sums the workers' counters (times
+//     add up over workers); a PartialAggregate counts the rows its
+//     workers aggregated.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.

@@ -76,6 +76,9 @@ type builder struct {
 	// workTables are the working tables of the recursive queries being
 	// built, by RecursiveCTE.ID.
 	workTables map[int]*exec.WorkTable
+	// view is the morsel reader of the parallel worker whose pipeline is
+	// being built (a planner.Morsels lowers to it), nil elsewhere.
+	view *exec.MorselView
 }
 
 // node builds n's operator; on error it has closed whatever it built.
@@ -83,6 +86,9 @@ func (b *builder) node(n planner.Node) (exec.Operator, error) {
 	op, err := b.build(n)
 	if err != nil || b.env.Analysis == nil {
 		return op, err
+	}
+	if b.view != nil {
+		return b.env.Analysis.wrapPart(n, op), nil // parallel.go
 	}
 	return b.env.Analysis.wrap(n, op), nil
 }
@@ -168,23 +174,25 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			return exec.NewLimit(child, count, offset)
 		})
+	case *planner.FinalAggregate:
+		return b.parallelAggregate(n) // parallel.go
+	case *planner.GatherMerge:
+		return b.parallelSort(n)
+	case *planner.Morsels:
+		if b.view == nil {
+			return nil, sqlerr.New(sqlerr.InternalError, "Morsels outside a parallel operator cannot be executed")
+		}
+		return b.view, nil
 	case *planner.Aggregate:
 		cols := n.Schema()
-		specs := make([]exec.AggSpec, len(n.Aggs))
-		for i, a := range n.Aggs {
-			specs[i] = exec.AggSpec{Func: a.Func, Args: b.bindAll(a.Args), Distinct: a.Distinct, Desc: a.Desc, Type: a.T,
-				Name: cols[n.AggOffset()+i].Name}
-			if a.Star {
-				specs[i].Args = nil
-			}
-		}
+		specs := b.aggSpecs(n)
 		if n.Sets != nil {
 			return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 				return exec.NewGroupingSets(child, b.env.Mem, b.bindAll(n.GroupBy), names(cols[:len(n.GroupBy)]), n.Sets, cols[len(n.GroupBy)].Name,
 					specs, b.env.Eval, exec.AggOptions{MemoryLimit: b.env.MemoryLimit})
 			})
 		}
-		stream := clustered(n.Input.Ordering(), n.GroupBy)
+		stream := planner.Clustered(n.Input.Ordering(), n.GroupBy)
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
 			if stream {
 				// The input is proven ordered by the group keys: groups arrive
@@ -458,39 +466,6 @@ func execJoinType(k planner.JoinKind) exec.JoinType {
 		return exec.FullJoin
 	}
 	return exec.InnerJoin
-}
-
-// clustered reports whether rows with equal group keys are adjacent in an
-// input with ordering p: every group key is a plain input column, and those
-// columns (constants aside) are the leading keys of p's order, in any order
-// and direction. Conservative: false whenever that is not proven.
-func clustered(p ordering.Props, groupBy []expr.Expr) bool {
-	if len(groupBy) == 0 {
-		return false
-	}
-	need := map[int]bool{}
-	for _, g := range groupBy {
-		c, ok := g.(*expr.Column)
-		if !ok {
-			return false
-		}
-		if !p.IsConst(c.Index) {
-			need[c.Index] = true
-		}
-	}
-	for _, k := range p.Lex {
-		if len(need) == 0 {
-			break
-		}
-		if p.IsConst(k.Col) {
-			continue
-		}
-		if !need[k.Col] {
-			return false
-		}
-		delete(need, k.Col)
-	}
-	return len(need) == 0
 }
 
 func sortKeys(lex ordering.Lex) []exec.SortKey {

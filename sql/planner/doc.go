@@ -65,12 +65,19 @@
 //     N workers) over each input and an order-preserving Merge above it;
 //     both state their orderings and Validate runs again on the result.
 //     A join left serial records why in AsofJoin.Serial (EXPLAIN shows it).
+//     An Aggregate whose calls all combine becomes a FinalAggregate over
+//     a PartialAggregate, and a Sort (not under a Limit, over a table or a
+//     join) a GatherMerge over it; below either, a Morsels node hands the
+//     input's batches to the workers, above the first node that is not a
+//     parallel-safe Filter or Project. An Aggregate left serial records
+//     why in Aggregate.Serial.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (a hash join on its equalities with a residual, else a nested loop,
 //     or cross; every kind), LateralJoin, Values,
 //     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window,
 //     RecursiveCTE with its WorkTable (WITH RECURSIVE), and the parallel
-//     Repartition and Merge. An Aggregate with Sets is GROUP BY GROUPING
+//     Repartition, Merge, Morsels, PartialAggregate, FinalAggregate and
+//     GatherMerge. An Aggregate with Sets is GROUP BY GROUPING
 //     SETS / ROLLUP / CUBE.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,

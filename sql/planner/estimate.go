@@ -55,6 +55,11 @@ func estimate(n Node) Estimate {
 		return Estimate{Startup: in.Startup, Total: in.Total + in.Rows*perRow, Rows: rows}
 	}
 	switch x := n.(type) {
+	case *PartialAggregate:
+		// A parallel plan is estimated as the serial one (parallel.go).
+		return estimate(x.Agg)
+	case *FinalAggregate, *Morsels, *GatherMerge:
+		return in
 	case *Scan:
 		// Pages as Postgres would store the columns read.
 		rows := float64(x.Table.Rows)

@@ -218,6 +218,14 @@ func describe(n Node) string {
 		return describeRepartition(x)
 	case *Merge:
 		return describeMerge(x)
+	case *Morsels:
+		return describeMorsels(x)
+	case *PartialAggregate:
+		return "Partial " + describe(x.Agg)
+	case *FinalAggregate:
+		return describeFinalAggregate(x)
+	case *GatherMerge:
+		return describeGatherMerge(x)
 	case *Sort:
 		cols := x.Schema()
 		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })
@@ -246,6 +254,9 @@ func describe(n Node) string {
 		}
 		if len(a) > 0 {
 			s += " aggs " + strings.Join(a, ", ")
+		}
+		if x.Serial != "" {
+			s += " (serial: " + x.Serial + ")"
 		}
 		return s
 	case *Join:

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/ordering"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -68,7 +69,7 @@ func parallelize(n Node, workers int) Node {
 	n = mapChildren(n, func(c Node) Node { return parallelize(c, workers) })
 	j, ok := n.(*AsofJoin)
 	if !ok {
-		return n
+		return parallelizeOps(n, workers)
 	}
 	if morselable(j) {
 		return &Merge{Input: j, Workers: workers, Morsels: true}
@@ -194,4 +195,265 @@ func describeMerge(m *Merge) string {
 		return fmt.Sprintf("Merge workers=%d morsels of %s preserving order", m.Workers, qualName(m.Input.(*AsofJoin).Left.Schema()[m.Input.(*AsofJoin).Rights[0].LeftOn]))
 	}
 	return fmt.Sprintf("Merge workers=%d preserving order", m.Workers)
+}
+
+// Parallel hash aggregation (issue 15, par-ops). An Aggregate whose calls
+// all combine runs split as PostgreSQL's and DataFusion's Partial and
+// Final aggregates: a Morsels node hands the batches of its input to the
+// workers, each worker runs the Filters and Projects between the Morsels
+// and the Aggregate over its morsels and aggregates them into partial
+// states (PartialAggregate), and the FinalAggregate combines the states.
+// The groups come out in the serial order (first appearance), though an
+// Aggregate promises no order.
+
+// Morsels hands its input's batches (morsels, numbered in input order) to
+// Workers workers, each batch to one. A worker's rows are a subsequence of
+// the input's, so each provides the input's ordering.
+type Morsels struct {
+	Input   Node
+	Workers int
+}
+
+// PartialAggregate is one worker's part of Agg: Agg's Input rows of the
+// worker's morsels, aggregated into partial states. Its schema is Agg's,
+// which the partial states become once combined.
+type PartialAggregate struct {
+	Agg *Aggregate
+}
+
+// FinalAggregate combines the partial states of Workers copies of Input.
+type FinalAggregate struct {
+	Input   *PartialAggregate
+	Workers int
+}
+
+func (m *Morsels) Schema() []Column                 { return m.Input.Schema() }
+func (m *Morsels) Children() []Node                 { return []Node{m.Input} }
+func (m *Morsels) Ordering() ordering.Props         { return m.Input.Ordering() }
+func (m *Morsels) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
+func (m *Morsels) PreservesOrder() []bool           { return []bool{true} }
+
+func (p *PartialAggregate) Schema() []Column                 { return p.Agg.Schema() }
+func (p *PartialAggregate) Children() []Node                 { return []Node{p.Agg.Input} }
+func (p *PartialAggregate) Ordering() ordering.Props         { return ordering.Props{} }
+func (p *PartialAggregate) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
+func (p *PartialAggregate) PreservesOrder() []bool           { return []bool{false} }
+
+func (f *FinalAggregate) Schema() []Column                 { return f.Input.Schema() }
+func (f *FinalAggregate) Children() []Node                 { return []Node{f.Input} }
+func (f *FinalAggregate) Ordering() ordering.Props         { return ordering.Props{} }
+func (f *FinalAggregate) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
+func (f *FinalAggregate) PreservesOrder() []bool           { return []bool{false} }
+
+// parallelizeOps splits n for workers (an Aggregate or a Sort), or says
+// in n why it stays serial; other nodes come back unchanged. parallelize
+// calls it bottom-up.
+func parallelizeOps(n Node, workers int) Node {
+	switch x := n.(type) {
+	case *Sort:
+		return parallelSort(x, workers)
+	case *Limit:
+		serialTopN(x)
+		return n
+	}
+	a, ok := n.(*Aggregate)
+	if !ok {
+		return n
+	}
+	if a.Serial = aggSerial(a); a.Serial != "" {
+		return n
+	}
+	a.Input = morselize(a.Input, workers)
+	return &FinalAggregate{Input: &PartialAggregate{Agg: a}, Workers: workers}
+}
+
+// CombinableAggs are the aggregates with a combine step (mirrors
+// exec.CombinableAgg: the planner imports nothing of exec).
+var CombinableAggs = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true,
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"corr": true, "covar_pop": true, "covar_samp": true, "regr_avgx": true, "regr_avgy": true, "regr_count": true,
+	"regr_intercept": true, "regr_r2": true, "regr_slope": true, "regr_sxx": true, "regr_syy": true, "regr_sxy": true,
+}
+
+// aggSerial says why a stays serial, "" when it splits.
+func aggSerial(a *Aggregate) string {
+	if a.Sets != nil {
+		return "grouping sets"
+	}
+	if Clustered(a.Input.Ordering(), a.GroupBy) {
+		return "input ordered by the group keys: streams"
+	}
+	for _, c := range a.Aggs {
+		switch {
+		case c.Distinct:
+			return "DISTINCT aggregate"
+		case !CombinableAggs[c.Func]:
+			return c.Func + " does not combine"
+		}
+		for _, e := range c.Args {
+			if !parallelSafe(e) {
+				return "volatile function or subquery in an argument"
+			}
+		}
+	}
+	for _, e := range a.GroupBy {
+		if !parallelSafe(e) {
+			return "volatile function or subquery in a group key"
+		}
+	}
+	return ""
+}
+
+// parallelSafe reports whether e can be evaluated by several workers at
+// once: it runs no subquery (those run through the statement's builder)
+// and calls no volatile function (whose calls would change order).
+func parallelSafe(e expr.Expr) bool {
+	if e == nil {
+		return true
+	}
+	safe := !volatile(e)
+	expr.Walk(e, func(x expr.Expr) bool {
+		if _, ok := x.(*expr.Subquery); ok {
+			safe = false
+		}
+		return safe
+	})
+	return safe
+}
+
+// morselize puts a Morsels below the Filters and Projects that lead from
+// n (each worker runs its own copies of them) and above the first other
+// node, or other Filter or Project that must run once.
+func morselize(n Node, workers int) Node {
+	switch x := n.(type) {
+	case *Filter:
+		if parallelSafe(x.Cond) {
+			x.Input = morselize(x.Input, workers)
+			return x
+		}
+	case *Project:
+		if !slices.ContainsFunc(x.Exprs, func(e expr.Expr) bool { return !parallelSafe(e) }) {
+			x.Input = morselize(x.Input, workers)
+			return x
+		}
+	}
+	return &Morsels{Input: n, Workers: workers}
+}
+
+// Clustered reports whether rows with equal group keys are adjacent in an
+// input with ordering p: every group key is a plain input column, and
+// those columns (constants aside) are the leading keys of p's order, in
+// any order and direction. Conservative: false whenever that is not
+// proven. Such an Aggregate streams (lower builds a StreamAggregate).
+func Clustered(p ordering.Props, groupBy []expr.Expr) bool {
+	if len(groupBy) == 0 {
+		return false
+	}
+	need := map[int]bool{}
+	for _, g := range groupBy {
+		c, ok := g.(*expr.Column)
+		if !ok {
+			return false
+		}
+		if !p.IsConst(c.Index) {
+			need[c.Index] = true
+		}
+	}
+	for _, k := range p.Lex {
+		if len(need) == 0 {
+			break
+		}
+		if p.IsConst(k.Col) {
+			continue
+		}
+		if !need[k.Col] {
+			return false
+		}
+		delete(need, k.Col)
+	}
+	return len(need) == 0
+}
+
+func describeMorsels(m *Morsels) string {
+	return fmt.Sprintf("Morsels workers=%d (numbered in input order)", m.Workers)
+}
+
+func describeFinalAggregate(f *FinalAggregate) string {
+	return fmt.Sprintf("Finalize Aggregate workers=%d (combines the partial states)", f.Workers)
+}
+
+// GatherMerge is a Sort run in parallel, as PostgreSQL's Gather Merge:
+// Workers copies of Input (the Sort over a pipeline of Filters and
+// Projects over one Morsels) each sort the rows of their morsels, and the
+// sorted runs are merged by (keys, morsel, row), so rows with equal keys
+// keep their input order: the serial Sort's output. It provides the
+// Sort's ordering.
+type GatherMerge struct {
+	Input   *Sort
+	Workers int
+}
+
+func (g *GatherMerge) Schema() []Column                 { return g.Input.Schema() }
+func (g *GatherMerge) Children() []Node                 { return []Node{g.Input} }
+func (g *GatherMerge) Ordering() ordering.Props         { return g.Input.Ordering() }
+func (g *GatherMerge) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
+func (g *GatherMerge) PreservesOrder() []bool           { return []bool{true} }
+
+// parallelSort splits s for workers. A Sort directly under a Limit stays
+// serial: lower runs a small LIMIT as a top-N, which keeps only the best
+// rows instead of sorting them all (parallelizeOps undoes the split
+// there, see serialTopN).
+//
+// The Sort splits only when its rows come from a table or a join (through
+// Filters and Projects): an aggregate's or another sort's output is small
+// or already ordered, and sorting it in parallel would cost more than it
+// saves.
+func parallelSort(s *Sort, workers int) Node {
+	in := s.Input
+	for {
+		if f, ok := in.(*Filter); ok && parallelSafe(f.Cond) {
+			in = f.Input
+			continue
+		}
+		if p, ok := in.(*Project); ok && !slices.ContainsFunc(p.Exprs, func(e expr.Expr) bool { return !parallelSafe(e) }) {
+			in = p.Input
+			continue
+		}
+		break
+	}
+	switch in.(type) {
+	case *Scan, *Join, *AsofJoin, *Merge, *UnionAll:
+	default:
+		return s
+	}
+	s.Input = morselize(s.Input, workers)
+	return &GatherMerge{Input: s, Workers: workers}
+}
+
+// serialTopN undoes the split of a Sort under l (see parallelSort).
+func serialTopN(l *Limit) {
+	g, ok := l.Input.(*GatherMerge)
+	if !ok {
+		return
+	}
+	g.Input.Input = unmorselize(g.Input.Input)
+	l.Input = g.Input
+}
+
+// unmorselize removes the Morsels morselize put below n.
+func unmorselize(n Node) Node {
+	switch x := n.(type) {
+	case *Morsels:
+		return x.Input
+	case *Filter:
+		x.Input = unmorselize(x.Input)
+	case *Project:
+		x.Input = unmorselize(x.Input)
+	}
+	return n
+}
+
+func describeGatherMerge(g *GatherMerge) string {
+	return fmt.Sprintf("GatherMerge workers=%d (sorted runs merged, ties in input order)", g.Workers)
 }

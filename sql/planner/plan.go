@@ -275,7 +275,10 @@ type Aggregate struct {
 	GroupBy []expr.Expr
 	Sets    [][]int
 	Aggs    []AggCall
-	cols    []Column
+	// Serial says why a parallel plan runs the Aggregate serially
+	// (parallel.go); EXPLAIN shows it.
+	Serial string
+	cols   []Column
 }
 
 // AggOffset is the index of the first aggregate column of a's output.

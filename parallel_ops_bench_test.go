@@ -1,0 +1,103 @@
+package asofsql_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql"
+)
+
+// BenchmarkParallelOps runs the non-ASOF parallel operators through SQL
+// over one 10M-row table (t increasing, k one of 1000 keys, p random; no
+// declared order, so no aggregate streams) at max_parallel_workers_per_gather
+// 1 and 2, interleaved in the same iterations as BenchmarkParallelASOF,
+// and reports wall and CPU (user + system, whole process) ns per input
+// row at each degree and the wall ratio (speedup = w1/w2).
+// ASOFSQL_BENCH_OPS_ROWS sets the rows (default 10M).
+func BenchmarkParallelOps(b *testing.B) {
+	rows := 10 << 20
+	if v, err := strconv.Atoi(os.Getenv("ASOFSQL_BENCH_OPS_ROWS")); err == nil && v > 0 {
+		rows = v
+	}
+	ctx := context.Background()
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(memory.NewGoAllocator()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	if _, err := s.Exec(ctx, `CREATE TABLE big (t BIGINT, k BIGINT, p DOUBLE PRECISION)`); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.CopyFrom(ctx, "COPY big FROM STDIN WITH (FORMAT csv)", genCSV(rows, 1000, 1)); err != nil {
+		b.Fatal(err)
+	}
+	shapes := []struct {
+		name string
+		q    string
+		out  int64 // rows the query returns
+	}{
+		{"hash_aggregate", `SELECT k, count(*), sum(t), avg(p), min(p), max(t) FROM big GROUP BY k`, 1000},
+		{"sort", `SELECT t, k, p FROM big ORDER BY k, p`, int64(rows)},
+	}
+	for _, sh := range shapes {
+		b.Run(sh.name, func(b *testing.B) {
+			var c1, c2 time.Duration
+			run := func(workers int) time.Duration {
+				cpu0 := cpuTime() // window_bench_test.go
+				defer func() {
+					if workers == 1 {
+						c1 += time.Duration(cpuTime() - cpu0)
+					} else {
+						c2 += time.Duration(cpuTime() - cpu0)
+					}
+				}()
+				if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				c, err := s.Query(ctx, sh.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var n int64
+				for c.Next() {
+					n += c.RecordBatch().NumRows()
+				}
+				if err := c.Err(); err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+				if n != sh.out {
+					b.Fatalf("%d rows at %d workers, want %d", n, workers, sh.out)
+				}
+				return time.Since(start)
+			}
+			b.ResetTimer()
+			var w1, w2 time.Duration
+			for i := 0; i < b.N; i++ {
+				// Alternate which runs first, so neither always meets a
+				// warmer cache or a busier neighbour.
+				if i%2 == 0 {
+					w1 += run(1)
+					w2 += run(2)
+				} else {
+					w2 += run(2)
+					w1 += run(1)
+				}
+			}
+			b.StopTimer()
+			n := float64(b.N) * float64(rows)
+			b.ReportMetric(float64(w1.Nanoseconds())/n, "w1-ns/row")
+			b.ReportMetric(float64(w2.Nanoseconds())/n, "w2-ns/row")
+			b.ReportMetric(float64(w1)/float64(w2), "speedup")
+			b.ReportMetric(float64(c1.Nanoseconds())/n, "w1-cpu-ns/row")
+			b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/row")
+		})
+	}
+}
