@@ -190,12 +190,7 @@ func (r storedRows) Count(s *planner.Scan) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer rdr.Release()
-	n := int64(0)
-	for rdr.Next() {
-		n += rdr.RecordBatch().NumRows()
-	}
-	return n, rdr.Err()
+	return countRows(rdr)
 }
 
 func (r storedRows) RowsBefore(s *planner.Scan, v int64) (int64, error) {
@@ -206,6 +201,11 @@ func (r storedRows) RowsBefore(s *planner.Scan, v int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return countRows(rdr)
+}
+
+// countRows reads rdr to its end and releases it.
+func countRows(rdr array.RecordReader) (int64, error) {
 	defer rdr.Release()
 	n := int64(0)
 	for rdr.Next() {
