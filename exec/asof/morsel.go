@@ -1,9 +1,7 @@
 package asof
 
 import (
-	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -26,15 +24,16 @@ import (
 //     [t_first+lo, t_last+hi] (found by binary search: the right input is
 //     ordered);
 //   - with lo unbounded (the common backward join), the right rows from
-//     min(t_first+hi, t_first) on, after a prime: for each key, the right
-//     rows at the greatest t before that point (every duplicate, in input
-//     order). Every such row is eligible for every left row of the morsel
-//     and lies before all of them, so the closest one per key is the only
-//     one that can win, and the serial Join picks among the prime and the
+//     min(t_first+hi, t_first) on, after a prime: for each key, the last
+//     right row before that point. Every row there is eligible for every
+//     left row of the morsel and lies before all of them (Δ < 0), so per
+//     key only the greatest t can win, and of its duplicates the last in
+//     input order (spec: at equal t the last wins when Δ <= 0): the
+//     key's last row. The serial Join then picks among the prime and the
 //     slice exactly as it would among all rows. The primes are a prefix
-//     over the morsels: each worker summarizes its chunk of right rows per
-//     key in parallel, then one cheap pass (a map per key, per morsel)
-//     combines them.
+//     over the morsels: each worker finds its chunk's last row per key in
+//     parallel (walking backward, ids from one shared key dictionary),
+//     then one pass per morsel, linear in the keys, combines them.
 //
 // The output is the morsels' outputs concatenated in order, the serial
 // join's rows with no reassembly. Only the rows of a round and the right
@@ -77,10 +76,13 @@ type morselRight struct {
 	bufs  []rbuf
 	next  int64 // global index of the row after the buffered ones
 	done  bool
-	// prime: per key, the right rows at the greatest t before the
-	// buffer's first row (prime's own rows, sorted by (t, input order)).
-	prime     arrow.RecordBatch
-	primeKeys map[string]primeEntry
+	// dict gives the right keys dense ids; the workers share it (it is
+	// safe for concurrent use) and it lives as long as the join.
+	dict *keyDict
+	// prime: per key, the last right row before the buffer's first row,
+	// in input order; primeIDs[i] is the key id of its row i.
+	prime    arrow.RecordBatch
+	primeIDs []int32
 	// low is the first row a later morsel may take (the rows before it
 	// are in the prime).
 	low int64
@@ -92,10 +94,11 @@ type rbuf struct {
 	start int64 // global index of row 0
 }
 
-// primeEntry is one key's latest rows: their t and where they are.
-type primeEntry struct {
-	t    int64
-	refs []operator.Ref
+// primeRow is one row of a prime: its key's id and where the row is (Src
+// 0 the previous prime's batch, 1 + i buffer i).
+type primeRow struct {
+	id  int32
+	ref operator.Ref
 }
 
 // orderCheck requires an on column never to decrease over a whole input.
@@ -222,7 +225,7 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 			m.closeInputs()
 			return nil, err
 		}
-		m.rights = append(m.rights, &morselRight{r: r, enc: enc,
+		m.rights = append(m.rights, &morselRight{r: r, enc: enc, dict: newKeyDict(enc.u64, &opts),
 			check: orderCheck{name: specs[i].Name, col: r.Input.Schema().Field(r.On).Name}})
 	}
 	m.lcheck.col = left.Schema().Field(rights[0].LeftOn).Name
@@ -286,7 +289,7 @@ type morsel struct {
 	first, last int64
 	from, to    []int64 // per right: the slice of right rows [from, to)
 	primeRefs   [][]operator.Ref
-	chunk       []map[string]*primeEntry // per right: latest rows of [prev from, from)
+	chunk       [][]primeRow // per right: each key's last row of [prev from, from), last first
 	out         []arrow.RecordBatch
 	prime       []arrow.RecordBatch
 }
@@ -409,9 +412,10 @@ func (m *Morsel) round(ctx context.Context) error {
 			mo.to = append(mo.to, to)
 		}
 	}
-	// Phase A: each worker summarizes its chunk of right rows per key.
+	// Phase A: each worker finds, per key, the last right row of its
+	// chunk.
 	err := m.parallel(ctx, ms, func(k int, mo *morsel) error {
-		mo.chunk = make([]map[string]*primeEntry, len(m.rights))
+		mo.chunk = make([][]primeRow, len(m.rights))
 		for ri, r := range m.rights {
 			if !r.r.Lo.Unbounded {
 				continue
@@ -420,7 +424,7 @@ func (m *Morsel) round(ctx context.Context) error {
 			if k > 0 {
 				prev = ms[k-1].from[ri]
 			}
-			c, err := r.latest(ctx, prev, mo.from[ri])
+			c, err := r.lastRows(ctx, prev, mo.from[ri])
 			if err != nil {
 				return err
 			}
@@ -431,7 +435,10 @@ func (m *Morsel) round(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Phase B: the primes, a prefix over the morsels.
+	// Phase B: the primes, a prefix over the morsels. A chunk's rows all
+	// follow the rows of the primes before it, so a prime is the last
+	// one's rows whose key the chunk does not have, then the chunk's, in
+	// input order: linear in the keys, no sort.
 	for ri, r := range m.rights {
 		if !r.r.Lo.Unbounded {
 			for _, mo := range ms {
@@ -439,60 +446,39 @@ func (m *Morsel) round(ctx context.Context) error {
 			}
 			continue
 		}
-		cur := make(map[string]primeEntry, len(r.primeKeys))
-		for k, e := range r.primeKeys {
-			cur[k] = e
+		cur := make([]primeRow, len(r.primeIDs))
+		for i, id := range r.primeIDs {
+			cur[i] = primeRow{id: id, ref: operator.Ref{Src: 0, Row: int32(i)}}
 		}
-		for _, mo := range ms {
-			for k, e := range mo.chunk[ri] {
-				if old, ok := cur[k]; ok && old.t == e.t {
-					// Duplicates of one t across chunks: all of them.
-					cur[k] = primeEntry{t: e.t, refs: append(slices.Clip(old.refs), e.refs...)}
-					continue
-				}
-				cur[k] = *e
+		stamp := make([]int32, r.dict.len())
+		for k, mo := range ms {
+			ch := mo.chunk[ri]
+			for _, c := range ch {
+				stamp[c.id] = int32(k + 1)
 			}
-			refs := make([]operator.Ref, 0, len(cur))
-			type tr struct {
-				t int64
-				r operator.Ref
-			}
-			all := make([]tr, 0, len(cur))
+			next := make([]primeRow, 0, len(cur)+len(ch))
 			for _, e := range cur {
-				for _, rf := range e.refs {
-					all = append(all, tr{e.t, rf})
+				if stamp[e.id] != int32(k+1) {
+					next = append(next, e)
 				}
 			}
-			slices.SortFunc(all, func(a, b tr) int {
-				if c := cmp.Compare(a.t, b.t); c != 0 {
-					return c
-				}
-				if c := cmp.Compare(a.r.Src, b.r.Src); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.r.Row, b.r.Row)
-			})
-			for _, x := range all {
-				refs = append(refs, x.r)
+			for i := len(ch) - 1; i >= 0; i-- {
+				next = append(next, ch[i])
+			}
+			cur = next
+			refs := make([]operator.Ref, len(cur))
+			for i, e := range cur {
+				refs[i] = e.ref
 			}
 			mo.primeRefs = append(mo.primeRefs, refs)
 		}
-		// The last morsel's prime becomes the state for the next round,
-		// by the position of each row in that prime's batch.
-		last := ms[len(ms)-1]
-		pos := make(map[operator.Ref]int32, len(last.primeRefs[ri]))
-		for i, rf := range last.primeRefs[ri] {
-			pos[rf] = int32(i)
+		// The last morsel's prime becomes the state for the next round:
+		// its batch's row i is cur[i].
+		ids := make([]int32, len(cur))
+		for i, e := range cur {
+			ids[i] = e.id
 		}
-		next := make(map[string]primeEntry, len(cur))
-		for k, e := range cur {
-			refs := make([]operator.Ref, len(e.refs))
-			for i, rf := range e.refs {
-				refs[i] = operator.Ref{Src: 0, Row: pos[rf]}
-			}
-			next[k] = primeEntry{t: e.t, refs: refs}
-		}
-		r.primeKeys = next
+		r.primeIDs = ids
 	}
 	// Phase C: every morsel joined by its own worker.
 	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
@@ -697,61 +683,60 @@ func (r *morselRight) at(g int64) (int, int) {
 	return bi, int(g - r.bufs[bi].start)
 }
 
-// latest returns, per key, the rows at the greatest t among the buffered
-// rows [from, to). Refs point at buffers (Src = 1 + buffer index; 0 is the
-// prime's batch).
-func (r *morselRight) latest(ctx context.Context, from, to int64) (map[string]*primeEntry, error) {
-	out := map[string]*primeEntry{}
+// lastRows returns, per key, the last of the buffered rows [from, to),
+// the latest first, and interns the keys into r.dict. It walks the rows
+// backward, so a key costs one entry however many rows it has.
+func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow, error) {
+	var out []primeRow
 	if from >= to {
 		return out, nil
 	}
 	var kb keyBatch
 	defer kb.free()
-	var k8 [8]byte
-	out64 := map[uint64]*primeEntry{}
+	var hashes []uint64
+	var ids []int32
+	defer func() { i32Scratch.put(ids) }()
+	var seen []bool
 	cols := make([]arrow.Array, len(r.r.Keys))
-	bi, row := r.at(from)
-	for g := from; g < to; bi, row = bi+1, 0 {
+	bi, _ := r.at(to - 1)
+	for g := to; g > from; bi-- {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		b := r.bufs[bi]
-		n := int(min(int64(len(b.t)), int64(row)+to-g))
+		// Rows [lo, hi) of this buffer are in the range.
+		lo, hi := int(max(from-b.start, 0)), int(min(g-b.start, int64(len(b.t))))
+		n := hi - lo
+		sliced := lo > 0 || hi < len(b.t)
 		for i, c := range r.r.Keys {
 			cols[i] = b.b.Column(c)
-		}
-		r.enc.encode(cols, len(b.t), &kb)
-		for i := row; i < n; i++ {
-			if kb.anyNull && kb.null[i] {
-				continue
-			}
-			t := b.t[i]
-			ref := operator.Ref{Src: int32(bi + 1), Row: int32(i)}
-			var e *primeEntry
-			if r.enc.u64 {
-				// An integer map: a string key per row would cost more
-				// than the join's own lookup.
-				e = out64[kb.u64[i]]
-				if e == nil {
-					out64[kb.u64[i]] = &primeEntry{t: t, refs: []operator.Ref{ref}}
-					continue
-				}
-			} else if e = out[string(kb.key(i))]; e == nil {
-				out[string(kb.key(i))] = &primeEntry{t: t, refs: []operator.Ref{ref}}
-				continue
-			}
-			switch {
-			case t > e.t:
-				e.t, e.refs = t, append(e.refs[:0], ref)
-			default:
-				e.refs = append(e.refs, ref)
+			if sliced {
+				cols[i] = array.NewSlice(cols[i], int64(lo), int64(hi))
 			}
 		}
-		g += int64(n - row)
-	}
-	for k, e := range out64 {
-		binary.LittleEndian.PutUint64(k8[:], k)
-		out[string(k8[:])] = e
+		r.enc.encode(cols, n, &kb)
+		hashes = r.dict.hashAll(&kb, hashes)
+		if cap(ids) < n {
+			i32Scratch.put(ids)
+			ids = i32Scratch.get(n)
+		}
+		ids = ids[:n]
+		r.dict.intern(&kb, hashes, ids)
+		if sliced {
+			releaseArrays(cols)
+		}
+		if d := r.dict.len(); d > len(seen) {
+			seen = append(seen, make([]bool, d-len(seen))...)
+		}
+		for i := n - 1; i >= 0; i-- {
+			id := ids[i]
+			if id < 0 || seen[id] {
+				continue
+			}
+			seen[id] = true
+			out = append(out, primeRow{id: id, ref: operator.Ref{Src: int32(bi + 1), Row: int32(lo + i)}})
+		}
+		g = b.start + int64(lo)
 	}
 	return out, nil
 }
