@@ -47,8 +47,17 @@ import (
 // integers of one type on both sides (int, date, timestamp of one unit),
 // and calendar or decimal bounds.
 
-// MorselRows is how many left rows one worker joins at a time.
-const MorselRows = 1 << 17
+// MorselRows is the fewest left rows one worker joins at a time, and
+// RoundRows the left rows a round aims at over all workers: each morsel
+// pays a fixed cost (its join's setup, its prime: a row per key), so
+// fewer, larger morsels cost less CPU, while a round's rows (and their
+// output) are what the join holds, so the round, not the morsel, is
+// bounded. At 2 workers a morsel is 512K rows: S1 took 24 CPU ns per
+// left row against 31 at 128K (serial: 19).
+const (
+	MorselRows = 1 << 17
+	RoundRows  = 1 << 20
+)
 
 // Morsel is the ASOF join run by workers over morsels of the left input.
 type Morsel struct {
@@ -60,6 +69,11 @@ type Morsel struct {
 	specs   []Right
 	workers int
 	rows    int // left rows per morsel
+
+	// pool holds the output buffers of every morsel's join (Options.pool),
+	// dicts the right inputs' key dictionaries (Options.dicts).
+	pool  *operator.Pool
+	dicts []*keyDict
 
 	started, leftDone, closed bool
 	err                       error
@@ -197,7 +211,7 @@ func int64s(arr arrow.Array) []int64 {
 // (see above); a join the morsels cannot take is NewParallel's. Like New
 // it takes ownership of every input.
 func NewMorsel(left operator.Operator, rights []Right, opts Options, workers int) (operator.Operator, error) {
-	return newMorsel(left, rights, opts, workers, MorselRows)
+	return newMorsel(left, rights, opts, workers, max(MorselRows, RoundRows/max(workers, 1)))
 }
 
 func newMorsel(left operator.Operator, rights []Right, opts Options, workers, rows int) (operator.Operator, error) {
@@ -217,7 +231,7 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 	}
 	schema := pj.Schema()
 	pj.Close()
-	m := &Morsel{opts: opts, schema: schema, left: left, specs: rights, workers: workers, rows: max(rows, 1),
+	m := &Morsel{opts: opts, schema: schema, left: left, specs: rights, workers: workers, rows: max(rows, 1), pool: operator.NewPool(opts.Allocator),
 		lcheck: orderCheck{name: opts.LeftName}}
 	for i, r := range rights {
 		enc, _, err := newKeyEncoding(left.Schema(), r.Input.Schema(), r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
@@ -225,7 +239,8 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 			m.closeInputs()
 			return nil, err
 		}
-		m.rights = append(m.rights, &morselRight{r: r, enc: enc, dict: newKeyDict(enc.u64, &opts),
+		m.dicts = append(m.dicts, newKeyDict(enc.u64, &opts))
+		m.rights = append(m.rights, &morselRight{r: r, enc: enc, dict: m.dicts[i],
 			check: orderCheck{name: specs[i].Name, col: r.Input.Schema().Field(r.On).Name}})
 	}
 	m.lcheck.col = left.Schema().Field(rights[0].LeftOn).Name
@@ -503,6 +518,8 @@ func (m *Morsel) round(ctx context.Context) error {
 		}
 		popts := m.opts
 		popts.Serial = true
+		popts.pool = m.pool
+		popts.dicts = m.dicts
 		j, err := New(operator.NewBatches(m.left.Schema(), left), rights, popts)
 		if err != nil {
 			return err
@@ -805,6 +822,7 @@ func (m *Morsel) Close() error {
 	m.closed = true
 	releaseAll(m.out)
 	m.out = nil
+	m.pool.Close()
 	return m.closeInputs()
 }
 
