@@ -93,6 +93,8 @@ type morselRight struct {
 	// dict gives the right keys dense ids; the workers share it (it is
 	// safe for concurrent use) and it lives as long as the join.
 	dict *keyDict
+	// spareIDs are trimmed buffers' id arrays, for new buffers.
+	spareIDs [][]int32
 	// prime: per key, the last right row before the buffer's first row,
 	// in input order; primeIDs[i] is the key id of its row i.
 	prime    arrow.RecordBatch
@@ -105,7 +107,9 @@ type morselRight struct {
 type rbuf struct {
 	b     arrow.RecordBatch
 	t     []int64
-	start int64 // global index of row 0
+	start int64   // global index of row 0
+	ids   []int32 // its rows' key ids in r.dict (-1: a NULL key), once interned
+	r     *morselRight
 }
 
 // primeRow is one row of a prime: its key's id and where the row is (Src
@@ -239,7 +243,18 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 			m.closeInputs()
 			return nil, err
 		}
-		m.dicts = append(m.dicts, newKeyDict(enc.u64, &opts))
+		// One dictionary per group of inputs the join would give one
+		// (New: same left key columns and encoding), so that the ids a
+		// morsel hands its join are in the dictionary the join uses.
+		d := newKeyDict(enc.u64, &opts)
+		for g := range i {
+			if slices.Equal(specs[g].LeftKeys, specs[i].LeftKeys) && slices.Equal(specs[g].leftEnc.nullSafe, specs[i].leftEnc.nullSafe) &&
+				slices.Equal(specs[g].leftEnc.cols, specs[i].leftEnc.cols) {
+				d = m.dicts[g]
+				break
+			}
+		}
+		m.dicts = append(m.dicts, d)
 		m.rights = append(m.rights, &morselRight{r: r, enc: enc, dict: m.dicts[i],
 			check: orderCheck{name: specs[i].Name, col: r.Input.Schema().Field(r.On).Name}})
 	}
@@ -304,6 +319,7 @@ type morsel struct {
 	first, last int64
 	from, to    []int64 // per right: the slice of right rows [from, to)
 	primeRefs   [][]operator.Ref
+	primeIDs    [][]int32    // per right: the key id of each prime row
 	chunk       [][]primeRow // per right: each key's last row of [prev from, from), last first
 	out         []arrow.RecordBatch
 	prime       []arrow.RecordBatch
@@ -427,9 +443,35 @@ func (m *Morsel) round(ctx context.Context) error {
 			mo.to = append(mo.to, to)
 		}
 	}
-	// Phase A: each worker finds, per key, the last right row of its
-	// chunk.
+	// Phase A: the workers intern the keys of the right rows buffered
+	// since the last round (each batch once: the morsels' joins take the
+	// ids with the rows, see idBatches), then each finds, per key, the
+	// last right row of its chunk.
+	var fresh []*rbuf
+	for _, r := range m.rights {
+		for bi := range r.bufs {
+			if b := &r.bufs[bi]; b.ids == nil {
+				b.ids = r.idBuf(len(b.t))
+				fresh = append(fresh, b)
+			}
+		}
+	}
 	err := m.parallel(ctx, ms, func(k int, mo *morsel) error {
+		var kb keyBatch
+		defer kb.free()
+		var hashes []uint64
+		for i := k; i < len(fresh); i += len(ms) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hashes = fresh[i].intern(&kb, hashes)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
 		mo.chunk = make([][]primeRow, len(m.rights))
 		for ri, r := range m.rights {
 			if !r.r.Lo.Unbounded {
@@ -458,6 +500,7 @@ func (m *Morsel) round(ctx context.Context) error {
 		if !r.r.Lo.Unbounded {
 			for _, mo := range ms {
 				mo.primeRefs = append(mo.primeRefs, nil)
+				mo.primeIDs = append(mo.primeIDs, nil)
 			}
 			continue
 		}
@@ -482,25 +525,23 @@ func (m *Morsel) round(ctx context.Context) error {
 			}
 			cur = next
 			refs := make([]operator.Ref, len(cur))
+			ids := make([]int32, len(cur))
 			for i, e := range cur {
-				refs[i] = e.ref
+				refs[i], ids[i] = e.ref, e.id
 			}
 			mo.primeRefs = append(mo.primeRefs, refs)
+			mo.primeIDs = append(mo.primeIDs, ids)
 		}
 		// The last morsel's prime becomes the state for the next round:
 		// its batch's row i is cur[i].
-		ids := make([]int32, len(cur))
-		for i, e := range cur {
-			ids[i] = e.id
-		}
-		r.primeIDs = ids
+		r.primeIDs = ms[len(ms)-1].primeIDs[ri]
 	}
 	// Phase C: every morsel joined by its own worker.
 	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
 		rights := make([]Right, len(m.rights))
 		mo.prime = make([]arrow.RecordBatch, len(m.rights))
 		for ri, r := range m.rights {
-			in, prime, err := r.input(ctx, m.opts.Allocator, mo.primeRefs[ri], mo.from[ri], mo.to[ri])
+			in, ids, prime, err := r.input(ctx, m.opts.Allocator, mo.primeRefs[ri], mo.primeIDs[ri], mo.from[ri], mo.to[ri])
 			if err != nil {
 				for _, built := range rights[:ri] {
 					built.Input.Close()
@@ -509,7 +550,7 @@ func (m *Morsel) round(ctx context.Context) error {
 			}
 			mo.prime[ri] = prime
 			rights[ri] = r.r
-			rights[ri].Input = operator.NewBatches(r.r.Input.Schema(), in)
+			rights[ri].Input = &idBatches{Batches: operator.NewBatches(r.r.Input.Schema(), in), dict: r.dict, ids: ids}
 		}
 		left := make([]arrow.RecordBatch, len(mo.left))
 		for i, b := range mo.left {
@@ -655,7 +696,7 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 		for _, c := range b.Columns() {
 			c.NullN()
 		}
-		r.bufs = append(r.bufs, rbuf{b: b, t: t, start: r.next})
+		r.bufs = append(r.bufs, rbuf{b: b, t: t, start: r.next, r: r})
 		r.next += b.NumRows()
 	}
 	return nil
@@ -700,21 +741,42 @@ func (r *morselRight) at(g int64) (int, int) {
 	return bi, int(g - r.bufs[bi].start)
 }
 
+// idBuf returns an array for n key ids, reusing a trimmed buffer's or the
+// process's scratch (given back at Close): new ones each round would be
+// fresh pages, and a page fault per 1K rows cost S1 ~9 ns per row.
+func (r *morselRight) idBuf(n int) []int32 {
+	for i := len(r.spareIDs) - 1; i >= 0; i-- {
+		if b := r.spareIDs[i]; cap(b) >= n {
+			r.spareIDs = slices.Delete(r.spareIDs, i, i+1)
+			return b[:n]
+		}
+	}
+	return i32Scratch.get(n)
+}
+
+// intern gives the rows of b their key ids in r.dict (into b.ids).
+func (b *rbuf) intern(kb *keyBatch, hashes []uint64) []uint64 {
+	r := b.r
+	cols := make([]arrow.Array, len(r.r.Keys))
+	for i, c := range r.r.Keys {
+		cols[i] = b.b.Column(c)
+	}
+	n := len(b.t)
+	r.enc.encode(cols, n, kb)
+	hashes = r.dict.hashAll(kb, hashes)
+	r.dict.intern(kb, hashes, b.ids)
+	return hashes
+}
+
 // lastRows returns, per key, the last of the buffered rows [from, to),
-// the latest first, and interns the keys into r.dict. It walks the rows
-// backward, so a key costs one entry however many rows it has.
+// the latest first. It walks the rows' ids backward, so a key costs one
+// entry however many rows it has.
 func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow, error) {
 	var out []primeRow
 	if from >= to {
 		return out, nil
 	}
-	var kb keyBatch
-	defer kb.free()
-	var hashes []uint64
-	var ids []int32
-	defer func() { i32Scratch.put(ids) }()
-	var seen []bool
-	cols := make([]arrow.Array, len(r.r.Keys))
+	seen := make([]bool, r.dict.len())
 	bi, _ := r.at(to - 1)
 	for g := to; g > from; bi-- {
 		if err := ctx.Err(); err != nil {
@@ -723,35 +785,14 @@ func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow,
 		b := r.bufs[bi]
 		// Rows [lo, hi) of this buffer are in the range.
 		lo, hi := int(max(from-b.start, 0)), int(min(g-b.start, int64(len(b.t))))
-		n := hi - lo
-		sliced := lo > 0 || hi < len(b.t)
-		for i, c := range r.r.Keys {
-			cols[i] = b.b.Column(c)
-			if sliced {
-				cols[i] = array.NewSlice(cols[i], int64(lo), int64(hi))
-			}
-		}
-		r.enc.encode(cols, n, &kb)
-		hashes = r.dict.hashAll(&kb, hashes)
-		if cap(ids) < n {
-			i32Scratch.put(ids)
-			ids = i32Scratch.get(n)
-		}
-		ids = ids[:n]
-		r.dict.intern(&kb, hashes, ids)
-		if sliced {
-			releaseArrays(cols)
-		}
-		if d := r.dict.len(); d > len(seen) {
-			seen = append(seen, make([]bool, d-len(seen))...)
-		}
-		for i := n - 1; i >= 0; i-- {
+		ids := b.ids[:hi]
+		for i := hi - 1; i >= lo; i-- {
 			id := ids[i]
 			if id < 0 || seen[id] {
 				continue
 			}
 			seen[id] = true
-			out = append(out, primeRow{id: id, ref: operator.Ref{Src: int32(bi + 1), Row: int32(lo + i)}})
+			out = append(out, primeRow{id: id, ref: operator.Ref{Src: int32(bi + 1), Row: int32(i)}})
 		}
 		g = b.start + int64(lo)
 	}
@@ -761,8 +802,9 @@ func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow,
 // input builds one morsel's right batches: the prime rows gathered at
 // refs, then the buffered rows [from, to), sliced. It returns the prime's
 // batch also on its own (retained), to keep as the next round's state.
-func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []operator.Ref, from, to int64) ([]arrow.RecordBatch, arrow.RecordBatch, error) {
+func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []operator.Ref, primeIDs []int32, from, to int64) ([]arrow.RecordBatch, [][]int32, arrow.RecordBatch, error) {
 	var out []arrow.RecordBatch
+	var ids [][]int32
 	var prime arrow.RecordBatch
 	if r.r.Lo.Unbounded {
 		schema := r.r.Input.Schema()
@@ -781,7 +823,7 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 			var err error
 			if cols[c], err = operator.Gather(ctx, mem, schema.Field(c).Type, srcs, refs); err != nil {
 				releaseArrays(cols[:c])
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		prime = array.NewRecordBatch(schema, cols, int64(len(refs)))
@@ -791,6 +833,7 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 		releaseArrays(cols)
 		prime.Retain()
 		out = append(out, prime)
+		ids = append(ids, primeIDs)
 	}
 	if from < to {
 		bi, row := r.at(from)
@@ -798,10 +841,11 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 			b := r.bufs[bi]
 			n := int(min(int64(len(b.t)), int64(row)+to-g))
 			out = append(out, b.b.NewSlice(int64(row), int64(n)))
+			ids = append(ids, b.ids[row:n])
 			g += int64(n - row)
 		}
 	}
-	return out, prime, nil
+	return out, ids, prime, nil
 }
 
 // trim releases the buffered batches wholly before global index g.
@@ -809,6 +853,8 @@ func (r *morselRight) trim(g int64) {
 	i := 0
 	for i < len(r.bufs) && r.bufs[i].start+int64(len(r.bufs[i].t)) <= g {
 		r.bufs[i].b.Release()
+		// The joins that read the ids have closed.
+		r.spareIDs = append(r.spareIDs, r.bufs[i].ids)
 		i++
 	}
 	r.bufs = slices.Delete(r.bufs, 0, i)
@@ -831,8 +877,12 @@ func (m *Morsel) closeInputs() error {
 	for _, r := range m.rights {
 		for _, b := range r.bufs {
 			b.b.Release()
+			i32Scratch.put(b.ids)
 		}
-		r.bufs = nil
+		for _, ids := range r.spareIDs {
+			i32Scratch.put(ids)
+		}
+		r.bufs, r.spareIDs = nil, nil
 		if r.prime != nil {
 			r.prime.Release()
 			r.prime = nil
@@ -844,4 +894,35 @@ func (m *Morsel) closeInputs() error {
 		}
 	}
 	return first
+}
+
+// idBatches is a morsel's right input: its batches with their rows' key
+// ids, interned in the join's dictionary (Options.dicts) when the morsels
+// looked for the primes. The join's kernel takes them (presetIDs) instead
+// of encoding, hashing and looking up every key a second time.
+type idBatches struct {
+	*operator.Batches
+	dict *keyDict // the dictionary the ids are in
+	ids  [][]int32
+	next int
+	cur  []int32
+}
+
+func (b *idBatches) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := b.Batches.Next(ctx)
+	b.cur = nil
+	if err == nil {
+		b.cur = b.ids[b.next]
+		b.next++
+	}
+	return rec, err
+}
+
+// presetIDs returns the key ids in d of the batch the input last
+// returned, when it is an idBatches over d, else nil.
+func presetIDs(in operator.Operator, d *keyDict, n int) []int32 {
+	if b, ok := in.(*idBatches); ok && b.dict == d && len(b.cur) == n {
+		return b.cur
+	}
+	return nil
 }
