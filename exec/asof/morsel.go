@@ -15,10 +15,10 @@ import (
 )
 
 // The ASOF join split into morsels of the left input, for inputs ordered by
-// t (stored ordered tables). The left input is read in rounds of workers ×
-// MorselRows rows, each round cut into one contiguous morsel per worker,
-// and each morsel joined by a serial Join of its own against only the
-// right rows that can match it:
+// t (stored ordered tables). The left input is read in rounds of
+// RoundRows rows (at least MorselRows per worker), each round cut into one
+// contiguous morsel per worker, and each morsel joined by a serial Join of
+// its own against only the right rows that can match it:
 //
 //   - with a bounded range [lo, hi], the right rows with t in
 //     [t_first+lo, t_last+hi] (found by binary search: the right input is
@@ -32,8 +32,19 @@ import (
 //     key's last row. The serial Join then picks among the prime and the
 //     slice exactly as it would among all rows. The primes are a prefix
 //     over the morsels: each worker finds its chunk's last row per key in
-//     parallel (walking backward, ids from one shared key dictionary),
-//     then one pass per morsel, linear in the keys, combines them.
+//     parallel (walking its rows' key ids backward), then one pass per
+//     morsel, linear in the keys, combines them.
+//
+// Each right batch's keys are interned once, by a worker, into a key
+// dictionary per right input that lives as long as the Morsel; the ids go
+// with the rows to the morsels' joins (idBatches), which use that same
+// dictionary (Options.dicts) and skip their own encode, hash and lookup.
+// So the right side's key work is the serial join's, done once, in
+// parallel; the joins also share one output buffer pool (Options.pool).
+// What the morsels add to the serial join's work: the chunk walks (an id
+// read per right row), a prime per morsel (a row per key, gathered, and
+// joined as a right row), the order checks of both inputs, and a join's
+// setup per morsel.
 //
 // The output is the morsels' outputs concatenated in order, the serial
 // join's rows with no reassembly. Only the rows of a round and the right
@@ -56,7 +67,7 @@ import (
 // left row against 31 at 128K (serial: 19).
 const (
 	MorselRows = 1 << 17
-	RoundRows  = 1 << 20
+	RoundRows  = 1 << 19
 )
 
 // Morsel is the ASOF join run by workers over morsels of the left input.
