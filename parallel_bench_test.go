@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,14 +32,42 @@ func genCSVText(rows int, card int, seed uint64) *bytes.Buffer {
 	return &buf
 }
 
+// genMarket is the market-data shape of `asofsql demo` (cmd/asofsql,
+// which the tests cannot import): a trading day from 09:30 of 300 text
+// symbols, one row per event at a random step of 1 to 2*meanStep
+// microseconds, with two prices. Trades and quotes use different seeds
+// and steps (quotes at 3x the density) over about the same span.
+func genMarket(rows int, meanStep int64, seed uint64) *bytes.Buffer {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	var buf bytes.Buffer
+	open := time.Date(2026, 11, 30, 9, 30, 0, 0, time.UTC)
+	var us int64
+	line := make([]byte, 0, 96)
+	for i := 0; i < rows; i++ {
+		us += 1 + rng.Int64N(2*meanStep)
+		line = open.Add(time.Duration(us)*time.Microsecond).AppendFormat(line[:0], "2006-01-02 15:04:05.999999")
+		line = fmt.Appendf(line, ",SYM%03d,", rng.IntN(300))
+		px := 100 + 50*rng.Float64()
+		line = strconv.AppendFloat(line, px, 'f', 2, 64)
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, px+0.01, 'f', 2, 64)
+		line = append(line, '\n')
+		buf.Write(line)
+	}
+	return &buf
+}
+
 // BenchmarkParallelASOF runs the ASOF shapes of exec/asof's BenchmarkJoin
 // through SQL at max_parallel_workers_per_gather 1 and 2, interleaved in
 // the same iterations, and reports ns per left row of each and their
 // ratio (speedup = w1/w2). S1 (1M × 1M, int keys, backward), S4 (string
 // keys, backward) and S5 (nearest [-500, 500]) always; S2 (10M × 10M) and
-// S4 at its full 5M × 5M with ASOFSQL_BENCH_S2=1 (S4 is 1M × 1M without).
+// S4 at its full 5M × 5M with ASOFSQL_BENCH_S2=1 (S4 is 1M × 1M without);
+// the market-data shape (2M trades × 6M quotes, text symbols, timestamps,
+// the prevailing quote) with ASOFSQL_BENCH_MARKET=1.
 func BenchmarkParallelASOF(b *testing.B) {
 	big := os.Getenv("ASOFSQL_BENCH_S2") == "1"
+	market := os.Getenv("ASOFSQL_BENCH_MARKET") == "1"
 	s4rows := 1 << 20
 	if big {
 		s4rows = 5 << 20
@@ -59,6 +88,10 @@ func BenchmarkParallelASOF(b *testing.B) {
 	if big {
 		shapes = append(shapes, shape{"S2_10Mx10M_backward", 10 << 20, false, backward})
 	}
+	if market {
+		shapes = append(shapes, shape{"Market_2Mx6M_prevailing_quote", 2_000_000, true,
+			`SELECT t.ts, t.sym, t.price, q.ts, q.bid, q.ask FROM trades t ASOF LEFT JOIN quotes q ON t.sym = q.sym AND t.ts >= q.ts`})
+	}
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -69,25 +102,41 @@ func BenchmarkParallelASOF(b *testing.B) {
 			defer db.Close()
 			s := db.Session()
 			defer s.Close()
-			kt := "BIGINT"
-			if sh.text {
-				kt = "TEXT"
-			}
-			if _, err := s.Exec(ctx, fmt.Sprintf(`CREATE TABLE l (t BIGINT, k %[1]s, lp DOUBLE PRECISION) ORDER BY (t);
-				CREATE TABLE r (t BIGINT, k %[1]s, rp DOUBLE PRECISION) ORDER BY (t)`, kt)); err != nil {
-				b.Fatal(err)
-			}
-			card := 1000
-			if sh.text {
-				card = 5000
-			}
-			for i, tbl := range []string{"l", "r"} {
-				data := genCSV(sh.rows, card, uint64(i+1))
-				if sh.text {
-					data = genCSVText(sh.rows, card, uint64(i+1))
-				}
-				if _, err := s.CopyFrom(ctx, "COPY "+tbl+" FROM STDIN WITH (FORMAT csv)", data); err != nil {
+			if strings.HasPrefix(sh.name, "Market") {
+				if _, err := s.Exec(ctx, `CREATE TABLE trades (ts TIMESTAMP, sym TEXT, price DOUBLE PRECISION, size DOUBLE PRECISION) ORDER BY (ts);
+					CREATE TABLE quotes (ts TIMESTAMP, sym TEXT, bid DOUBLE PRECISION, ask DOUBLE PRECISION) ORDER BY (ts)`); err != nil {
 					b.Fatal(err)
+				}
+				for i, tbl := range []string{"trades", "quotes"} {
+					rows, step := sh.rows, int64(6000)
+					if tbl == "quotes" {
+						rows, step = 3*sh.rows, 2000
+					}
+					if _, err := s.CopyFrom(ctx, "COPY "+tbl+" FROM STDIN WITH (FORMAT csv)", genMarket(rows, step, uint64(i+1))); err != nil {
+						b.Fatal(err)
+					}
+				}
+			} else {
+				kt := "BIGINT"
+				if sh.text {
+					kt = "TEXT"
+				}
+				if _, err := s.Exec(ctx, fmt.Sprintf(`CREATE TABLE l (t BIGINT, k %[1]s, lp DOUBLE PRECISION) ORDER BY (t);
+					CREATE TABLE r (t BIGINT, k %[1]s, rp DOUBLE PRECISION) ORDER BY (t)`, kt)); err != nil {
+					b.Fatal(err)
+				}
+				card := 1000
+				if sh.text {
+					card = 5000
+				}
+				for i, tbl := range []string{"l", "r"} {
+					data := genCSV(sh.rows, card, uint64(i+1))
+					if sh.text {
+						data = genCSVText(sh.rows, card, uint64(i+1))
+					}
+					if _, err := s.CopyFrom(ctx, "COPY "+tbl+" FROM STDIN WITH (FORMAT csv)", data); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 			var c1, c2 time.Duration

@@ -263,6 +263,7 @@ func materializeSpan(b *testing.B, mem memory.Allocator, s shape) []arrow.Record
 // BenchmarkStream100M joins 100M left × 100M right rows generated on the fly
 // and reports the peak Go heap; it runs only when ASOF_BENCH_STREAM=1 (it
 // takes about a minute). Peak heap must stay far below the inputs' size.
+// ASOF_BENCH_WORKERS=N (N > 1) runs the join in morsels at N workers.
 func BenchmarkStream100M(b *testing.B) {
 	if os.Getenv("ASOF_BENCH_STREAM") != "1" {
 		b.Skip("set ASOF_BENCH_STREAM=1")
@@ -270,9 +271,16 @@ func BenchmarkStream100M(b *testing.B) {
 	rows := int64(100_000_000)
 	for i := 0; i < b.N; i++ {
 		mem := memory.NewGoAllocator()
-		j, err := New(newGen(mem, rows, 1000, false, 1, "lp"), []Right{{Name: "r", Input: newGen(mem, rows, 1000, false, 2, "rp"),
-			LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{0, 2}}},
-			Options{Allocator: mem})
+		left := newGen(mem, rows, 1000, false, 1, "lp")
+		rights := []Right{{Name: "r", Input: newGen(mem, rows, 1000, false, 2, "rp"),
+			LeftOn: 0, On: 0, LeftKeys: []int{1}, Keys: []int{1}, Lo: Unbounded, Hi: IntBound(0), Kind: Left, Payload: []int{0, 2}}}
+		var j operator.Operator
+		var err error
+		if w, _ := strconv.Atoi(os.Getenv("ASOF_BENCH_WORKERS")); w > 1 {
+			j, err = NewMorsel(left, rights, Options{Allocator: mem}, w)
+		} else {
+			j, err = New(left, rights, Options{Allocator: mem})
+		}
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -338,18 +338,22 @@ func (r *core[V]) enterBatch(b arrow.RecordBatch, n int) {
 	for i, c := range r.sp.Keys {
 		keyCols[i] = b.Column(c)
 	}
-	r.sp.keyEnc.encode(keyCols, n, &r.kb)
-	if r.sp.condCol > 0 {
-		// The tracker checked the column when the tee read the batch.
-		_ = maskWith(b.Column(r.sp.condCol), &r.kb, nil)
-	}
 	if cap(r.curIDs) < n {
 		i32Scratch.put(r.curIDs)
 		r.curIDs = i32Scratch.get(n)
 	}
 	r.curIDs = r.curIDs[:n]
-	r.rhash = r.dict.hashAll(&r.kb, r.rhash)
-	r.dict.intern(&r.kb, r.rhash, r.curIDs)
+	if ids := presetIDs(r.sp.Input, r.dict, n); ids != nil && r.sp.condCol <= 0 && !r.keyMajor {
+		copy(r.curIDs, ids)
+	} else {
+		r.sp.keyEnc.encode(keyCols, n, &r.kb)
+		if r.sp.condCol > 0 {
+			// The tracker checked the column when the tee read the batch.
+			_ = maskWith(b.Column(r.sp.condCol), &r.kb, nil)
+		}
+		r.rhash = r.dict.hashAll(&r.kb, r.rhash)
+		r.dict.intern(&r.kb, r.rhash, r.curIDs)
+	}
 	r.growKeys(r.curIDs)
 	cols := make([]arrow.Array, len(r.sp.Payload), len(r.sp.Payload)+1)
 	for i, c := range r.sp.Payload {

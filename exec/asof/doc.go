@@ -146,8 +146,8 @@
 // NewMorsel (morsel.go) runs the join in morsels of an ordered left input:
 // each worker joins a contiguous run of left rows with a serial Join
 // against only the right rows of its t range, a backward join's earlier
-// rows through a per-key prime (the right rows at the greatest t before
-// the range), computed as a prefix over the morsels; the morsels' outputs
+// rows through a per-key prime (each key's last right row before the
+// range), computed as a prefix over the morsels; the morsels' outputs
 // concatenate in left order with no reassembly. It takes bounded ranges
 // and backward ones on 64-bit integer, date and timestamp on columns, and
 // falls back to NewParallel otherwise.

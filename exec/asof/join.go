@@ -149,7 +149,11 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		return nil, err
 	}
-	j := &Join{left: left, leftWidth: leftWidth, opts: opts, specs: specs, pool: operator.NewPool(opts.Allocator)}
+	pool := opts.pool
+	if pool == nil {
+		pool = operator.NewPool(opts.Allocator)
+	}
+	j := &Join{left: left, leftWidth: leftWidth, opts: opts, specs: specs, pool: pool}
 	ls := left.Schema()
 	fields := append([]arrow.Field(nil), ls.Fields()[:leftWidth]...)
 	pair := specs[0].PairCond != nil
@@ -162,7 +166,7 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 			j.outer = newUnmatched(&specs[0], opts.Allocator)
 		}
 	}
-	for _, sp := range specs {
+	for si, sp := range specs {
 		rs := sp.Input.Schema()
 		payload := sp.Payload
 		if j.outer != nil {
@@ -203,7 +207,11 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		}
 		if g < 0 {
 			g = len(j.groups)
-			j.groups = append(j.groups, keyGroup{dict: newKeyDict(sp.keyEnc.u64, &j.opts), enc: &specs[len(j.rights)].leftEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
+			d := newKeyDict(sp.keyEnc.u64, &j.opts)
+			if si < len(opts.dicts) && opts.dicts[si] != nil {
+				d = opts.dicts[si]
+			}
+			j.groups = append(j.groups, keyGroup{dict: d, enc: &specs[len(j.rights)].leftEnc, cols: sp.LeftKeys, cond: sp.LeftCond})
 		}
 		j.keysOf = append(j.keysOf, g)
 		if !pair {
@@ -528,7 +536,9 @@ func (j *Join) Close() error {
 		dec.free()
 	}
 	j.spare = nil
-	j.pool.Close()
+	if j.opts.pool == nil {
+		j.pool.Close()
+	}
 	return j.left.Close()
 }
 

@@ -275,7 +275,8 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	}
 	kb.buf = kb.buf[:0]
 	if cap(kb.offs) < n+1 {
-		kb.offs = make([]int32, n+1)
+		i32Scratch.put(kb.offs)
+		kb.offs = i32Scratch.get(n + 1)
 	}
 	kb.offs = kb.offs[:n+1]
 	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil {
@@ -721,7 +722,8 @@ func (t *keyTable) hashAll(kb *keyBatch, hashes []uint64) []uint64 {
 		return hashes[:0]
 	}
 	if cap(hashes) < kb.n {
-		hashes = make([]uint64, kb.n)
+		u64Scratch.put(hashes)
+		hashes = u64Scratch.get(kb.n)
 	}
 	hashes = hashes[:kb.n]
 	for i := 0; i < kb.n; i++ {

@@ -1,9 +1,7 @@
 package asof
 
 import (
-	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -17,24 +15,36 @@ import (
 )
 
 // The ASOF join split into morsels of the left input, for inputs ordered by
-// t (stored ordered tables). The left input is read in rounds of workers ×
-// MorselRows rows, each round cut into one contiguous morsel per worker,
-// and each morsel joined by a serial Join of its own against only the
-// right rows that can match it:
+// t (stored ordered tables). The left input is read in rounds of
+// RoundRows rows (at least MorselRows per worker), each round cut into one
+// contiguous morsel per worker, and each morsel joined by a serial Join of
+// its own against only the right rows that can match it:
 //
 //   - with a bounded range [lo, hi], the right rows with t in
 //     [t_first+lo, t_last+hi] (found by binary search: the right input is
 //     ordered);
 //   - with lo unbounded (the common backward join), the right rows from
-//     min(t_first+hi, t_first) on, after a prime: for each key, the right
-//     rows at the greatest t before that point (every duplicate, in input
-//     order). Every such row is eligible for every left row of the morsel
-//     and lies before all of them, so the closest one per key is the only
-//     one that can win, and the serial Join picks among the prime and the
+//     min(t_first+hi, t_first) on, after a prime: for each key, the last
+//     right row before that point. Every row there is eligible for every
+//     left row of the morsel and lies before all of them (Δ < 0), so per
+//     key only the greatest t can win, and of its duplicates the last in
+//     input order (spec: at equal t the last wins when Δ <= 0): the
+//     key's last row. The serial Join then picks among the prime and the
 //     slice exactly as it would among all rows. The primes are a prefix
-//     over the morsels: each worker summarizes its chunk of right rows per
-//     key in parallel, then one cheap pass (a map per key, per morsel)
-//     combines them.
+//     over the morsels: each worker finds its chunk's last row per key in
+//     parallel (walking its rows' key ids backward), then one pass per
+//     morsel, linear in the keys, combines them.
+//
+// Each right batch's keys are interned once, by a worker, into a key
+// dictionary per right input that lives as long as the Morsel; the ids go
+// with the rows to the morsels' joins (idBatches), which use that same
+// dictionary (Options.dicts) and skip their own encode, hash and lookup.
+// So the right side's key work is the serial join's, done once, in
+// parallel; the joins also share one output buffer pool (Options.pool).
+// What the morsels add to the serial join's work: the chunk walks (an id
+// read per right row), a prime per morsel (a row per key, gathered, and
+// joined as a right row), the order checks of both inputs, and a join's
+// setup per morsel.
 //
 // The output is the morsels' outputs concatenated in order, the serial
 // join's rows with no reassembly. Only the rows of a round and the right
@@ -48,8 +58,19 @@ import (
 // integers of one type on both sides (int, date, timestamp of one unit),
 // and calendar or decimal bounds.
 
-// MorselRows is how many left rows one worker joins at a time.
-const MorselRows = 1 << 17
+// MorselRows is the fewest left rows one worker joins at a time, and
+// RoundRows the left rows a round aims at over all workers: each morsel
+// pays a fixed cost (its join's setup, its prime: a row per key), so
+// fewer, larger morsels cost less CPU, while a round's rows (and their
+// output, and the right rows of its t range) are what the join holds, so
+// the round, not the morsel, is bounded. Measured at 2 workers: S1 took
+// 31 CPU ns per left row in 128K-row morsels, 24 in 512K (serial: 19);
+// but 1M-row rounds took the 100M x 100M stream to a 252 MiB heap peak,
+// 512K-row rounds to 130 MiB (BenchmarkStream100M).
+const (
+	MorselRows = 1 << 17
+	RoundRows  = 1 << 19
+)
 
 // Morsel is the ASOF join run by workers over morsels of the left input.
 type Morsel struct {
@@ -61,6 +82,11 @@ type Morsel struct {
 	specs   []Right
 	workers int
 	rows    int // left rows per morsel
+
+	// pool holds the output buffers of every morsel's join (Options.pool),
+	// dicts the right inputs' key dictionaries (Options.dicts).
+	pool  *operator.Pool
+	dicts []*keyDict
 
 	started, leftDone, closed bool
 	err                       error
@@ -77,10 +103,15 @@ type morselRight struct {
 	bufs  []rbuf
 	next  int64 // global index of the row after the buffered ones
 	done  bool
-	// prime: per key, the right rows at the greatest t before the
-	// buffer's first row (prime's own rows, sorted by (t, input order)).
-	prime     arrow.RecordBatch
-	primeKeys map[string]primeEntry
+	// dict gives the right keys dense ids; the workers share it (it is
+	// safe for concurrent use) and it lives as long as the join.
+	dict *keyDict
+	// spareIDs are trimmed buffers' id arrays, for new buffers.
+	spareIDs [][]int32
+	// prime: per key, the last right row before the buffer's first row,
+	// in input order; primeIDs[i] is the key id of its row i.
+	prime    arrow.RecordBatch
+	primeIDs []int32
 	// low is the first row a later morsel may take (the rows before it
 	// are in the prime).
 	low int64
@@ -89,13 +120,16 @@ type morselRight struct {
 type rbuf struct {
 	b     arrow.RecordBatch
 	t     []int64
-	start int64 // global index of row 0
+	start int64   // global index of row 0
+	ids   []int32 // its rows' key ids in r.dict (-1: a NULL key), once interned
+	r     *morselRight
 }
 
-// primeEntry is one key's latest rows: their t and where they are.
-type primeEntry struct {
-	t    int64
-	refs []operator.Ref
+// primeRow is one row of a prime: its key's id and where the row is (Src
+// 0 the previous prime's batch, 1 + i buffer i).
+type primeRow struct {
+	id  int32
+	ref operator.Ref
 }
 
 // orderCheck requires an on column never to decrease over a whole input.
@@ -194,7 +228,7 @@ func int64s(arr arrow.Array) []int64 {
 // (see above); a join the morsels cannot take is NewParallel's. Like New
 // it takes ownership of every input.
 func NewMorsel(left operator.Operator, rights []Right, opts Options, workers int) (operator.Operator, error) {
-	return newMorsel(left, rights, opts, workers, MorselRows)
+	return newMorsel(left, rights, opts, workers, max(MorselRows, RoundRows/max(workers, 1)))
 }
 
 func newMorsel(left operator.Operator, rights []Right, opts Options, workers, rows int) (operator.Operator, error) {
@@ -214,7 +248,7 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 	}
 	schema := pj.Schema()
 	pj.Close()
-	m := &Morsel{opts: opts, schema: schema, left: left, specs: rights, workers: workers, rows: max(rows, 1),
+	m := &Morsel{opts: opts, schema: schema, left: left, specs: rights, workers: workers, rows: max(rows, 1), pool: operator.NewPool(opts.Allocator),
 		lcheck: orderCheck{name: opts.LeftName}}
 	for i, r := range rights {
 		enc, _, err := newKeyEncoding(left.Schema(), r.Input.Schema(), r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
@@ -222,7 +256,19 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 			m.closeInputs()
 			return nil, err
 		}
-		m.rights = append(m.rights, &morselRight{r: r, enc: enc,
+		// One dictionary per group of inputs the join would give one
+		// (New: same left key columns and encoding), so that the ids a
+		// morsel hands its join are in the dictionary the join uses.
+		d := newKeyDict(enc.u64, &opts)
+		for g := range i {
+			if slices.Equal(specs[g].LeftKeys, specs[i].LeftKeys) && slices.Equal(specs[g].leftEnc.nullSafe, specs[i].leftEnc.nullSafe) &&
+				slices.Equal(specs[g].leftEnc.cols, specs[i].leftEnc.cols) {
+				d = m.dicts[g]
+				break
+			}
+		}
+		m.dicts = append(m.dicts, d)
+		m.rights = append(m.rights, &morselRight{r: r, enc: enc, dict: m.dicts[i],
 			check: orderCheck{name: specs[i].Name, col: r.Input.Schema().Field(r.On).Name}})
 	}
 	m.lcheck.col = left.Schema().Field(rights[0].LeftOn).Name
@@ -286,7 +332,8 @@ type morsel struct {
 	first, last int64
 	from, to    []int64 // per right: the slice of right rows [from, to)
 	primeRefs   [][]operator.Ref
-	chunk       []map[string]*primeEntry // per right: latest rows of [prev from, from)
+	primeIDs    [][]int32    // per right: the key id of each prime row
+	chunk       [][]primeRow // per right: each key's last row of [prev from, from), last first
 	out         []arrow.RecordBatch
 	prime       []arrow.RecordBatch
 }
@@ -409,9 +456,36 @@ func (m *Morsel) round(ctx context.Context) error {
 			mo.to = append(mo.to, to)
 		}
 	}
-	// Phase A: each worker summarizes its chunk of right rows per key.
+	// Phase A: the workers intern the keys of the right rows buffered
+	// since the last round (each batch once: the morsels' joins take the
+	// ids with the rows, see idBatches), then each finds, per key, the
+	// last right row of its chunk.
+	var fresh []*rbuf
+	for _, r := range m.rights {
+		for bi := range r.bufs {
+			if b := &r.bufs[bi]; b.ids == nil {
+				b.ids = r.idBuf(len(b.t))
+				fresh = append(fresh, b)
+			}
+		}
+	}
 	err := m.parallel(ctx, ms, func(k int, mo *morsel) error {
-		mo.chunk = make([]map[string]*primeEntry, len(m.rights))
+		var kb keyBatch
+		defer kb.free()
+		var hashes []uint64
+		for i := k; i < len(fresh); i += len(ms) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			hashes = fresh[i].intern(&kb, hashes)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
+		mo.chunk = make([][]primeRow, len(m.rights))
 		for ri, r := range m.rights {
 			if !r.r.Lo.Unbounded {
 				continue
@@ -420,7 +494,7 @@ func (m *Morsel) round(ctx context.Context) error {
 			if k > 0 {
 				prev = ms[k-1].from[ri]
 			}
-			c, err := r.latest(ctx, prev, mo.from[ri])
+			c, err := r.lastRows(ctx, prev, mo.from[ri])
 			if err != nil {
 				return err
 			}
@@ -431,75 +505,56 @@ func (m *Morsel) round(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Phase B: the primes, a prefix over the morsels.
+	// Phase B: the primes, a prefix over the morsels. A chunk's rows all
+	// follow the rows of the primes before it, so a prime is the last
+	// one's rows whose key the chunk does not have, then the chunk's, in
+	// input order: linear in the keys, no sort.
 	for ri, r := range m.rights {
 		if !r.r.Lo.Unbounded {
 			for _, mo := range ms {
 				mo.primeRefs = append(mo.primeRefs, nil)
+				mo.primeIDs = append(mo.primeIDs, nil)
 			}
 			continue
 		}
-		cur := make(map[string]primeEntry, len(r.primeKeys))
-		for k, e := range r.primeKeys {
-			cur[k] = e
+		cur := make([]primeRow, len(r.primeIDs))
+		for i, id := range r.primeIDs {
+			cur[i] = primeRow{id: id, ref: operator.Ref{Src: 0, Row: int32(i)}}
 		}
-		for _, mo := range ms {
-			for k, e := range mo.chunk[ri] {
-				if old, ok := cur[k]; ok && old.t == e.t {
-					// Duplicates of one t across chunks: all of them.
-					cur[k] = primeEntry{t: e.t, refs: append(slices.Clip(old.refs), e.refs...)}
-					continue
-				}
-				cur[k] = *e
+		stamp := make([]int32, r.dict.len())
+		for k, mo := range ms {
+			ch := mo.chunk[ri]
+			for _, c := range ch {
+				stamp[c.id] = int32(k + 1)
 			}
-			refs := make([]operator.Ref, 0, len(cur))
-			type tr struct {
-				t int64
-				r operator.Ref
-			}
-			all := make([]tr, 0, len(cur))
+			next := make([]primeRow, 0, len(cur)+len(ch))
 			for _, e := range cur {
-				for _, rf := range e.refs {
-					all = append(all, tr{e.t, rf})
+				if stamp[e.id] != int32(k+1) {
+					next = append(next, e)
 				}
 			}
-			slices.SortFunc(all, func(a, b tr) int {
-				if c := cmp.Compare(a.t, b.t); c != 0 {
-					return c
-				}
-				if c := cmp.Compare(a.r.Src, b.r.Src); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.r.Row, b.r.Row)
-			})
-			for _, x := range all {
-				refs = append(refs, x.r)
+			for i := len(ch) - 1; i >= 0; i-- {
+				next = append(next, ch[i])
+			}
+			cur = next
+			refs := make([]operator.Ref, len(cur))
+			ids := make([]int32, len(cur))
+			for i, e := range cur {
+				refs[i], ids[i] = e.ref, e.id
 			}
 			mo.primeRefs = append(mo.primeRefs, refs)
+			mo.primeIDs = append(mo.primeIDs, ids)
 		}
-		// The last morsel's prime becomes the state for the next round,
-		// by the position of each row in that prime's batch.
-		last := ms[len(ms)-1]
-		pos := make(map[operator.Ref]int32, len(last.primeRefs[ri]))
-		for i, rf := range last.primeRefs[ri] {
-			pos[rf] = int32(i)
-		}
-		next := make(map[string]primeEntry, len(cur))
-		for k, e := range cur {
-			refs := make([]operator.Ref, len(e.refs))
-			for i, rf := range e.refs {
-				refs[i] = operator.Ref{Src: 0, Row: pos[rf]}
-			}
-			next[k] = primeEntry{t: e.t, refs: refs}
-		}
-		r.primeKeys = next
+		// The last morsel's prime becomes the state for the next round:
+		// its batch's row i is cur[i].
+		r.primeIDs = ms[len(ms)-1].primeIDs[ri]
 	}
 	// Phase C: every morsel joined by its own worker.
 	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
 		rights := make([]Right, len(m.rights))
 		mo.prime = make([]arrow.RecordBatch, len(m.rights))
 		for ri, r := range m.rights {
-			in, prime, err := r.input(ctx, m.opts.Allocator, mo.primeRefs[ri], mo.from[ri], mo.to[ri])
+			in, ids, prime, err := r.input(ctx, m.opts.Allocator, mo.primeRefs[ri], mo.primeIDs[ri], mo.from[ri], mo.to[ri])
 			if err != nil {
 				for _, built := range rights[:ri] {
 					built.Input.Close()
@@ -508,7 +563,7 @@ func (m *Morsel) round(ctx context.Context) error {
 			}
 			mo.prime[ri] = prime
 			rights[ri] = r.r
-			rights[ri].Input = operator.NewBatches(r.r.Input.Schema(), in)
+			rights[ri].Input = &idBatches{Batches: operator.NewBatches(r.r.Input.Schema(), in), dict: r.dict, ids: ids}
 		}
 		left := make([]arrow.RecordBatch, len(mo.left))
 		for i, b := range mo.left {
@@ -517,6 +572,8 @@ func (m *Morsel) round(ctx context.Context) error {
 		}
 		popts := m.opts
 		popts.Serial = true
+		popts.pool = m.pool
+		popts.dicts = m.dicts
 		j, err := New(operator.NewBatches(m.left.Schema(), left), rights, popts)
 		if err != nil {
 			return err
@@ -652,7 +709,7 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 		for _, c := range b.Columns() {
 			c.NullN()
 		}
-		r.bufs = append(r.bufs, rbuf{b: b, t: t, start: r.next})
+		r.bufs = append(r.bufs, rbuf{b: b, t: t, start: r.next, r: r})
 		r.next += b.NumRows()
 	}
 	return nil
@@ -697,61 +754,60 @@ func (r *morselRight) at(g int64) (int, int) {
 	return bi, int(g - r.bufs[bi].start)
 }
 
-// latest returns, per key, the rows at the greatest t among the buffered
-// rows [from, to). Refs point at buffers (Src = 1 + buffer index; 0 is the
-// prime's batch).
-func (r *morselRight) latest(ctx context.Context, from, to int64) (map[string]*primeEntry, error) {
-	out := map[string]*primeEntry{}
+// idBuf returns an array for n key ids, reusing a trimmed buffer's or the
+// process's scratch (given back at Close): new ones each round would be
+// fresh pages, and a page fault per 1K rows cost S1 ~9 ns per row.
+func (r *morselRight) idBuf(n int) []int32 {
+	for i := len(r.spareIDs) - 1; i >= 0; i-- {
+		if b := r.spareIDs[i]; cap(b) >= n {
+			r.spareIDs = slices.Delete(r.spareIDs, i, i+1)
+			return b[:n]
+		}
+	}
+	return i32Scratch.get(n)
+}
+
+// intern gives the rows of b their key ids in r.dict (into b.ids).
+func (b *rbuf) intern(kb *keyBatch, hashes []uint64) []uint64 {
+	r := b.r
+	cols := make([]arrow.Array, len(r.r.Keys))
+	for i, c := range r.r.Keys {
+		cols[i] = b.b.Column(c)
+	}
+	n := len(b.t)
+	r.enc.encode(cols, n, kb)
+	hashes = r.dict.hashAll(kb, hashes)
+	r.dict.intern(kb, hashes, b.ids)
+	return hashes
+}
+
+// lastRows returns, per key, the last of the buffered rows [from, to),
+// the latest first. It walks the rows' ids backward, so a key costs one
+// entry however many rows it has.
+func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow, error) {
+	var out []primeRow
 	if from >= to {
 		return out, nil
 	}
-	var kb keyBatch
-	defer kb.free()
-	var k8 [8]byte
-	out64 := map[uint64]*primeEntry{}
-	cols := make([]arrow.Array, len(r.r.Keys))
-	bi, row := r.at(from)
-	for g := from; g < to; bi, row = bi+1, 0 {
+	seen := make([]bool, r.dict.len())
+	bi, _ := r.at(to - 1)
+	for g := to; g > from; bi-- {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		b := r.bufs[bi]
-		n := int(min(int64(len(b.t)), int64(row)+to-g))
-		for i, c := range r.r.Keys {
-			cols[i] = b.b.Column(c)
-		}
-		r.enc.encode(cols, len(b.t), &kb)
-		for i := row; i < n; i++ {
-			if kb.anyNull && kb.null[i] {
+		// Rows [lo, hi) of this buffer are in the range.
+		lo, hi := int(max(from-b.start, 0)), int(min(g-b.start, int64(len(b.t))))
+		ids := b.ids[:hi]
+		for i := hi - 1; i >= lo; i-- {
+			id := ids[i]
+			if id < 0 || seen[id] {
 				continue
 			}
-			t := b.t[i]
-			ref := operator.Ref{Src: int32(bi + 1), Row: int32(i)}
-			var e *primeEntry
-			if r.enc.u64 {
-				// An integer map: a string key per row would cost more
-				// than the join's own lookup.
-				e = out64[kb.u64[i]]
-				if e == nil {
-					out64[kb.u64[i]] = &primeEntry{t: t, refs: []operator.Ref{ref}}
-					continue
-				}
-			} else if e = out[string(kb.key(i))]; e == nil {
-				out[string(kb.key(i))] = &primeEntry{t: t, refs: []operator.Ref{ref}}
-				continue
-			}
-			switch {
-			case t > e.t:
-				e.t, e.refs = t, append(e.refs[:0], ref)
-			default:
-				e.refs = append(e.refs, ref)
-			}
+			seen[id] = true
+			out = append(out, primeRow{id: id, ref: operator.Ref{Src: int32(bi + 1), Row: int32(i)}})
 		}
-		g += int64(n - row)
-	}
-	for k, e := range out64 {
-		binary.LittleEndian.PutUint64(k8[:], k)
-		out[string(k8[:])] = e
+		g = b.start + int64(lo)
 	}
 	return out, nil
 }
@@ -759,8 +815,9 @@ func (r *morselRight) latest(ctx context.Context, from, to int64) (map[string]*p
 // input builds one morsel's right batches: the prime rows gathered at
 // refs, then the buffered rows [from, to), sliced. It returns the prime's
 // batch also on its own (retained), to keep as the next round's state.
-func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []operator.Ref, from, to int64) ([]arrow.RecordBatch, arrow.RecordBatch, error) {
+func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []operator.Ref, primeIDs []int32, from, to int64) ([]arrow.RecordBatch, [][]int32, arrow.RecordBatch, error) {
 	var out []arrow.RecordBatch
+	var ids [][]int32
 	var prime arrow.RecordBatch
 	if r.r.Lo.Unbounded {
 		schema := r.r.Input.Schema()
@@ -779,7 +836,7 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 			var err error
 			if cols[c], err = operator.Gather(ctx, mem, schema.Field(c).Type, srcs, refs); err != nil {
 				releaseArrays(cols[:c])
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		prime = array.NewRecordBatch(schema, cols, int64(len(refs)))
@@ -789,6 +846,7 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 		releaseArrays(cols)
 		prime.Retain()
 		out = append(out, prime)
+		ids = append(ids, primeIDs)
 	}
 	if from < to {
 		bi, row := r.at(from)
@@ -796,10 +854,11 @@ func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []op
 			b := r.bufs[bi]
 			n := int(min(int64(len(b.t)), int64(row)+to-g))
 			out = append(out, b.b.NewSlice(int64(row), int64(n)))
+			ids = append(ids, b.ids[row:n])
 			g += int64(n - row)
 		}
 	}
-	return out, prime, nil
+	return out, ids, prime, nil
 }
 
 // trim releases the buffered batches wholly before global index g.
@@ -807,6 +866,8 @@ func (r *morselRight) trim(g int64) {
 	i := 0
 	for i < len(r.bufs) && r.bufs[i].start+int64(len(r.bufs[i].t)) <= g {
 		r.bufs[i].b.Release()
+		// The joins that read the ids have closed.
+		r.spareIDs = append(r.spareIDs, r.bufs[i].ids)
 		i++
 	}
 	r.bufs = slices.Delete(r.bufs, 0, i)
@@ -820,6 +881,7 @@ func (m *Morsel) Close() error {
 	m.closed = true
 	releaseAll(m.out)
 	m.out = nil
+	m.pool.Close()
 	return m.closeInputs()
 }
 
@@ -828,8 +890,12 @@ func (m *Morsel) closeInputs() error {
 	for _, r := range m.rights {
 		for _, b := range r.bufs {
 			b.b.Release()
+			i32Scratch.put(b.ids)
 		}
-		r.bufs = nil
+		for _, ids := range r.spareIDs {
+			i32Scratch.put(ids)
+		}
+		r.bufs, r.spareIDs = nil, nil
 		if r.prime != nil {
 			r.prime.Release()
 			r.prime = nil
@@ -841,4 +907,35 @@ func (m *Morsel) closeInputs() error {
 		}
 	}
 	return first
+}
+
+// idBatches is a morsel's right input: its batches with their rows' key
+// ids, interned in the join's dictionary (Options.dicts) when the morsels
+// looked for the primes. The join's kernel takes them (presetIDs) instead
+// of encoding, hashing and looking up every key a second time.
+type idBatches struct {
+	*operator.Batches
+	dict *keyDict // the dictionary the ids are in
+	ids  [][]int32
+	next int
+	cur  []int32
+}
+
+func (b *idBatches) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	rec, err := b.Batches.Next(ctx)
+	b.cur = nil
+	if err == nil {
+		b.cur = b.ids[b.next]
+		b.next++
+	}
+	return rec, err
+}
+
+// presetIDs returns the key ids in d of the batch the input last
+// returned, when it is an idBatches over d, else nil.
+func presetIDs(in operator.Operator, d *keyDict, n int) []int32 {
+	if b, ok := in.(*idBatches); ok && b.dict == d && len(b.cur) == n {
+		return b.cur
+	}
+	return nil
 }

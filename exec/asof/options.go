@@ -185,6 +185,17 @@ type Options struct {
 	// generalOnly keeps every input off the backward kernel (tests compare
 	// the kernel with the general path).
 	generalOnly bool
+	// pool, when set, is the output buffer pool the join uses instead of
+	// one of its own, and leaves open at Close: the morsels' joins share
+	// their Morsel's, so a buffer the consumer releases after a morsel's
+	// join has closed is reused by a later morsel (morsel.go).
+	pool *operator.Pool
+	// dicts, when set, gives right input i's key dictionary (when it
+	// heads a group of its own): the morsels' joins share one per input,
+	// kept across rounds, so each join starts with every key known
+	// instead of interning them all again. The kernels already take ids
+	// beyond their own state as keys of which they read no rows.
+	dicts []*keyDict
 }
 
 // spec is a validated Right plus derived facts.
