@@ -541,6 +541,7 @@ func rename(op exec.Operator, cols []planner.Column) (exec.Operator, error) {
 		return nil, sqlerr.New(sqlerr.InternalError, "lowered plan has %d columns, the plan %d", in.NumFields(), len(cols))
 	}
 	fields := make([]arrow.Field, len(cols))
+	same := true
 	for i, c := range cols {
 		f := c.Type.Field(c.Name, true)
 		if !arrow.TypeEqual(f.Type, in.Field(i).Type) {
@@ -549,6 +550,13 @@ func rename(op exec.Operator, cols []planner.Column) (exec.Operator, error) {
 				c.Name, f.Type, in.Field(i).Type)
 		}
 		fields[i] = f
+		same = same && f.Equal(in.Field(i))
+	}
+	if same {
+		// The child's schema is the plan's already (a projection names
+		// its columns so): a new schema would only cost its name index,
+		// per execution of a prepared statement.
+		return &renameOp{Operator: op, schema: in}, nil
 	}
 	return &renameOp{Operator: op, schema: arrow.NewSchema(fields, nil)}, nil
 }
