@@ -720,7 +720,12 @@ func (s *Session) account(ctx context.Context, cancel context.CancelFunc, text s
 // statement. wantRows refuses statements without rows before they run;
 // input is the data stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
-	ctx, cancel := s.statementContext(parent)
+	// The account's context cancels the statement; a second cancelable
+	// context under it is only needed for statement_timeout.
+	ctx, cancel := parent, func() {}
+	if s.timeout > 0 {
+		ctx, cancel = s.statementContext(parent)
+	}
 	ctx, cancel, err := s.account(ctx, cancel, st.Text())
 	if err != nil {
 		cancel()
