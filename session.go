@@ -481,11 +481,17 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 	if st.st == nil {
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
-	snap, err := st.s.snapshot()
+	p, snap, err := st.directInBlock()
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := st.planOn(ctx, st.s, snap)
+	if p == nil {
+		snap, err = st.s.snapshot()
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err = st.planOn(ctx, st.s, snap)
+	}
 	if err == nil {
 		err = st.s.noteSnapshot(p, snap.committed())
 	}
