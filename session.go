@@ -261,6 +261,8 @@ type Stmt struct {
 	// directPlan is the direct-append analysis of the last INSERT plan
 	// executed (directinsert.go).
 	directPlan atomic.Pointer[directInsert]
+	// argTypes are the parameter types of the last ExecuteBatch's schema.
+	argTypes atomic.Pointer[argTypes]
 }
 
 type firstPlan struct {
@@ -329,7 +331,7 @@ func (st *Stmt) Execute(ctx context.Context, args ...any) (*Cursor, error) {
 // an Arrow batch, one column per parameter (how the wire server decodes
 // Bind messages); nil means no arguments.
 func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cursor, error) {
-	args, err := argsOf(params)
+	args, err := st.argsOf(params)
 	if err != nil {
 		return nil, err
 	}
@@ -338,19 +340,53 @@ func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cu
 
 // argsOf turns a one-row batch into arguments, one per column.
 func argsOf(params arrow.RecordBatch) ([]any, error) {
+	return paramsOf(params, nil)
+}
+
+// argsOf is argsOf for st's executions, which keeps the SQL types of the
+// last parameter schema: a wire client's Binds of one statement share
+// one schema, whose types need not be parsed from the fields' metadata
+// each time.
+func (st *Stmt) argsOf(params arrow.RecordBatch) ([]any, error) {
+	return paramsOf(params, &st.argTypes)
+}
+
+// argTypes are the SQL types of a parameter schema's fields.
+type argTypes struct {
+	schema *arrow.Schema
+	types  []sqltypes.Type
+}
+
+func paramsOf(params arrow.RecordBatch, memo *atomic.Pointer[argTypes]) ([]any, error) {
 	if params == nil {
 		return nil, nil
 	}
 	if params.NumRows() != 1 {
 		return nil, sqlerr.New(sqlerr.ProtocolViolation, "parameters must be one row, got %d", params.NumRows())
 	}
+	schema := params.Schema()
+	var types []sqltypes.Type
+	if memo != nil {
+		if m := memo.Load(); m != nil && m.schema == schema {
+			types = m.types
+		}
+	}
+	if types == nil {
+		types = make([]sqltypes.Type, params.NumCols())
+		for i := range types {
+			t, err := sqltypes.FromField(schema.Field(i))
+			if err != nil {
+				return nil, err
+			}
+			types[i] = t
+		}
+		if memo != nil {
+			memo.Store(&argTypes{schema: schema, types: types})
+		}
+	}
 	args := make([]any, 0, params.NumCols())
 	for i, col := range params.Columns() {
-		t, err := sqltypes.FromField(params.Schema().Field(i))
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, lower.ValueOf(col, t))
+		args = append(args, lower.ValueOf(col, types[i]))
 	}
 	return args, nil
 }
