@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -35,6 +36,20 @@ type cachedPlan struct {
 	vopts  sqltypes.Options
 	user   string
 	dbname string
+	// memo is what lowering the plan keeps for its next lowering
+	// (lower.Memo).
+	memo lower.Memo
+}
+
+// memo is the lowering memo of p when p is st's kept plan, nil otherwise.
+func (st *Stmt) memo(p planner.Plan) *lower.Memo {
+	if st == nil {
+		return nil
+	}
+	if c := st.cache.Load(); c != nil && c.plan == p {
+		return &c.memo
+	}
+	return nil
 }
 
 // planDeps records the relation lookups of one planning.

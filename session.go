@@ -812,7 +812,12 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 	done := func() (*Cursor, error) { return doneCursor(p.Tag()), nil }
 	switch p := p.(type) {
 	case *planner.Query:
-		op, err := s.lowerQuery(ctx, snap, p.Params, p.Root, args, nil)
+		env, err := s.lowerEnv(ctx, snap, p.Params, args)
+		if err != nil {
+			return nil, err
+		}
+		env.Memo = st.memo(p) // a kept plan reuses its earlier lowering's schemas
+		op, err := lower.Query(ctx, snap.main, p.Root, env)
 		if err != nil {
 			return nil, err
 		}

@@ -36,6 +36,9 @@ type Env struct {
 	// Temp is the snapshot of the session's temporary tables (scans of
 	// tables with TableInfo.Temp read it); nil when the session has none.
 	Temp *catalog.Snapshot
+	// Memo, when set, is the plan's memo from its earlier lowerings
+	// (memo.go); nil lowers from scratch.
+	Memo *Memo
 }
 
 // Query builds the operator tree for a query plan's root. The operator's
@@ -108,7 +111,7 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		})
 	case *planner.Project:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
-			return exec.NewProject(child, b.env.Mem, b.bindAll(n.Exprs), names(n.Cols), b.env.Eval)
+			return exec.NewProjectMemo(child, b.env.Mem, b.bindAll(n.Exprs), names(n.Cols), b.env.Eval, b.env.Memo.project(n))
 		})
 	case *planner.AsofJoin:
 		return b.asofJoin(n, 1)
