@@ -12,7 +12,7 @@ import (
 // A prepared statement keeps the plan of its last execution and runs it
 // again while nothing it was made from has changed, as PostgreSQL's plan
 // cache does: an execution then only binds its arguments and lowers the
-// plan. What a plan is made from is the statement, the definitions of the
+// plan, with the memo the plan's earlier lowerings left (lower.Memo). What a plan is made from is the statement, the definitions of the
 // relations its planning looked up (and the absence of those it looked
 // for and did not find, so a temporary table that now shadows a name is
 // seen), and the session's settings and identity. Rows are not part of

@@ -26,6 +26,10 @@
 //     turn. A Merge with Morsels over an AsofJoin of Scans is one
 //     exec/asof.NewMorsel operator. A Repartition anywhere else is an
 //     internal error.
+//   - With Env.Memo set (a prepared statement's kept plan), lowering reuses
+//     what its earlier lowerings of the same plan built that depends on
+//     the plan alone (projections' output schemas, checked against the
+//     compiled expressions' types); operators are still built afresh.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.
