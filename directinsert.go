@@ -2,15 +2,18 @@ package asofsql
 
 import (
 	"context"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/catalog"
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/exec/memacct"
 	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/planner"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // An INSERT INTO t VALUES ($1, ..., $n) whose parameters each fill one
@@ -105,7 +108,7 @@ func (s *Session) insertDirect(ctx context.Context, d *directInsert, args []any)
 		}
 	}()
 	for i, n := range d.cols {
-		a, err := eval.LiteralColumn(mem, p.Table.Columns[i].Type, params[n:n+1])
+		a, err := oneValue(mem, p.Table.Columns[i].Type, d.schema.Field(i).Type, params[n])
 		if err != nil {
 			return 0, err
 		}
@@ -121,6 +124,86 @@ func (s *Session) insertDirect(ctx context.Context, d *directInsert, args []any)
 		return err
 	})
 	return n, err
+}
+
+// oneValue is the one-row column of lit: built straight into buffers of
+// mem for the common BIGINT, timestamp, DOUBLE PRECISION and text values
+// (an Arrow builder costs a dozen allocations per column and row, the
+// larger part of a single-row INSERT's), by eval.LiteralColumn for
+// anything else, NULL included. dt is t's Arrow type.
+func oneValue(mem memory.Allocator, t sqltypes.Type, dt arrow.DataType, lit *expr.Literal) (arrow.Array, error) {
+	var bufs []*memory.Buffer
+	switch v := lit.Value.(type) {
+	case int64:
+		if t.Kind != sqltypes.Int8 && t.Kind != sqltypes.Timestamp && t.Kind != sqltypes.TimestampTZ {
+			break
+		}
+		b := memory.NewResizableBuffer(mem)
+		b.Resize(arrow.Int64SizeBytes)
+		arrow.Int64Traits.CastFromBytes(b.Bytes())[0] = v
+		bufs = []*memory.Buffer{nil, b}
+	case float64:
+		if t.Kind != sqltypes.Float8 {
+			break
+		}
+		b := memory.NewResizableBuffer(mem)
+		b.Resize(arrow.Float64SizeBytes)
+		arrow.Float64Traits.CastFromBytes(b.Bytes())[0] = v
+		bufs = []*memory.Buffer{nil, b}
+	case string:
+		if t.Kind != sqltypes.Text && t.Kind != sqltypes.Varchar || len(v) > math.MaxInt32 {
+			break
+		}
+		off := memory.NewResizableBuffer(mem)
+		off.Resize(2 * arrow.Int32SizeBytes)
+		o := arrow.Int32Traits.CastFromBytes(off.Bytes())
+		o[0], o[1] = 0, int32(len(v))
+		data := memory.NewResizableBuffer(mem)
+		data.Resize(len(v))
+		copy(data.Bytes(), v)
+		bufs = []*memory.Buffer{nil, off, data}
+	}
+	if bufs == nil {
+		return eval.LiteralColumn(mem, t, []*expr.Literal{lit})
+	}
+	data := array.NewData(dt, 1, bufs, nil, 0, 0)
+	for _, b := range bufs[1:] {
+		b.Release()
+	}
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// directInBlock returns, inside a transaction block, the kept plan of a
+// direct-append INSERT and a snapshot of the committed state without
+// the block's view of its own changes; (nil, nil, nil) when the
+// statement needs the view. The view is what reading statements of the
+// block see their own writes through, and building it is a good part of
+// an INSERT's cost in a block of many: an append reads nothing, and its
+// plan's check (plancache.go) only looks up definitions, which the view
+// changes only after DDL in the block, and that closes the plan cache.
+func (st *Stmt) directInBlock() (planner.Plan, *snapshot, error) {
+	s := st.s
+	if s.tx == nil && s.ttx == nil || !s.planCacheOpen() || st.st == nil {
+		return nil, nil, nil
+	}
+	c := st.cache.Load()
+	if c == nil {
+		return nil, nil, nil
+	}
+	ins, ok := c.plan.(*planner.Insert)
+	if !ok || st.direct(ins) == nil {
+		return nil, nil, nil
+	}
+	snap, err := s.committedSnapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, ok := st.cached(s, snap); ok && p == c.plan {
+		return p, snap, nil
+	}
+	snap.Release()
+	return nil, nil, nil
 }
 
 // oneBatch is a RecordReader of one batch, which it owns.

@@ -2,13 +2,19 @@ package asofsql
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
+	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sqlerr"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // TestDirectInsert: a prepared INSERT INTO t VALUES ($1, ...) appends the
@@ -116,4 +122,112 @@ func TestDirectInsert(t *testing.T) {
 		"2024-01-02T09:30:09|Z|9|",
 		"2024-01-03T09:30:00|E|2|",
 	}, got)
+}
+
+// TestDirectInsertInBlock: inside a transaction block a direct append
+// skips the block's view of its own changes (directInBlock), and the
+// block's reads still see every row it wrote, in order; after DDL in the
+// block the plan cache is closed and the INSERT plans against the
+// block's definitions, so the view is taken again.
+func TestDirectInsertInBlock(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	db, err := Open(t.TempDir(), WithAllocator(mem))
+	require.NoError(t, err)
+	defer func() {
+		require.NoError(t, db.Close())
+		mem.AssertSize(t, 0)
+	}()
+	ctx := context.Background()
+	s := db.Session()
+	defer s.Close()
+	_, err = s.Exec(ctx, `CREATE TABLE t (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`)
+	require.NoError(t, err)
+	ins, err := s.Prepare(ctx, `INSERT INTO t VALUES ($1, $2, $3)`, nil)
+	require.NoError(t, err)
+	run := func(args ...any) {
+		t.Helper()
+		c, err := ins.Execute(ctx, args...)
+		require.NoError(t, err)
+		c.Release()
+	}
+	count := func() string {
+		t.Helper()
+		var out string
+		cur, err := s.Query(ctx, `SELECT count(*), coalesce(sum(px), 0) FROM t`)
+		require.NoError(t, err)
+		for cur.Next() {
+			b := cur.RecordBatch()
+			out = b.Column(0).ValueStr(0) + "|" + b.Column(1).ValueStr(0)
+		}
+		require.NoError(t, cur.Err())
+		cur.Release()
+		return out
+	}
+	run(int64(1), "A", 1.0) // keeps the plan
+	_, err = s.Exec(ctx, `BEGIN`)
+	require.NoError(t, err)
+	p, snap, err := ins.directInBlock()
+	require.NoError(t, err)
+	require.NotNil(t, p, "a kept direct INSERT in a block needs no view")
+	require.Nil(t, snap.base, "the snapshot is the committed state alone")
+	snap.Release()
+	for i := int64(2); i <= 5; i++ {
+		run(i*10, "B", float64(i))
+		require.Equal(t, strconv.FormatInt(i, 10)+"|"+strconv.FormatInt(i*(i+1)/2, 10), count())
+	}
+	// A DDL statement in the block closes the plan cache: the INSERT is
+	// planned on the block's definitions, through its view.
+	_, err = s.Exec(ctx, `ALTER TABLE t RENAME COLUMN px TO price`)
+	require.NoError(t, err)
+	p, _, err = ins.directInBlock()
+	require.NoError(t, err)
+	require.Nil(t, p)
+	run(int64(60), "C", 6.0)
+	cur, err := s.Query(ctx, `SELECT ts, price FROM t WHERE ts >= 40 ORDER BY ts`)
+	require.NoError(t, err)
+	var got []string
+	for cur.Next() {
+		b := cur.RecordBatch()
+		for r := 0; r < int(b.NumRows()); r++ {
+			got = append(got, b.Column(0).ValueStr(r)+"|"+b.Column(1).ValueStr(r))
+		}
+	}
+	require.NoError(t, cur.Err())
+	cur.Release()
+	require.Equal(t, []string{"40|4", "50|5", "60|6"}, got)
+	_, err = s.Exec(ctx, `ROLLBACK`)
+	require.NoError(t, err)
+	require.Equal(t, "1|1", count(), "the block's rows are gone with it")
+}
+
+// TestOneValue: the one-row columns of the direct append are those
+// eval.LiteralColumn builds, for the types built straight into buffers
+// and for those it hands over (NULL, other types).
+func TestOneValue(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	cases := []*expr.Literal{
+		{Value: int64(-42), T: sqltypes.Type{Kind: sqltypes.Int8}},
+		{Value: int64(1_700_000_000_000_000), T: sqltypes.Type{Kind: sqltypes.Timestamp}},
+		{Value: int64(1_700_000_000_000_000), T: sqltypes.Type{Kind: sqltypes.TimestampTZ}},
+		{Value: 1.5, T: sqltypes.Type{Kind: sqltypes.Float8}},
+		{Value: "AAPL", T: sqltypes.Type{Kind: sqltypes.Text}},
+		{Value: "", T: sqltypes.Type{Kind: sqltypes.Varchar}},
+		{Value: "héllo", T: sqltypes.Type{Kind: sqltypes.Text}},
+		{Value: nil, T: sqltypes.Type{Kind: sqltypes.Int8}},
+		{Value: nil, T: sqltypes.Type{Kind: sqltypes.Text}},
+		{Value: int64(7), T: sqltypes.Type{Kind: sqltypes.Int4}},
+		{Value: true, T: sqltypes.Type{Kind: sqltypes.Bool}},
+	}
+	for _, lit := range cases {
+		got, err := oneValue(mem, lit.T, lit.T.Arrow(), lit)
+		require.NoError(t, err)
+		want, err := eval.LiteralColumn(mem, lit.T, []*expr.Literal{lit})
+		require.NoError(t, err)
+		require.True(t, array.Equal(want, got), "%v: got %v, want %v", lit.T, got, want)
+		require.True(t, arrow.TypeEqual(want.DataType(), got.DataType()))
+		require.Equal(t, want.NullN(), got.NullN())
+		got.Release()
+		want.Release()
+	}
 }

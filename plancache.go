@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/asofsql/asofsql/catalog"
+	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -11,7 +12,7 @@ import (
 // A prepared statement keeps the plan of its last execution and runs it
 // again while nothing it was made from has changed, as PostgreSQL's plan
 // cache does: an execution then only binds its arguments and lowers the
-// plan. What a plan is made from is the statement, the definitions of the
+// plan, with the memo the plan's earlier lowerings left (lower.Memo). What a plan is made from is the statement, the definitions of the
 // relations its planning looked up (and the absence of those it looked
 // for and did not find, so a temporary table that now shadows a name is
 // seen), and the session's settings and identity. Rows are not part of
@@ -35,6 +36,20 @@ type cachedPlan struct {
 	vopts  sqltypes.Options
 	user   string
 	dbname string
+	// memo is what lowering the plan keeps for its next lowering
+	// (lower.Memo).
+	memo lower.Memo
+}
+
+// memo is the lowering memo of p when p is st's kept plan, nil otherwise.
+func (st *Stmt) memo(p planner.Plan) *lower.Memo {
+	if st == nil {
+		return nil
+	}
+	if c := st.cache.Load(); c != nil && c.plan == p {
+		return &c.memo
+	}
+	return nil
 }
 
 // planDeps records the relation lookups of one planning.

@@ -246,3 +246,31 @@ func TestPlanCacheSeesSettings(t *testing.T) {
 	f.exec(`COMMIT`)
 	require.Equal(t, []string{"1|7", "2|7"}, f.query(`SELECT a, b FROM t ORDER BY a`))
 }
+
+// TestPlanCacheLoweringMemo: the executions of a kept SELECT plan lower
+// it with the plan's memo (its projections' schemas made once), with
+// each execution's arguments and rows; a new plan starts a new memo.
+func TestPlanCacheLoweringMemo(t *testing.T) {
+	f := newPlanCacheFixture(t)
+	f.exec(`CREATE TABLE t (ts bigint NOT NULL, v text) ORDER BY (ts)`)
+	f.exec(`INSERT INTO t VALUES (1, 'a'), (2, 'b')`)
+	sel, err := f.s.Prepare(f.ctx, `SELECT ts + $1 AS x, upper(v) AS u FROM t WHERE ts >= $2`, nil)
+	require.NoError(t, err)
+	out, err := f.rows(sel, 10, 1)
+	require.NoError(t, err)
+	require.Equal(t, []string{"11|A", "12|B"}, out)
+	c := sel.cache.Load()
+	require.NotNil(t, c)
+	require.Positive(t, c.memo.Len(), "the first lowering of the kept plan fills its memo")
+	f.exec(`INSERT INTO t VALUES (3, 'c')`)
+	out, err = f.rows(sel, 100, 2)
+	require.NoError(t, err)
+	require.Equal(t, []string{"102|B", "103|C"}, out)
+	require.Same(t, c, sel.cache.Load())
+
+	f.exec(`ALTER TABLE t ADD COLUMN w text`)
+	out, err = f.rows(sel, 0, 3)
+	require.NoError(t, err)
+	require.Equal(t, []string{"3|C"}, out)
+	require.NotSame(t, c, sel.cache.Load(), "DDL made a new plan, with a memo of its own")
+}

@@ -261,6 +261,8 @@ type Stmt struct {
 	// directPlan is the direct-append analysis of the last INSERT plan
 	// executed (directinsert.go).
 	directPlan atomic.Pointer[directInsert]
+	// argTypes are the parameter types of the last ExecuteBatch's schema.
+	argTypes atomic.Pointer[argTypes]
 }
 
 type firstPlan struct {
@@ -329,7 +331,7 @@ func (st *Stmt) Execute(ctx context.Context, args ...any) (*Cursor, error) {
 // an Arrow batch, one column per parameter (how the wire server decodes
 // Bind messages); nil means no arguments.
 func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cursor, error) {
-	args, err := argsOf(params)
+	args, err := st.argsOf(params)
 	if err != nil {
 		return nil, err
 	}
@@ -338,19 +340,53 @@ func (st *Stmt) ExecuteBatch(ctx context.Context, params arrow.RecordBatch) (*Cu
 
 // argsOf turns a one-row batch into arguments, one per column.
 func argsOf(params arrow.RecordBatch) ([]any, error) {
+	return paramsOf(params, nil)
+}
+
+// argsOf is argsOf for st's executions, which keeps the SQL types of the
+// last parameter schema: a wire client's Binds of one statement share
+// one schema, whose types need not be parsed from the fields' metadata
+// each time.
+func (st *Stmt) argsOf(params arrow.RecordBatch) ([]any, error) {
+	return paramsOf(params, &st.argTypes)
+}
+
+// argTypes are the SQL types of a parameter schema's fields.
+type argTypes struct {
+	schema *arrow.Schema
+	types  []sqltypes.Type
+}
+
+func paramsOf(params arrow.RecordBatch, memo *atomic.Pointer[argTypes]) ([]any, error) {
 	if params == nil {
 		return nil, nil
 	}
 	if params.NumRows() != 1 {
 		return nil, sqlerr.New(sqlerr.ProtocolViolation, "parameters must be one row, got %d", params.NumRows())
 	}
+	schema := params.Schema()
+	var types []sqltypes.Type
+	if memo != nil {
+		if m := memo.Load(); m != nil && m.schema == schema {
+			types = m.types
+		}
+	}
+	if types == nil {
+		types = make([]sqltypes.Type, params.NumCols())
+		for i := range types {
+			t, err := sqltypes.FromField(schema.Field(i))
+			if err != nil {
+				return nil, err
+			}
+			types[i] = t
+		}
+		if memo != nil {
+			memo.Store(&argTypes{schema: schema, types: types})
+		}
+	}
 	args := make([]any, 0, params.NumCols())
 	for i, col := range params.Columns() {
-		t, err := sqltypes.FromField(params.Schema().Field(i))
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, lower.ValueOf(col, t))
+		args = append(args, lower.ValueOf(col, types[i]))
 	}
 	return args, nil
 }
@@ -481,11 +517,17 @@ func (st *Stmt) plan(ctx context.Context) (planner.Plan, *snapshot, error) {
 	if st.st == nil {
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "empty query")
 	}
-	snap, err := st.s.snapshot()
+	p, snap, err := st.directInBlock()
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := st.planOn(ctx, st.s, snap)
+	if p == nil {
+		snap, err = st.s.snapshot()
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err = st.planOn(ctx, st.s, snap)
+	}
 	if err == nil {
 		err = st.s.noteSnapshot(p, snap.committed())
 	}
@@ -720,7 +762,12 @@ func (s *Session) account(ctx context.Context, cancel context.CancelFunc, text s
 // statement. wantRows refuses statements without rows before they run;
 // input is the data stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
-	ctx, cancel := s.statementContext(parent)
+	// The account's context cancels the statement; a second cancelable
+	// context under it is only needed for statement_timeout.
+	ctx, cancel := parent, func() {}
+	if s.timeout > 0 {
+		ctx, cancel = s.statementContext(parent)
+	}
 	ctx, cancel, err := s.account(ctx, cancel, st.Text())
 	if err != nil {
 		cancel()
@@ -765,7 +812,12 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 	done := func() (*Cursor, error) { return doneCursor(p.Tag()), nil }
 	switch p := p.(type) {
 	case *planner.Query:
-		op, err := s.lowerQuery(ctx, snap, p.Params, p.Root, args, nil)
+		env, err := s.lowerEnv(ctx, snap, p.Params, args)
+		if err != nil {
+			return nil, err
+		}
+		env.Memo = st.memo(p) // a kept plan reuses its earlier lowering's schemas
+		op, err := lower.Query(ctx, snap.main, p.Root, env)
 		if err != nil {
 			return nil, err
 		}

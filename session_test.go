@@ -293,11 +293,27 @@ func TestSessionPrepareAndBatch(t *testing.T) {
 	rb.Field(1).(*array.StringBuilder).Append("a")
 	params := rb.NewRecordBatch()
 	rb.Release()
+	for range 2 { // the second reuses the schema's parsed types
+		cur, err := st.ExecuteBatch(ctx, params)
+		require.NoError(t, err)
+		require.NoError(t, drain(cur))
+		require.Equal(t, int64(2), cur.Rows())
+		require.NoError(t, cur.Close())
+	}
+	params.Release()
+	// Another schema for the same statement: its own types (here $1 as
+	// text, converted as any text argument is).
+	rb = array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{
+		sqltypes.TextType.Field("p1", true), sqltypes.TextType.Field("p2", true)}, nil))
+	rb.Field(0).(*array.StringBuilder).Append("150")
+	rb.Field(1).(*array.StringBuilder).Append("b")
+	params = rb.NewRecordBatch()
+	rb.Release()
 	cur, err := st.ExecuteBatch(ctx, params)
 	params.Release()
 	require.NoError(t, err)
 	require.NoError(t, drain(cur))
-	require.Equal(t, int64(2), cur.Rows())
+	require.Equal(t, int64(1), cur.Rows())
 	require.NoError(t, cur.Close())
 
 	// Declared parameter types win over inference; statements without

@@ -60,6 +60,20 @@ func (s *snapshot) committed() *catalog.Snapshot {
 // SERIALIZABLE once it has one, else the last committed state; of the
 // temporary tables, which only this session writes, the current state.
 func (s *Session) snapshot() (*snapshot, error) {
+	out, err := s.committedSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.addView(out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// committedSnapshot is snapshot without the open block's own changes:
+// the committed state alone (base stays nil until addView).
+func (s *Session) committedSnapshot() (*snapshot, error) {
 	var main *catalog.Snapshot
 	var err error
 	if s.txSnap != nil {
@@ -71,24 +85,8 @@ func (s *Session) snapshot() (*snapshot, error) {
 		return nil, err
 	}
 	out := &snapshot{main: main}
-	if s.tx != nil {
-		// The block's statements read its own changes, as PostgreSQL
-		// shows a transaction its own writes.
-		view, err := s.tx.View(main)
-		if err != nil {
-			main.Release()
-			return nil, err
-		}
-		out.main, out.base = view, main
-	}
 	if s.temp != nil {
 		temp, err := s.temp.Snapshot()
-		if err == nil && s.ttx != nil {
-			var view *catalog.Snapshot
-			view, err = s.ttx.View(temp)
-			temp.Release()
-			temp = view
-		}
 		if err != nil {
 			out.Release()
 			return nil, err
@@ -96,6 +94,41 @@ func (s *Session) snapshot() (*snapshot, error) {
 		out.temp = temp
 	}
 	return out, nil
+}
+
+// addView puts the open block's own changes on top of a committed
+// snapshot: the block's statements read its own changes, as PostgreSQL
+// shows a transaction its own writes. On error snap is unchanged.
+func (s *Session) addView(snap *snapshot) error {
+	if s.tx == nil && s.ttx == nil {
+		return nil
+	}
+	var main, temp *catalog.Snapshot
+	if s.tx != nil {
+		view, err := s.tx.View(snap.main)
+		if err != nil {
+			return err
+		}
+		main = view
+	}
+	if s.ttx != nil && snap.temp != nil {
+		view, err := s.ttx.View(snap.temp)
+		if err != nil {
+			if main != nil {
+				main.Release()
+			}
+			return err
+		}
+		temp = view
+	}
+	if main != nil {
+		snap.main, snap.base = main, snap.main
+	}
+	if temp != nil {
+		snap.temp.Release()
+		snap.temp = temp
+	}
+	return nil
 }
 
 // relKey names a relation of one schema: temporary or permanent.

@@ -33,6 +33,10 @@
 //     exec.MorselView. EXPLAIN ANALYZE sums the workers' counters (times
 //     add up over workers); a PartialAggregate counts the rows its
 //     workers aggregated.
+//   - With Env.Memo set (a prepared statement's kept plan), lowering reuses
+//     what its earlier lowerings of the same plan built that depends on
+//     the plan alone (projections' output schemas, checked against the
+//     compiled expressions' types); operators are still built afresh.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.

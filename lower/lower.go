@@ -36,6 +36,9 @@ type Env struct {
 	// Temp is the snapshot of the session's temporary tables (scans of
 	// tables with TableInfo.Temp read it); nil when the session has none.
 	Temp *catalog.Snapshot
+	// Memo, when set, is the plan's memo from its earlier lowerings
+	// (memo.go); nil lowers from scratch.
+	Memo *Memo
 }
 
 // Query builds the operator tree for a query plan's root. The operator's
@@ -123,7 +126,7 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		})
 	case *planner.Project:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
-			return exec.NewProject(child, b.env.Mem, b.bindAll(n.Exprs), names(n.Cols), b.env.Eval)
+			return exec.NewProjectMemo(child, b.env.Mem, b.bindAll(n.Exprs), names(n.Cols), b.env.Eval, b.env.Memo.project(n))
 		})
 	case *planner.AsofJoin:
 		return b.asofJoin(n, 1)
@@ -525,6 +528,7 @@ func rename(op exec.Operator, cols []planner.Column) (exec.Operator, error) {
 		return nil, sqlerr.New(sqlerr.InternalError, "lowered plan has %d columns, the plan %d", in.NumFields(), len(cols))
 	}
 	fields := make([]arrow.Field, len(cols))
+	same := true
 	for i, c := range cols {
 		f := c.Type.Field(c.Name, true)
 		if !arrow.TypeEqual(f.Type, in.Field(i).Type) {
@@ -533,6 +537,13 @@ func rename(op exec.Operator, cols []planner.Column) (exec.Operator, error) {
 				c.Name, f.Type, in.Field(i).Type)
 		}
 		fields[i] = f
+		same = same && f.Equal(in.Field(i))
+	}
+	if same {
+		// The child's schema is the plan's already (a projection names
+		// its columns so): a new schema would only cost its name index,
+		// per execution of a prepared statement.
+		return &renameOp{Operator: op, schema: in}, nil
 	}
 	return &renameOp{Operator: op, schema: arrow.NewSchema(fields, nil)}, nil
 }
