@@ -109,7 +109,7 @@ func TestParallelHashJoinErrorStopsWorkers(t *testing.T) {
 	before := runtime.NumGoroutine()
 	div := bin(expr.Gt, bt, bin(expr.Div, sqltypes.Int8Type, i8(10), bin(expr.Sub, sqltypes.Int8Type, qtyCol, i8(7))), i8(0))
 	exectest.Run(t, exectest.Case{
-		Inputs:   tradesAndSyms(t),
+		Inputs: tradesAndSyms(t),
 		Parallel: parallelJoin(exec.LeftJoin, []int{1}, []int{0}, nil, exec.HashJoinOptions{}, func(mem memory.Allocator, in exec.Operator) (exec.Operator, error) {
 			return exec.NewFilter(in, mem, div, eval.Env{})
 		}),
