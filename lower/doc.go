@@ -33,6 +33,10 @@
 //     exec.MorselView. EXPLAIN ANALYZE sums the workers' counters (times
 //     add up over workers); a PartialAggregate counts the rows its
 //     workers aggregated.
+//   - A ParallelHashJoin is one exec.ParallelHashJoin: its Join's right
+//     input and the input of the Morsels below its left are built once,
+//     the Filters and Projects between the Morsels and the Join once per
+//     worker.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.
