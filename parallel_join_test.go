@@ -134,3 +134,26 @@ func TestParallelJoinStopWorkers(t *testing.T) {
 	require.ErrorContains(t, err, "memory")
 	waitIdle()
 }
+
+// TestParallelJoinExplainAnalyze: the workers' counters add up to the
+// serial plan's.
+func TestParallelJoinExplainAnalyze(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	db := joinDB(t, mem)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	n, err := sessRows(t, s, `SELECT count(*) FROM ev JOIN dim ON ev.g = dim.g`)
+	require.NoError(t, err)
+	_, err = s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
+	require.NoError(t, err)
+	plan, err := sessRows(t, s, `EXPLAIN ANALYZE SELECT ev.id, dim.name FROM ev JOIN dim ON ev.g = dim.g WHERE ev.id > 0`)
+	require.NoError(t, err)
+	text := strings.Join(plan, "\n")
+	require.Contains(t, text, "ParallelHashJoin workers=3 (right side built once and shared, left morsels probed in order) (actual rows="+n[0]+" ")
+	require.Contains(t, text, "HashJoin INNER keys (ev.g = dim.g) (actual rows="+n[0]+" ")
+	require.Contains(t, text, "Filter (ev.id > 0) (actual rows=40000 ")
+	require.Contains(t, text, "Morsels workers=3 (numbered in input order) (actual rows=40000 batches=5 ")
+	require.Contains(t, text, "Scan dim (g, name) (actual rows=18 ")
+}
