@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/sql/expr"
@@ -153,6 +154,9 @@ func (p *ParallelHashJoin) start(ctx context.Context) error {
 		return err
 	}
 	b := p.builder
+	for _, c := range b.build.Columns() {
+		settleNullCounts(c)
+	}
 	for _, j := range p.joins {
 		j.built = true
 		b.build.Retain()
@@ -322,6 +326,25 @@ func (p *ParallelHashJoin) unmatchedBuild() (arrow.RecordBatch, error) {
 		}
 	}
 	return p.builder.unmatchedBuild()
+}
+
+// settleNullCounts computes a's null counts, and its children's and
+// dictionary's, now: arrow arrays count their nulls lazily on first use and
+// store the count, which would be a data race among the workers reading
+// the shared build side.
+func settleNullCounts(a arrow.Array) {
+	a.NullN()
+	d := a.Data()
+	for _, cd := range d.Children() {
+		c := array.MakeFromData(cd)
+		settleNullCounts(c)
+		c.Release()
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		c := array.MakeFromData(d.Dictionary())
+		settleNullCounts(c)
+		c.Release()
+	}
 }
 
 // oneBatch is an Operator yielding the batch last set, once.
