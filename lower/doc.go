@@ -37,6 +37,10 @@
 //     what its earlier lowerings of the same plan built that depends on
 //     the plan alone (projections' output schemas, checked against the
 //     compiled expressions' types); operators are still built afresh.
+//   - A ParallelHashJoin is one exec.ParallelHashJoin: its Join's right
+//     input and the input of the Morsels below its left are built once,
+//     the Filters and Projects between the Morsels and the Join once per
+//     worker.
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.

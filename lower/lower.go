@@ -181,6 +181,8 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		return b.parallelAggregate(n) // parallel.go
 	case *planner.GatherMerge:
 		return b.parallelSort(n)
+	case *planner.ParallelHashJoin:
+		return b.parallelHashJoin(n) // parallel.go
 	case *planner.Morsels:
 		if b.view == nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "Morsels outside a parallel operator cannot be executed")

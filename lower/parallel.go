@@ -2,6 +2,7 @@ package lower
 
 import (
 	"github.com/asofsql/asofsql/exec"
+	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/planner"
 	"github.com/asofsql/asofsql/sqlerr"
 )
@@ -100,6 +101,34 @@ func (b *builder) parallelSort(n *planner.GatherMerge) (exec.Operator, error) {
 	op, err := exec.NewParallelSort(morsels, views, pipes, b.env.Mem, sortKeys(n.Input.Keys), exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
 	if err == nil && b.env.Analysis != nil {
 		return b.env.Analysis.wrap(n.Input, op), nil
+	}
+	return op, err
+}
+
+// parallelHashJoin builds a ParallelHashJoin: its Join's right input and
+// the input of the Morsels below its left once, then the left pipeline
+// per worker, into one exec.ParallelHashJoin (counted as both the
+// ParallelHashJoin and the Join).
+func (b *builder) parallelHashJoin(n *planner.ParallelHashJoin) (exec.Operator, error) {
+	j := n.Input
+	right, err := b.node(j.Right)
+	if err != nil {
+		return nil, err
+	}
+	morsels, views, pipes, err := b.workerPipes(j.Left, n.Workers, nil)
+	if err != nil {
+		right.Close()
+		return nil, err
+	}
+	var residual expr.Expr
+	if j.Residual != nil {
+		residual = b.bind(j.Residual)
+	}
+	// NewParallelHashJoin owns morsels, pipes and right from here on.
+	op, err := exec.NewParallelHashJoin(morsels, views, pipes, right, b.env.Mem, execJoinType(j.Kind), j.LeftKeys, j.RightKeys,
+		residual, b.env.Eval, exec.HashJoinOptions{MemoryLimit: b.env.MemoryLimit})
+	if err == nil && b.env.Analysis != nil {
+		return b.env.Analysis.wrap(j, op), nil
 	}
 	return op, err
 }

@@ -70,14 +70,17 @@
 //     join) a GatherMerge over it; below either, a Morsels node hands the
 //     input's batches to the workers, above the first node that is not a
 //     parallel-safe Filter or Project. An Aggregate left serial records
-//     why in Aggregate.Serial.
+//     why in Aggregate.Serial. A hash Join whose left rows come from a
+//     table or a join becomes a ParallelHashJoin over it, with a Morsels
+//     below its left Filters and Projects (its right side built once); one
+//     left serial records why in Join.Serial.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (a hash join on its equalities with a residual, else a nested loop,
 //     or cross; every kind), LateralJoin, Values,
 //     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window,
 //     RecursiveCTE with its WorkTable (WITH RECURSIVE), and the parallel
-//     Repartition, Merge, Morsels, PartialAggregate, FinalAggregate and
-//     GatherMerge. An Aggregate with Sets is GROUP BY GROUPING
+//     Repartition, Merge, Morsels, PartialAggregate, FinalAggregate,
+//     GatherMerge and ParallelHashJoin. An Aggregate with Sets is GROUP BY GROUPING
 //     SETS / ROLLUP / CUBE.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,

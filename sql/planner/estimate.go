@@ -58,7 +58,7 @@ func estimate(n Node) Estimate {
 	case *PartialAggregate:
 		// A parallel plan is estimated as the serial one (parallel.go).
 		return estimate(x.Agg)
-	case *FinalAggregate, *Morsels, *GatherMerge:
+	case *FinalAggregate, *Morsels, *GatherMerge, *ParallelHashJoin:
 		return in
 	case *Scan:
 		// Pages as Postgres would store the columns read.

@@ -226,6 +226,8 @@ func describe(n Node) string {
 		return describeFinalAggregate(x)
 	case *GatherMerge:
 		return describeGatherMerge(x)
+	case *ParallelHashJoin:
+		return describeParallelHashJoin(x)
 	case *Sort:
 		cols := x.Schema()
 		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })
@@ -274,6 +276,9 @@ func describe(n Node) string {
 		}
 		if x.Residual != nil {
 			s += " filter " + exprSQL(x.Residual)
+		}
+		if x.Serial != "" {
+			s += " (serial: " + x.Serial + ")"
 		}
 		return s
 	case *LateralJoin:

@@ -255,6 +255,8 @@ func parallelizeOps(n Node, workers int) Node {
 	case *Limit:
 		serialTopN(x)
 		return n
+	case *Join:
+		return parallelJoin(x, workers)
 	}
 	a, ok := n.(*Aggregate)
 	if !ok {
@@ -423,7 +425,7 @@ func parallelSort(s *Sort, workers int) Node {
 		break
 	}
 	switch in.(type) {
-	case *Scan, *Join, *AsofJoin, *Merge, *UnionAll:
+	case *Scan, *Join, *ParallelHashJoin, *AsofJoin, *Merge, *UnionAll:
 	default:
 		return s
 	}
@@ -456,4 +458,73 @@ func unmorselize(n Node) Node {
 
 func describeGatherMerge(g *GatherMerge) string {
 	return fmt.Sprintf("GatherMerge workers=%d (sorted runs merged, ties in input order)", g.Workers)
+}
+
+// Parallel hash join (issue 15, par-join). A hash Join whose left (probe)
+// rows come from a table or a join (through Filters and Projects) runs as
+// a ParallelHashJoin: its right (build) input is built once into one hash
+// table the workers share, and a Morsels node hands the left batches to
+// the workers, each running the Filters and Projects above the Morsels
+// and probing the table with its morsels. The workers' outputs are
+// reassembled in morsel order, so the join's output and ordering are the
+// serial join's at every degree. RIGHT and FULL joins merge the workers'
+// match flags and add the unmatched right rows last, as the serial join.
+
+// ParallelHashJoin runs Input (a Join with a Morsels below its left
+// Filters and Projects) on Workers workers. It provides the Join's
+// ordering.
+type ParallelHashJoin struct {
+	Input   *Join
+	Workers int
+}
+
+func (p *ParallelHashJoin) Schema() []Column                 { return p.Input.Schema() }
+func (p *ParallelHashJoin) Children() []Node                 { return []Node{p.Input} }
+func (p *ParallelHashJoin) Ordering() ordering.Props         { return p.Input.Ordering() }
+func (p *ParallelHashJoin) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
+func (p *ParallelHashJoin) PreservesOrder() []bool           { return []bool{true} }
+
+// parallelJoin splits a hash join j for workers, or says in j why it
+// stays serial; a nested loop or cross join, and a join whose left rows
+// do not come from a table or a join, come back unchanged, as parallelSort
+// leaves such sorts.
+func parallelJoin(j *Join, workers int) Node {
+	if j.Kind == JoinCross || len(j.LeftKeys) == 0 {
+		return j
+	}
+	if !parallelSafe(j.Residual) {
+		j.Serial = "volatile function or subquery in the join condition"
+		return j
+	}
+	if !scansRows(j.Left) {
+		return j
+	}
+	j.Left = morselize(j.Left, workers)
+	return &ParallelHashJoin{Input: j, Workers: workers}
+}
+
+// scansRows reports whether n's rows come, through parallel-safe Filters
+// and Projects, from a table, a join or a union: inputs large enough to be
+// worth cutting into morsels.
+func scansRows(n Node) bool {
+	for {
+		if f, ok := n.(*Filter); ok && parallelSafe(f.Cond) {
+			n = f.Input
+			continue
+		}
+		if p, ok := n.(*Project); ok && !slices.ContainsFunc(p.Exprs, func(e expr.Expr) bool { return !parallelSafe(e) }) {
+			n = p.Input
+			continue
+		}
+		break
+	}
+	switch n.(type) {
+	case *Scan, *Join, *ParallelHashJoin, *AsofJoin, *Merge, *UnionAll:
+		return true
+	}
+	return false
+}
+
+func describeParallelHashJoin(p *ParallelHashJoin) string {
+	return fmt.Sprintf("ParallelHashJoin workers=%d (right side built once and shared, left morsels probed in order)", p.Workers)
 }

@@ -329,7 +329,10 @@ type Join struct {
 	Kind                JoinKind
 	LeftKeys, RightKeys []int
 	Residual            expr.Expr
-	cols                []Column
+	// Serial says why a hash join runs on one worker although the plan's
+	// degree is higher (parallel.go).
+	Serial string
+	cols   []Column
 }
 
 // Values is a literal row set (VALUES, or a SELECT without FROM: one row
