@@ -139,57 +139,66 @@ func BenchmarkParallelASOF(b *testing.B) {
 					}
 				}
 			}
-			var c1, c2 time.Duration
-			run := func(workers int) time.Duration {
-				cpu0 := cpuTime() // window_bench_test.go: ns of user + system time
-				defer func() {
-					if workers == 1 {
-						c1 += time.Duration(cpuTime() - cpu0)
-					} else {
-						c2 += time.Duration(cpuTime() - cpu0)
-					}
-				}()
-				if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				c, err := s.Query(ctx, sh.q)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var n int64
-				for c.Next() {
-					n += c.RecordBatch().NumRows()
-				}
-				if err := c.Err(); err != nil {
-					b.Fatal(err)
-				}
-				c.Close()
-				if n != int64(sh.rows) {
-					b.Fatalf("%d rows at %d workers, want %d", n, workers, sh.rows)
-				}
-				return time.Since(start)
-			}
-			b.ResetTimer()
-			var w1, w2 time.Duration
-			for i := 0; i < b.N; i++ {
-				// Alternate which runs first, so neither always meets a
-				// warmer cache or a busier neighbour.
-				if i%2 == 0 {
-					w1 += run(1)
-					w2 += run(2)
-				} else {
-					w2 += run(2)
-					w1 += run(1)
-				}
-			}
-			b.StopTimer()
-			n := float64(b.N) * float64(sh.rows)
-			b.ReportMetric(float64(w1.Nanoseconds())/n, "w1-ns/leftrow")
-			b.ReportMetric(float64(w2.Nanoseconds())/n, "w2-ns/leftrow")
-			b.ReportMetric(float64(w1)/float64(w2), "speedup")
-			b.ReportMetric(float64(c1.Nanoseconds())/n, "w1-cpu-ns/leftrow")
-			b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/leftrow")
+			benchDegrees(b, ctx, s, sh.q, int64(sh.rows), int64(sh.rows), "leftrow")
 		})
 	}
+}
+
+// benchDegrees runs q through s at max_parallel_workers_per_gather 1 and 2,
+// alternating which goes first in each iteration (so neither always meets
+// a warmer cache or a busier neighbour), checks that it returns out rows,
+// and reports wall and CPU (user + system, whole process) ns per `per`
+// input rows at each degree ("w1-ns/"+unit, ...) and the wall ratio
+// (speedup = w1/w2).
+func benchDegrees(b *testing.B, ctx context.Context, s *asofsql.Session, q string, out, per int64, unit string) {
+	b.Helper()
+	var c1, c2 time.Duration
+	run := func(workers int) time.Duration {
+		cpu0 := cpuTime() // window_bench_test.go: ns of user + system time
+		defer func() {
+			if workers == 1 {
+				c1 += time.Duration(cpuTime() - cpu0)
+			} else {
+				c2 += time.Duration(cpuTime() - cpu0)
+			}
+		}()
+		if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		c, err := s.Query(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var n int64
+		for c.Next() {
+			n += c.RecordBatch().NumRows()
+		}
+		if err := c.Err(); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+		if n != out {
+			b.Fatalf("%d rows at %d workers, want %d", n, workers, out)
+		}
+		return time.Since(start)
+	}
+	b.ResetTimer()
+	var w1, w2 time.Duration
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			w1 += run(1)
+			w2 += run(2)
+		} else {
+			w2 += run(2)
+			w1 += run(1)
+		}
+	}
+	b.StopTimer()
+	n := float64(b.N) * float64(per)
+	b.ReportMetric(float64(w1.Nanoseconds())/n, "w1-ns/"+unit)
+	b.ReportMetric(float64(w2.Nanoseconds())/n, "w2-ns/"+unit)
+	b.ReportMetric(float64(w1)/float64(w2), "speedup")
+	b.ReportMetric(float64(c1.Nanoseconds())/n, "w1-cpu-ns/"+unit)
+	b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/"+unit)
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql"
@@ -47,57 +46,7 @@ func BenchmarkParallelOps(b *testing.B) {
 	}
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {
-			var c1, c2 time.Duration
-			run := func(workers int) time.Duration {
-				cpu0 := cpuTime() // window_bench_test.go
-				defer func() {
-					if workers == 1 {
-						c1 += time.Duration(cpuTime() - cpu0)
-					} else {
-						c2 += time.Duration(cpuTime() - cpu0)
-					}
-				}()
-				if _, err := s.Exec(ctx, "SET max_parallel_workers_per_gather = "+strconv.Itoa(workers)); err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				c, err := s.Query(ctx, sh.q)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var n int64
-				for c.Next() {
-					n += c.RecordBatch().NumRows()
-				}
-				if err := c.Err(); err != nil {
-					b.Fatal(err)
-				}
-				c.Close()
-				if n != sh.out {
-					b.Fatalf("%d rows at %d workers, want %d", n, workers, sh.out)
-				}
-				return time.Since(start)
-			}
-			b.ResetTimer()
-			var w1, w2 time.Duration
-			for i := 0; i < b.N; i++ {
-				// Alternate which runs first, so neither always meets a
-				// warmer cache or a busier neighbour.
-				if i%2 == 0 {
-					w1 += run(1)
-					w2 += run(2)
-				} else {
-					w2 += run(2)
-					w1 += run(1)
-				}
-			}
-			b.StopTimer()
-			n := float64(b.N) * float64(rows)
-			b.ReportMetric(float64(w1.Nanoseconds())/n, "w1-ns/row")
-			b.ReportMetric(float64(w2.Nanoseconds())/n, "w2-ns/row")
-			b.ReportMetric(float64(w1)/float64(w2), "speedup")
-			b.ReportMetric(float64(c1.Nanoseconds())/n, "w1-cpu-ns/row")
-			b.ReportMetric(float64(c2.Nanoseconds())/n, "w2-cpu-ns/row")
+			benchDegrees(b, ctx, s, sh.q, sh.out, int64(rows), "row")
 		})
 	}
 }
