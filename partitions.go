@@ -30,6 +30,7 @@ func (st *Stmt) ExecutePartitions(ctx context.Context, part func(i int) context.
 	if s.workers < 2 || st.st == nil || st.viaPrepare || st.first != nil || st.copy != nil || s.tx != nil || s.failed {
 		return st.executeOne(ctx, args)
 	}
+	s.setTxStart() // every part's now() is the statement's
 	parts, snap, params, tag, err := st.partitionPlan(ctx)
 	if err != nil {
 		return nil, err

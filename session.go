@@ -50,7 +50,11 @@ type Session struct {
 	memLimit    int64       // memory_limit: bytes one query may hold, 0 for none
 	workers     int         // max_parallel_workers_per_gather: the degree queries are planned for
 	tx          *catalog.Tx // the open transaction block; nil outside one
-	failed      bool
+	// txStart is the current transaction's start, what now() returns in
+	// every statement of it, as in Postgres: a statement's own start
+	// outside a block, the BEGIN's inside one (setTxStart).
+	txStart time.Time
+	failed  bool
 	// mode are the open block's modes (isolation.go); snapTaken: a
 	// statement of the block has read with a snapshot, which fixes them;
 	// txSnap is the snapshot a REPEATABLE READ or SERIALIZABLE block
@@ -773,6 +777,7 @@ func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows boo
 		cancel()
 		return nil, s.fail(err)
 	}
+	s.setTxStart()
 	p, snap, err := st.plan(ctx)
 	if err != nil {
 		cancel()
@@ -1015,7 +1020,16 @@ func (s *Session) lowerEnv(ctx context.Context, snap *snapshot, types []sqltypes
 		mem = a // every batch and expression result counts against the query
 	}
 	return lower.Env{Mem: mem, Params: params, MemoryLimit: s.memLimit, Temp: snap.temp,
-		Eval: eval.Env{Mem: mem, Options: s.vopts}}, nil
+		Eval: eval.Env{Mem: mem, Options: s.vopts, Now: s.txStart}}, nil
+}
+
+// setTxStart starts a statement's transaction clock: outside a block every
+// statement is a transaction of its own; inside one the clock stays where
+// the block's BEGIN (a statement outside the block when it started) set it.
+func (s *Session) setTxStart() {
+	if s.tx == nil {
+		s.txStart = time.Now()
+	}
 }
 
 // write runs one write statement in the open block, or on its own

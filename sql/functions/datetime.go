@@ -18,7 +18,8 @@ var (
 	interval = sqltypes.IntervalType
 )
 
-// Now is now() (current_timestamp): the statement's start time.
+// Now is now() (current_timestamp): the current transaction's start time
+// (a statement's own start outside a transaction block), as in Postgres.
 var Now = register(&Def{
 	Name: "now", Aliases: []string{"current_timestamp"}, MinArgs: 0, MaxArgs: 0,
 	Rule: fixed(tstz),
