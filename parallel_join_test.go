@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql"
@@ -86,14 +85,7 @@ func TestParallelJoinStopWorkers(t *testing.T) {
 	_, err := s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
 	require.NoError(t, err)
 	before := runtime.NumGoroutine()
-	waitIdle := func() {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for runtime.NumGoroutine() > before {
-			require.False(t, time.Now().After(deadline), "%d goroutines outlive the query (%d before)", runtime.NumGoroutine(), before)
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	waitIdle := func() { t.Helper(); waitGoroutines(t, before) }
 	rows, err := sessRows(t, s, `SELECT ev.id, dim.name FROM ev JOIN dim ON ev.g = dim.g LIMIT 3`)
 	require.NoError(t, err)
 	require.Len(t, rows, 3)

@@ -94,14 +94,7 @@ func TestParallelQueriesStopWorkers(t *testing.T) {
 	s := db.Session()
 	defer s.Close()
 	before := runtime.NumGoroutine()
-	waitIdle := func() {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for runtime.NumGoroutine() > before {
-			require.False(t, time.Now().After(deadline), "%d goroutines outlive the query (%d before)", runtime.NumGoroutine(), before)
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	waitIdle := func() { t.Helper(); waitGoroutines(t, before) }
 	const join = `SELECT * FROM tr ASOF LEFT JOIN q1 ON ts BETWEEN -5 AND 0 USING (sym)`
 
 	rows, err := sessRows(t, s, join+` LIMIT 3`)
@@ -124,4 +117,15 @@ func TestParallelQueriesStopWorkers(t *testing.T) {
 	_, err = sessRows(t, s, `SELECT tr.qty / (CASE WHEN tr.ts > 2000 THEN 0 ELSE 1 END), q1.bid FROM tr ASOF LEFT JOIN q1 ON ts BETWEEN -5 AND 0 USING (sym)`)
 	require.ErrorContains(t, err, "division by zero")
 	waitIdle()
+}
+
+// waitGoroutines waits up to 10 s for the goroutine count to fall back to
+// before, failing t if a query's goroutines outlive it.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		require.False(t, time.Now().After(deadline), "%d goroutines outlive the query (%d before)", runtime.NumGoroutine(), before)
+		time.Sleep(5 * time.Millisecond)
+	}
 }
