@@ -97,25 +97,8 @@ func BenchmarkASOFEmbedded(b *testing.B) {
 // (Bind, Describe, Execute, Sync per row), into an ordered in-memory
 // table over loopback: the per-statement cost of the wire and the engine.
 func BenchmarkInsertOverPgx(b *testing.B) {
-	db, err := asofsql.Open(":memory:")
-	require.NoError(b, err)
-	b.Cleanup(func() { db.Close() })
 	ctx := context.Background()
-	_, err = db.Exec(ctx, `CREATE TABLE ticks (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`)
-	require.NoError(b, err)
-	srv, err := server.New(db, pgwire.Config{})
-	require.NoError(b, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(b, err)
-	go srv.Serve(l)
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	c, err := pgx.Connect(ctx, "postgres://bench@"+l.Addr().String()+"/asofsql?sslmode=disable")
-	require.NoError(b, err)
-	defer c.Close(ctx)
+	c := ticksOverPgx(b, ":memory:")
 	b.ReportAllocs()
 	i := 0
 	cpu0 := cpuTime()
@@ -176,26 +159,9 @@ func cpuTime() int64 {
 // of a data directory with synchronous_commit off: what each INSERT pays
 // inside a block.
 func BenchmarkInsertTxOverPgx(b *testing.B) {
-	db, err := asofsql.Open(b.TempDir())
-	require.NoError(b, err)
-	b.Cleanup(func() { db.Close() })
 	ctx := context.Background()
-	_, err = db.Exec(ctx, `CREATE TABLE ticks (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`)
-	require.NoError(b, err)
-	srv, err := server.New(db, pgwire.Config{})
-	require.NoError(b, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(b, err)
-	go srv.Serve(l)
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	})
-	c, err := pgx.Connect(ctx, "postgres://bench@"+l.Addr().String()+"/asofsql?sslmode=disable")
-	require.NoError(b, err)
-	defer c.Close(ctx)
-	_, err = c.Exec(ctx, `SET synchronous_commit = off`)
+	c := ticksOverPgx(b, b.TempDir())
+	_, err := c.Exec(ctx, `SET synchronous_commit = off`)
 	require.NoError(b, err)
 	b.ReportAllocs()
 	i := 0
@@ -217,4 +183,31 @@ func BenchmarkInsertTxOverPgx(b *testing.B) {
 		require.NoError(b, tx.Commit(ctx))
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/1e3/float64(b.N), "cpu-us/op")
+}
+
+// ticksOverPgx opens a database at path with an ordered table ticks (ts
+// BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION), serves it on loopback
+// and returns a pgx connection to it; all are closed at the end of b.
+func ticksOverPgx(b *testing.B, path string) *pgx.Conn {
+	b.Helper()
+	db, err := asofsql.Open(path)
+	require.NoError(b, err)
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	_, err = db.Exec(ctx, `CREATE TABLE ticks (ts BIGINT NOT NULL, sym TEXT, px DOUBLE PRECISION) ORDER BY (ts)`)
+	require.NoError(b, err)
+	srv, err := server.New(db, pgwire.Config{})
+	require.NoError(b, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	go srv.Serve(l)
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	})
+	c, err := pgx.Connect(ctx, "postgres://bench@"+l.Addr().String()+"/asofsql?sslmode=disable")
+	require.NoError(b, err)
+	b.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }
