@@ -18,24 +18,8 @@ import (
 // row at each degree and the wall ratio (speedup = w1/w2).
 // ASOFSQL_BENCH_OPS_ROWS sets the rows (default 10M).
 func BenchmarkParallelOps(b *testing.B) {
-	rows := 10 << 20
-	if v, err := strconv.Atoi(os.Getenv("ASOFSQL_BENCH_OPS_ROWS")); err == nil && v > 0 {
-		rows = v
-	}
 	ctx := context.Background()
-	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(memory.NewGoAllocator()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	s := db.Session()
-	defer s.Close()
-	if _, err := s.Exec(ctx, `CREATE TABLE big (t BIGINT, k BIGINT, p DOUBLE PRECISION)`); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.CopyFrom(ctx, "COPY big FROM STDIN WITH (FORMAT csv)", genCSV(rows, 1000, 1)); err != nil {
-		b.Fatal(err)
-	}
+	s, rows := opsBenchTable(b, "")
 	shapes := []struct {
 		name string
 		q    string
@@ -49,4 +33,36 @@ func BenchmarkParallelOps(b *testing.B) {
 			benchDegrees(b, ctx, s, sh.q, sh.out, int64(rows), "row")
 		})
 	}
+}
+
+// opsBenchTable opens an in-memory database with big (t BIGINT, k BIGINT,
+// p DOUBLE PRECISION): ASOFSQL_BENCH_OPS_ROWS rows (default 10M) of
+// genCSV, k one of 1000 keys, after running ddl (if any); it returns a
+// session on it, closed with the database at the end of b, and the rows.
+func opsBenchTable(b *testing.B, ddl string) (*asofsql.Session, int) {
+	b.Helper()
+	rows := 10 << 20
+	if v, err := strconv.Atoi(os.Getenv("ASOFSQL_BENCH_OPS_ROWS")); err == nil && v > 0 {
+		rows = v
+	}
+	ctx := context.Background()
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(memory.NewGoAllocator()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s := db.Session()
+	b.Cleanup(func() { s.Close() })
+	if _, err := s.Exec(ctx, `CREATE TABLE big (t BIGINT, k BIGINT, p DOUBLE PRECISION)`); err != nil {
+		b.Fatal(err)
+	}
+	if ddl != "" {
+		if _, err := s.Exec(ctx, ddl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.CopyFrom(ctx, "COPY big FROM STDIN WITH (FORMAT csv)", genCSV(rows, 1000, 1)); err != nil {
+		b.Fatal(err)
+	}
+	return s, rows
 }
