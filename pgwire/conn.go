@@ -49,8 +49,13 @@ type conn struct {
 	// the socket may have a read deadline, which the next wait resets.
 	in  input
 	rdl bool
-	// watchT starts a watcher for a call that runs long (startWatch).
-	watchT *time.Timer
+	// watchT starts a watcher for a call that runs long (startWatch);
+	// watchArmed is set while it is pending, to fire at watchAt;
+	// callBegan is when the running call began (all under mu).
+	watchT     *time.Timer
+	watchArmed bool
+	watchAt    time.Time
+	callBegan  time.Time
 	// The running call's statement timeout and its watcher (callCtx),
 	// and endCall as a func value made once.
 	callStop    context.CancelFunc
@@ -196,9 +201,11 @@ func (c *conn) serve() {
 	}()
 	defer c.watchEnd()()
 	defer func() {
+		c.mu.Lock()
 		if c.watchT != nil {
 			c.watchT.Stop()
 		}
+		c.mu.Unlock()
 	}()
 	err := c.loopSafe()
 	if err != nil {
@@ -592,6 +599,7 @@ func (c *conn) callCtx() (context.Context, func()) {
 	if c.ctx.Err() != nil {
 		c.boundLocked() // ended before the call began: watchEnd saw no call
 	}
+	c.armWatchLocked()
 	c.mu.Unlock()
 	if d > 0 {
 		c.callUnwatch = context.AfterFunc(ctx, func() {
@@ -602,7 +610,6 @@ func (c *conn) callCtx() (context.Context, func()) {
 			}
 		})
 	}
-	c.armWatch()
 	if c.endCallFn == nil {
 		c.endCallFn = c.endCall // one closure per connection, not per call
 	}
@@ -614,7 +621,6 @@ func (c *conn) endCall() {
 	if c.callUnwatch != nil {
 		c.callUnwatch()
 	}
-	c.watchT.Stop()
 	c.mu.Lock()
 	cancel := c.cancel
 	c.cancel, c.call = nil, 0

@@ -218,3 +218,20 @@ func TestPipelineOnOneGoroutine(t *testing.T) {
 	require.GreaterOrEqual(t, pgwire.Watchers(h.srv), int64(1), "pg_sleep(0.2) got no watcher")
 	require.Equal(t, []string{"T ?column?:23/4/-1/0", "D 8", "C SELECT 1", "Z I"}, r.query("select 8"))
 }
+
+// TestWatchClockSpansCalls: the watcher clock is armed once for a run of
+// calls, not per call; when it fires during a call that began after it
+// was armed, that call has not run watchAfter yet and gets no watcher
+// (the clock runs on to its own watchAfter instead). Two 0.6 s
+// statements in one packet, watchAfter 1 s: the clock armed by the first
+// fires 0.4 s into the second, which then ends before its own second.
+func TestWatchClockSpansCalls(t *testing.T) {
+	h := start(t, nil)
+	pgwire.SetWatchAfter(h.srv, time.Second)
+	r, _ := connect(t, h.addr, nil)
+	r.send(&pgproto3.Query{String: "select pg_sleep(0.6)"}, &pgproto3.Query{String: "select pg_sleep(0.6)"})
+	require.Equal(t, []string{"T pg_sleep:25/-1/-1/0", "D NULL", "C SELECT 1", "Z I",
+		"T pg_sleep:25/-1/-1/0", "D NULL", "C SELECT 1", "Z I"}, r.recvN(8))
+	require.Zero(t, pgwire.Watchers(h.srv), "a 0.6 s statement got a watcher at a 1 s watch delay")
+	require.Equal(t, []string{"T ?column?:23/4/-1/0", "D 8", "C SELECT 1", "Z I"}, r.query("select 8"))
+}

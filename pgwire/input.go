@@ -315,12 +315,28 @@ func (c *conn) inputFailure(err error) error {
 	return err
 }
 
-// armWatch starts the running call's watcher clock (see watchAfter).
-func (c *conn) armWatch() {
-	d := watchAfter
+// watchDelay is watchAfter, or the server's test override of it.
+func (c *conn) watchDelay() time.Duration {
 	if t := c.srv.watchAfter.Load(); t > 0 {
-		d = time.Duration(t)
+		return time.Duration(t)
 	}
+	return watchAfter
+}
+
+// armWatchLocked starts the running call's watcher clock (see
+// watchAfter); the caller holds c.mu. The clock is not stopped when a
+// call ends, nor reset for each call: a timer reset or stopped per
+// statement costs every statement (it can wake an idle thread to watch
+// the new deadline), so one timer runs while calls come, and when it
+// fires startWatch looks how long the call then running has run.
+func (c *conn) armWatchLocked() {
+	now := time.Now()
+	c.callBegan = now
+	d := c.watchDelay()
+	if c.watchArmed && !c.watchAt.After(now.Add(d)) {
+		return // it fires in time for this call (watchAfter changes only in tests)
+	}
+	c.watchArmed, c.watchAt = true, now.Add(d)
 	if c.watchT == nil {
 		c.watchT = time.AfterFunc(d, c.startWatch)
 		return
@@ -328,12 +344,23 @@ func (c *conn) armWatch() {
 	c.watchT.Reset(d)
 }
 
-// startWatch hands the input to a watcher, if a call still runs and
-// nobody reads the socket.
+// startWatch hands the input to a watcher, if a call has run for
+// watchAfter and nobody reads the socket. A call that began after the
+// clock was armed has the clock run on until its own watchAfter; with
+// no call running, the next call arms it again.
 func (c *conn) startWatch() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.call == 0 || c.rstate != rsNone || c.watch != nil || c.ctx.Err() != nil {
+	c.watchArmed = false
+	if c.call == 0 || c.ctx.Err() != nil {
+		return
+	}
+	if left := c.watchDelay() - time.Since(c.callBegan); left > 0 {
+		c.watchArmed, c.watchAt = true, time.Now().Add(left)
+		c.watchT.Reset(left)
+		return
+	}
+	if c.rstate != rsNone || c.watch != nil {
 		return
 	}
 	if c.rdl {
