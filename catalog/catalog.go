@@ -422,6 +422,9 @@ func (c *Catalog) commit(apply func(b *builder) error, wait bool) error {
 			return err
 		}
 		next.lsn = lsn
+		if !wait {
+			c.wal.asyncAppended()
+		}
 		if c.opts.afterLogAppend != nil {
 			c.opts.afterLogAppend()
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -232,4 +233,38 @@ func TestCommitVisibleWhenAnotherFlushWroteIt(t *testing.T) {
 	insert(t, c, "t", []any{2})
 	require.Equal(t, [][]string{{"1"}, {"2"}}, scanRows(t, c, "t", ScanOptions{}))
 	require.Equal(t, 3, flushes)
+}
+
+// TestAsyncCommitFlushedWithoutTicker: the log flusher sleeps until a
+// synchronous_commit = off commit tells it of its record, then makes it
+// durable an interval later; an idle catalog, or one of synchronous
+// commits, wakes no flusher.
+func TestAsyncCommitFlushedWithoutTicker(t *testing.T) {
+	ctx := context.Background()
+	mem := newMem(t)
+	c, err := Open(ctx, t.TempDir(), Options{Allocator: mem, FlushInterval: time.Millisecond})
+	require.NoError(t, err)
+	defer c.Close()
+	createTable(t, c, TableDef{Name: "t", Columns: []Column{{Name: "a", Type: sqltypes.Int8Type}}})
+	c.wal.mu.Lock()
+	flushes := c.wal.flushes
+	c.wal.mu.Unlock()
+	require.Empty(t, c.wal.kick, "a synchronous commit woke the flusher")
+	tx := c.Begin()
+	tx.SetSynchronousCommit(false)
+	rdr := reader(t, mustSchema(t, c, "t"), batch(t, mem, mustSchema(t, c, "t"), []any{1}))
+	_, err = tx.Insert(ctx, "t", rdr)
+	rdr.Release()
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(ctx))
+	lsn := c.wal.last()
+	// Liveness, not speed: the record is flushed by the flusher alone.
+	require.Eventually(t, func() bool {
+		c.wal.mu.Lock()
+		defer c.wal.mu.Unlock()
+		return c.wal.flushed >= lsn
+	}, 30*time.Second, time.Millisecond, "the asynchronous commit was never flushed")
+	c.wal.mu.Lock()
+	require.Equal(t, flushes+1, c.wal.flushes)
+	c.wal.mu.Unlock()
 }

@@ -74,11 +74,14 @@ type walLog struct {
 	// sync makes written records durable: fdatasync (tests slow it down
 	// to see commits group).
 	sync func(*os.File) error
+	// kick wakes the flusher for an asynchronous commit (asyncAppended).
+	kick chan struct{}
 }
 
 // openWAL starts a new log file whose first record will be next.
 func openWAL(dir string, next uint64, chunk int64, published func(uint64)) (*walLog, error) {
-	w := &walLog{dir: dir, chunk: chunk, next: next, flushed: next - 1, published: published, sync: fdatasync}
+	w := &walLog{dir: dir, chunk: chunk, next: next, flushed: next - 1, published: published, sync: fdatasync,
+		kick: make(chan struct{}, 1)}
 	w.cond = sync.NewCond(&w.mu)
 	if err := w.startFile(); err != nil {
 		return nil, err
@@ -258,24 +261,43 @@ func (w *walLog) close() {
 	}
 }
 
-// flusher runs for synchronous_commit = off: it flushes what asynchronous
-// commits appended every interval.
+// asyncAppended tells the flusher that a synchronous_commit = off commit
+// appended a record it must make durable. The flusher sleeps until told:
+// a ticker that woke it every interval cost an idle server, and a server
+// of synchronous commits, a thread wake-up each time.
+func (w *walLog) asyncAppended() {
+	select {
+	case w.kick <- struct{}{}:
+	default: // already told; its flush covers this record too
+	}
+}
+
+// flusher runs for synchronous_commit = off: an interval after the first
+// asynchronous commit it was told of, it flushes everything appended by
+// then, so each such commit is durable within about an interval.
 func (w *walLog) flusher(stop <-chan struct{}, done chan<- struct{}, interval time.Duration) {
 	defer close(done)
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	t := time.NewTimer(interval)
+	t.Stop()
 	for {
 		select {
 		case <-stop:
 			return
+		case <-w.kick:
+		}
+		t.Reset(interval)
+		select {
+		case <-stop:
+			t.Stop()
+			return
 		case <-t.C:
-			w.mu.Lock()
-			pending := w.next-1 > w.flushed && w.err == nil
-			lsn := w.next - 1
-			w.mu.Unlock()
-			if pending {
-				_ = w.flush(lsn)
-			}
+		}
+		w.mu.Lock()
+		pending := w.next-1 > w.flushed && w.err == nil
+		lsn := w.next - 1
+		w.mu.Unlock()
+		if pending {
+			_ = w.flush(lsn)
 		}
 	}
 }
