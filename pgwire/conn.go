@@ -551,9 +551,16 @@ func (c *conn) readyForQuery() error {
 	}
 	failed := c.failed
 	c.failed = false
-	ctx, done := c.callCtx()
-	err := c.sess.Sync(ctx, failed)
-	done()
+	var err error
+	ctx := c.ctx
+	if _, instant := c.sess.(InstantSync); instant {
+		err = c.sess.Sync(ctx, failed)
+	} else {
+		var done func()
+		ctx, done = c.callCtx()
+		err = c.sess.Sync(ctx, failed)
+		done()
+	}
 	if err != nil {
 		c.w.send(errorResponse(c.sqlErr(ctx, err)))
 	}

@@ -48,7 +48,8 @@
 //     cursor) sends binary rows in the simple protocol too; a Session
 //     that implements SettingsVersion has its reported settings and
 //     timeouts read again only after they changed, not after every
-//     statement.
+//     statement; a Session that implements InstantSync has Sync called
+//     without a call context of its own (one that commits nothing there).
 //     Errors use Postgres' SQLSTATEs and wording: 26000, 34000, 42P03,
 //     42P05, 08P01, 22023, 22P03.
 //   - Parameters are decoded in the server, at Bind, with

@@ -119,6 +119,15 @@ type SettingsVersion interface {
 	SettingsVersion() uint64
 }
 
+// InstantSync is implemented by a Session whose Sync neither blocks nor
+// looks at its context (its implicit transaction has nothing to commit at
+// Sync: each statement commits as it runs). The server then calls Sync
+// without a cancellable call context of its own, which every statement
+// would otherwise pay for at its Sync.
+type InstantSync interface {
+	InstantSync()
+}
+
 // Cursors is implemented by a Session whose SQL cursors (DECLARE) are
 // portals too, as in Postgres: Describe of a portal no Bind made
 // describes the cursor of that name (psycopg's named cursors ask so for

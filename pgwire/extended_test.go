@@ -1,6 +1,7 @@
 package pgwire_test
 
 import (
+	"context"
 	"strconv"
 	"testing"
 	"time"
@@ -234,4 +235,63 @@ func TestWatchClockSpansCalls(t *testing.T) {
 		"T pg_sleep:25/-1/-1/0", "D NULL", "C SELECT 1", "Z I"}, r.recvN(8))
 	require.Zero(t, pgwire.Watchers(h.srv), "a 0.6 s statement got a watcher at a 1 s watch delay")
 	require.Equal(t, []string{"T ?column?:23/4/-1/0", "D 8", "C SELECT 1", "Z I"}, r.query("select 8"))
+}
+
+// syncEngine wraps an engine's sessions to record the context each Sync
+// gets; with instant set they implement pgwire.InstantSync.
+type syncEngine struct {
+	pgwire.Engine
+	instant bool
+	ctxs    chan context.Context
+}
+
+func (e *syncEngine) Connect(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
+	s, err := e.Engine.Connect(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	rs := &syncRecorder{Session: s, ctxs: e.ctxs}
+	if e.instant {
+		return instantSyncRecorder{rs}, nil
+	}
+	return rs, nil
+}
+
+type syncRecorder struct {
+	pgwire.Session
+	ctxs chan context.Context
+}
+
+func (s *syncRecorder) Sync(ctx context.Context, failed bool) error {
+	s.ctxs <- ctx
+	return s.Session.Sync(ctx, failed)
+}
+
+type instantSyncRecorder struct{ *syncRecorder }
+
+func (instantSyncRecorder) InstantSync() {}
+
+// TestInstantSyncWithoutCallContext: a session that implements
+// InstantSync has Sync called with the connection's context, which lives
+// on after it; any other session gets a call context of its own, ended
+// (so cancelled) when Sync returns.
+func TestInstantSyncWithoutCallContext(t *testing.T) {
+	for _, instant := range []bool{false, true} {
+		ctxs := make(chan context.Context, 16)
+		h := start(t, func(cfg *pgwire.Config) {
+			cfg.Engine = &syncEngine{Engine: cfg.Engine, instant: instant, ctxs: ctxs}
+		})
+		r, _ := connect(t, h.addr, nil)
+		require.Equal(t, []string{"T ?column?:23/4/-1/0", "D 8", "C SELECT 1", "Z I"}, r.query("select 8"))
+		var ctx context.Context
+		for len(ctxs) > 0 {
+			ctx = <-ctxs // the query's Sync is the last one
+		}
+		require.NotNil(t, ctx)
+		if instant {
+			require.NoError(t, ctx.Err(), "an InstantSync session's Sync got a call context")
+		} else {
+			require.Error(t, ctx.Err(), "Sync's call context was not ended with the call")
+		}
+	}
 }

@@ -208,6 +208,12 @@ func (s *session) SettingsVersion() uint64                     { return s.s.Sett
 func (s *session) ValueOptions() *sqltypes.Options             { return s.s.ValueOptions() }
 func (s *session) Close() error                                { return s.s.Close() }
 
+var _ pgwire.InstantSync = (*session)(nil)
+
+// InstantSync: asofsql.Session.Sync only marks a failed block; it neither
+// blocks nor reads its context (a statement commits as it runs).
+func (s *session) InstantSync() {}
+
 type batch struct{ b *asofsql.Batch }
 
 func (b *batch) Next(ctx context.Context) (pgwire.Statement, error) {
