@@ -294,10 +294,10 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 }
 
 // link cancels the query's base context when the call's ctx is
-// cancelled, until stop is called.
-func link(ctx context.Context, cancel context.CancelCauseFunc) (stop func()) {
-	s := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	return func() { s() }
+// cancelled, until stop is called (AfterFunc's own stop: a wrapper
+// closure would cost an allocation per call).
+func link(ctx context.Context, cancel context.CancelCauseFunc) (stop func() bool) {
+	return context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 }
 
 // argsOf turns the server's one-row parameter batch into arguments.
