@@ -1,0 +1,73 @@
+package asofsql_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+)
+
+// TestParallelWindowMatchesSerial runs window queries serially and at 2,
+// 3 and 8 workers and requires the same rows in the same order (no ORDER
+// BY: the window's own order, ties in ORDER BY in input order), and
+// EXPLAIN to show the split or why a window stays serial.
+func TestParallelWindowMatchesSerial(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	db := opsDB(t, mem)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	// wk: float keys with 0, -0, NaN and NULL, which group as one key each
+	// (-0 with 0), and ties everywhere in o.
+	_, err := s.Exec(t.Context(), `CREATE TABLE wk AS SELECT i, CASE i % 5 WHEN 0 THEN 0.0::float8 WHEN 1 THEN '-0'::float8
+		WHEN 2 THEN 'NaN'::float8 WHEN 3 THEN NULL ELSE 1.5 END AS fk, i % 7 AS o FROM generate_series(1, 30000) AS s(i)`)
+	require.NoError(t, err)
+	const par = "ParallelWindow workers=%d"
+	queries := map[string]string{
+		// ties in v % 50 within a partition keep their input order
+		`SELECT id, g, m, row_number() OVER w, rank() OVER w, dense_rank() OVER w, sum(v) OVER w, count(*) OVER w
+			FROM (SELECT id, g, v, v % 50 AS m FROM ev) AS x WINDOW w AS (PARTITION BY g ORDER BY m)`: par + " hash(x.g)",
+		// text keys with NULLs, frames, value and distribution functions
+		`SELECT id, sym, lag(id) OVER (PARTITION BY sym ORDER BY g), lead(id, 2, -1) OVER (PARTITION BY sym ORDER BY g),
+			first_value(id) OVER (PARTITION BY sym ORDER BY g ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING),
+			last_value(id) OVER (PARTITION BY sym ORDER BY g), nth_value(v, 3) OVER (PARTITION BY sym ORDER BY g),
+			ntile(4) OVER (PARTITION BY sym ORDER BY g), percent_rank() OVER (PARTITION BY sym ORDER BY g),
+			cume_dist() OVER (PARTITION BY sym ORDER BY g), min(v) OVER (PARTITION BY sym ORDER BY g GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE TIES)
+			FROM ev WHERE id % 3 = 0`: par + " hash(ev.sym)",
+		// a stack: two windows over (g), one over (g, sym): one split by g
+		`SELECT id, row_number() OVER (PARTITION BY g ORDER BY id DESC), sum(f) OVER (PARTITION BY g ORDER BY f DESC NULLS LAST),
+			count(v) OVER (PARTITION BY sym, g ORDER BY v NULLS FIRST RANGE BETWEEN 1000 PRECEDING AND 1000 FOLLOWING) FROM ev`: par + " hash(ev.g)",
+		// windows sharing no key: two parallel windows, one over the other
+		`SELECT id, rank() OVER (PARTITION BY g ORDER BY ok), rank() OVER (PARTITION BY ok ORDER BY g) FROM ev`: par + " hash(ev.ok)",
+		// numeric and boolean keys (hashed through their encoding)
+		`SELECT amt, ok, avg(v) OVER (PARTITION BY amt, ok ORDER BY id ROWS 3 PRECEDING) FROM ev WHERE id < 20000`: par + " hash(ev.amt, ev.ok)",
+		`SELECT i, fk, o, row_number() OVER (PARTITION BY fk ORDER BY o), sum(i) OVER (PARTITION BY fk ORDER BY o) FROM wk`: par + " hash(wk.fk)",
+		`SELECT g2, s, rank() OVER (PARTITION BY g2 ORDER BY s) FROM (SELECT g % 2 AS g2, sum(v) AS s FROM ev GROUP BY g) AS x`: par + " hash(x.g2)",
+		`SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id) FROM ev ORDER BY id DESC LIMIT 20`:                                par + " hash(ev.g)",
+		`SELECT id, row_number() OVER (ORDER BY g) FROM ev`:                                                                     "serial: no PARTITION BY: one partition",
+	}
+	for q, shows := range queries {
+		var want []string
+		for _, w := range []int{1, 2, 3, 8} {
+			_, err := s.Exec(t.Context(), fmt.Sprintf("SET max_parallel_workers_per_gather = %d", w))
+			require.NoError(t, err)
+			got, err := sessRows(t, s, q)
+			require.NoError(t, err, q)
+			plan, err := sessRows(t, s, "EXPLAIN "+q)
+			require.NoError(t, err)
+			if w == 1 {
+				want = got
+				require.NotContains(t, strings.Join(plan, "\n"), "workers=", q)
+				continue
+			}
+			require.Contains(t, strings.Join(plan, "\n"), strings.ReplaceAll(shows, "%d", fmt.Sprint(w)), q)
+			require.Equal(t, want, got, "%s at %d workers", q, w)
+		}
+	}
+	plan, err := sessRows(t, s, "EXPLAIN SELECT g, sum(random()) OVER (PARTITION BY g) FROM ev")
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(plan, "\n"), "(serial: volatile function or subquery in an argument)")
+}
