@@ -43,10 +43,10 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 		// windows sharing no key: two parallel windows, one over the other
 		`SELECT id, rank() OVER (PARTITION BY g ORDER BY ok), rank() OVER (PARTITION BY ok ORDER BY g) FROM ev`: par + " hash(ev.ok)",
 		// numeric and boolean keys (hashed through their encoding)
-		`SELECT amt, ok, avg(v) OVER (PARTITION BY amt, ok ORDER BY id ROWS 3 PRECEDING) FROM ev WHERE id < 20000`: par + " hash(ev.amt, ev.ok)",
-		`SELECT i, fk, o, row_number() OVER (PARTITION BY fk ORDER BY o), sum(i) OVER (PARTITION BY fk ORDER BY o) FROM wk`: par + " hash(wk.fk)",
+		`SELECT amt, ok, avg(v) OVER (PARTITION BY amt, ok ORDER BY id ROWS 3 PRECEDING) FROM ev WHERE id < 20000`:              par + " hash(ev.amt, ev.ok)",
+		`SELECT i, fk, o, row_number() OVER (PARTITION BY fk ORDER BY o), sum(i) OVER (PARTITION BY fk ORDER BY o) FROM wk`:     par + " hash(wk.fk)",
 		`SELECT g2, s, rank() OVER (PARTITION BY g2 ORDER BY s) FROM (SELECT g % 2 AS g2, sum(v) AS s FROM ev GROUP BY g) AS x`: par + " hash(x.g2)",
-		`SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id) FROM ev ORDER BY id DESC LIMIT 20`:                                par + " hash(ev.g)",
+		`SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id) FROM ev ORDER BY id DESC LIMIT 20`:                              par + " hash(ev.g)",
 		`SELECT id, row_number() OVER (ORDER BY g) FROM ev`:                                                                     "serial: no PARTITION BY: one partition",
 	}
 	for q, shows := range queries {
