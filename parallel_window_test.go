@@ -1,7 +1,9 @@
 package asofsql_test
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -70,4 +72,53 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 	plan, err := sessRows(t, s, "EXPLAIN SELECT g, sum(random()) OVER (PARTITION BY g) FROM ev")
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(plan, "\n"), "(serial: volatile function or subquery in an argument)")
+}
+
+// TestParallelWindowStopWorkers: LIMIT, a cancelled context, an error
+// mid-query and the memory limit leave no goroutine running and no buffer
+// allocated.
+func TestParallelWindowStopWorkers(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	db := opsDB(t, mem)
+	defer db.Close()
+	s := db.Session()
+	defer s.Close()
+	_, err := s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
+	require.NoError(t, err)
+	before := runtime.NumGoroutine()
+	waitIdle := func() { t.Helper(); waitGoroutines(t, before) }
+	rows, err := sessRows(t, s, `SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM ev LIMIT 3`)
+	require.NoError(t, err)
+	require.Len(t, rows, 3)
+	waitIdle()
+
+	c, err := s.Query(t.Context(), `SELECT id, sum(v) OVER (PARTITION BY sym ORDER BY id) FROM ev`)
+	require.NoError(t, err)
+	require.True(t, c.Next())
+	c.Close()
+	waitIdle()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c, err = s.Query(ctx, `SELECT id, sum(v) OVER (PARTITION BY sym ORDER BY id) FROM ev`)
+	if err == nil {
+		for c.Next() {
+		}
+		err = c.Err()
+		c.Close()
+	}
+	require.ErrorIs(t, err, context.Canceled)
+	waitIdle()
+
+	// 22012 in a worker's window argument, in a late morsel.
+	_, err = sessRows(t, s, `SELECT id, sum(v / (CASE WHEN id = 39000 THEN 0 ELSE 1 END)) OVER (PARTITION BY g) FROM ev`)
+	require.ErrorContains(t, err, "division by zero")
+	waitIdle()
+
+	_, err = s.Exec(t.Context(), "SET memory_limit = '64kB'")
+	require.NoError(t, err)
+	_, err = sessRows(t, s, `SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM ev`)
+	require.ErrorContains(t, err, "memory")
+	waitIdle()
 }
