@@ -30,8 +30,8 @@ func (b *builder) parallelWindow(n *planner.ParallelWindow) (exec.Operator, erro
 	chain := func(in exec.Operator) (exec.Operator, error) {
 		op := in
 		for _, w := range stack {
-			// A worker's rows are in memory: its Sorts and Windows hand
-			// each other one batch instead of copying batches into one.
+			// A worker's rows are in memory: its Windows hand each
+			// other (and the ParallelWindow) one batch, as the Sorts do.
 			next, err := b.windowOver(w, op, math.MaxInt32)
 			if err != nil {
 				op.Close()

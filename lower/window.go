@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"math"
+
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -14,7 +16,7 @@ func (b *builder) window(n *planner.Window) (exec.Operator, error) {
 }
 
 // windowOver builds n's Sort and Window over child (batch > 0: the size
-// of their output batches).
+// of the Window's output batches).
 func (b *builder) windowOver(n *planner.Window, child exec.Operator, batch int) (exec.Operator, error) {
 	funcs := make([]exec.WindowFunc, len(n.Funcs))
 	cols := n.Schema()
@@ -70,7 +72,10 @@ func (b *builder) windowOver(n *planner.Window, child exec.Operator, batch int) 
 	keys = append(keys, sortKeys(n.Order)...)
 	sorted := child
 	if len(keys) > 0 {
-		s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit, BatchSize: batch})
+		// The Window materializes its input: the Sort hands it all rows
+		// in one batch, which it keeps as it is, instead of batches it
+		// would copy into one.
+		s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit, BatchSize: math.MaxInt32})
 		if err != nil {
 			return nil, err
 		}
