@@ -27,6 +27,10 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 	_, err := s.Exec(t.Context(), `CREATE TABLE wk AS SELECT i, CASE i % 5 WHEN 0 THEN 0.0::float8 WHEN 1 THEN '-0'::float8
 		WHEN 2 THEN 'NaN'::float8 WHEN 3 THEN NULL ELSE 1.5 END AS fk, i % 7 AS o FROM generate_series(1, 30000) AS s(i)`)
 	require.NoError(t, err)
+	// wo: an ordered table, already in partition order.
+	_, err = s.Exec(t.Context(), `CREATE TABLE wo (k INTEGER, t BIGINT, p DOUBLE PRECISION) ORDER BY (k, t);
+		INSERT INTO wo SELECT i / 1000, i, (i * 37) % 101 FROM generate_series(1, 30000) AS s(i)`)
+	require.NoError(t, err)
 	const par = "ParallelWindow workers=%d"
 	queries := map[string]string{
 		// ties in v % 50 within a partition keep their input order
@@ -45,11 +49,12 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 		// windows sharing no key: two parallel windows, one over the other
 		`SELECT id, rank() OVER (PARTITION BY g ORDER BY ok), rank() OVER (PARTITION BY ok ORDER BY g) FROM ev`: par + " hash(ev.ok)",
 		// numeric and boolean keys (hashed through their encoding)
-		`SELECT amt, ok, avg(v) OVER (PARTITION BY amt, ok ORDER BY id ROWS 3 PRECEDING) FROM ev WHERE id < 20000`:              par + " hash(ev.amt, ev.ok)",
-		`SELECT i, fk, o, row_number() OVER (PARTITION BY fk ORDER BY o), sum(i) OVER (PARTITION BY fk ORDER BY o) FROM wk`:     par + " hash(wk.fk)",
-		`SELECT g2, s, rank() OVER (PARTITION BY g2 ORDER BY s) FROM (SELECT g % 2 AS g2, sum(v) AS s FROM ev GROUP BY g) AS x`: par + " hash(x.g2)",
-		`SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id) FROM ev ORDER BY id DESC LIMIT 20`:                              par + " hash(ev.g)",
-		`SELECT id, row_number() OVER (ORDER BY g) FROM ev`:                                                                     "serial: no PARTITION BY: one partition",
+		`SELECT amt, ok, avg(v) OVER (PARTITION BY amt, ok ORDER BY id ROWS 3 PRECEDING) FROM ev WHERE id < 20000`:                par + " hash(ev.amt, ev.ok)",
+		`SELECT i, fk, o, row_number() OVER (PARTITION BY fk ORDER BY o), sum(i) OVER (PARTITION BY fk ORDER BY o) FROM wk`:       par + " hash(wk.fk)",
+		`SELECT g2, s, rank() OVER (PARTITION BY g2 ORDER BY s) FROM (SELECT g % 2 AS g2, sum(v) AS s FROM ev GROUP BY g) AS x`:   par + " hash(x.g2)",
+		`SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id) FROM ev ORDER BY id DESC LIMIT 20`:                                par + " hash(ev.g)",
+		`SELECT k, t, sum(p) OVER (PARTITION BY k ORDER BY t ROWS 9 PRECEDING), lead(p) OVER (PARTITION BY k ORDER BY t) FROM wo`: par + " hash(wo.k)",
+		`SELECT id, row_number() OVER (ORDER BY g) FROM ev`:                                                                       "serial: no PARTITION BY: one partition",
 	}
 	for q, shows := range queries {
 		var want []string

@@ -442,8 +442,11 @@ func (p *ParallelWindow) down(i int) {
 // windowSeg is rows [lo, hi) of worker w's output.
 type windowSeg struct{ w, lo, hi int }
 
-// Next returns the next batchSize rows of the merge: a slice of one
-// worker's output when they all come from one run of rows, else gathered.
+// Next returns the next rows of the merge, at most batchSize: a slice of
+// one worker's output while its run of rows has a quarter batch left, else
+// the rows of the next runs gathered into a batch of at least a quarter
+// batch. (The rows are the serial ones, in order; the batches are cut
+// where the runs make copying least.)
 func (p *ParallelWindow) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -454,10 +457,14 @@ func (p *ParallelWindow) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 	}
 	var segs []windowSeg
+	minSlice := max(p.batchSize/4, 1)
 	for room := p.batchSize; room > 0 && len(p.heap) > 0; {
 		w := p.heap[0]
 		end := p.runs[w][p.run[w]+1]
 		lo := p.head[w]
+		if taken := p.batchSize - room; end-lo >= minSlice && taken >= minSlice {
+			break // gather what is taken; the long run starts the next batch
+		}
 		hi := min(end, lo+room)
 		if k := len(segs) - 1; k >= 0 && segs[k].w == w && segs[k].hi == lo {
 			segs[k].hi = hi

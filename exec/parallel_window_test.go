@@ -107,7 +107,7 @@ func parallelWindow(chain func(memory.Allocator, exec.Operator) (exec.Operator, 
 func TestParallelWindowMatchesSerial(t *testing.T) {
 	exectest.Run(t, exectest.Case{
 		Inputs:   trades(t),
-		Parallel: parallelWindow(symWindows(false, 0), exec.WindowOptions{BatchSize: 5}, nil, []int{0, 4, 5, 6, 7, 8, 9}),
+		Parallel: parallelWindow(symWindows(false, 0), exec.WindowOptions{BatchSize: 16}, nil, []int{0, 4, 5, 6, 7, 8, 9}),
 		Check: wantPG("0|1|1|1||7|0", "10|2|1|1|10|3|10", "6|3|3|2|10|-1|6", "2|4|4|3|12.5|-1|2",
 			"1|1|1|1||10|1", "5|2|1|1|20|-1|5", "9|3|3|2|20|-1|9",
 			"7|1|1|1||12|7", "4|2|2|2|7|-1|4", "11|3|2|2|30|-1|11",
