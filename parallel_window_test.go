@@ -25,7 +25,8 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 	// wk: float keys with 0, -0, NaN and NULL, which group as one key each
 	// (-0 with 0), and ties everywhere in o.
 	_, err := s.Exec(t.Context(), `CREATE TABLE wk AS SELECT i, CASE i % 5 WHEN 0 THEN 0.0::float8 WHEN 1 THEN '-0'::float8
-		WHEN 2 THEN 'NaN'::float8 WHEN 3 THEN NULL ELSE 1.5 END AS fk, i % 7 AS o FROM generate_series(1, 30000) AS s(i)`)
+		WHEN 2 THEN 'NaN'::float8 WHEN 3 THEN NULL ELSE 1.5 END AS fk, i % 7 AS o, DATE '2024-01-01' + i % 9 AS d,
+		TIMESTAMP '2024-01-01 00:00:00' + (i % 11) * INTERVAL '1 hour' AS ts FROM generate_series(1, 30000) AS s(i)`)
 	require.NoError(t, err)
 	// wo: an ordered table, already in partition order.
 	_, err = s.Exec(t.Context(), `CREATE TABLE wo (k INTEGER, t BIGINT, p DOUBLE PRECISION) ORDER BY (k, t);
@@ -51,6 +52,7 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 		// numeric and boolean keys (hashed through their encoding)
 		`SELECT amt, ok, avg(v) OVER (PARTITION BY amt, ok ORDER BY id ROWS 3 PRECEDING) FROM ev WHERE id < 20000`:                par + " hash(ev.amt, ev.ok)",
 		`SELECT i, fk, o, row_number() OVER (PARTITION BY fk ORDER BY o), sum(i) OVER (PARTITION BY fk ORDER BY o) FROM wk`:       par + " hash(wk.fk)",
+		`SELECT i, d, ts, rank() OVER (PARTITION BY d, ts ORDER BY o DESC), count(*) OVER (PARTITION BY ts) FROM wk`:              par + " hash(wk.ts)",
 		`SELECT g2, s, rank() OVER (PARTITION BY g2 ORDER BY s) FROM (SELECT g % 2 AS g2, sum(v) AS s FROM ev GROUP BY g) AS x`:   par + " hash(x.g2)",
 		`SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id) FROM ev ORDER BY id DESC LIMIT 20`:                                par + " hash(ev.g)",
 		`SELECT k, t, sum(p) OVER (PARTITION BY k ORDER BY t ROWS 9 PRECEDING), lead(p) OVER (PARTITION BY k ORDER BY t) FROM wo`: par + " hash(wo.k)",
