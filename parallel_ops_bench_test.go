@@ -27,6 +27,7 @@ func BenchmarkParallelOps(b *testing.B) {
 	}{
 		{"hash_aggregate", `SELECT k, count(*), sum(t), avg(p), min(p), max(t) FROM big GROUP BY k`, 1000},
 		{"sort", `SELECT t, k, p FROM big ORDER BY k, p`, int64(rows)},
+		{"window", `SELECT k, t, sum(p) OVER (PARTITION BY k ORDER BY t ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) FROM big`, int64(rows)},
 	}
 	for _, sh := range shapes {
 		b.Run(sh.name, func(b *testing.B) {

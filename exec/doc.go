@@ -18,13 +18,14 @@
 //   - Operators are not safe for concurrent use; one goroutine drives one
 //     operator tree (an operator may run goroutines of its own inside).
 //
-// Parallel operators (ParallelHashAggregate, ParallelSort, ParallelHashJoin) read a Morsels
+// Parallel operators (ParallelHashAggregate, ParallelSort, ParallelHashJoin,
+// ParallelWindow) read a Morsels
 // source: the batches of one operator handed to workers one at a time,
 // numbered in input order, each worker reading through its MorselView and
 // its own copies of the filters and projections above it. Their output is
 // the serial operator's (see each), and each worker's state is bounded by
 // the operator's memory limit (or the query's account). The aggregate's
-// and the sort's workers finish within the first Next; the hash join's
+// and the sort's workers (and the window's) finish within the first Next; the hash join's
 // stream (at most two morsels per worker ahead of the output) until the
 // input ends or Close stops them.
 //

@@ -41,6 +41,10 @@
 //     input and the input of the Morsels below its left are built once,
 //     the Filters and Projects between the Morsels and the Join once per
 //     worker.
+//   - A ParallelWindow is one exec.ParallelWindow: the input of the
+//     Morsels below its bottom Window is built once, the Filters and
+//     Projects above the Morsels, and each Window's Sort and Window, once
+//     per worker (a Window counts its workers' rows in EXPLAIN ANALYZE).
 //   - With Env.Analysis set, every plan node's operator is wrapped in a
 //     counting operator (rows, batches, time including children) for
 //     EXPLAIN ANALYZE; Analysis.Text renders the plan with those figures.

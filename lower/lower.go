@@ -183,6 +183,8 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		return b.parallelSort(n)
 	case *planner.ParallelHashJoin:
 		return b.parallelHashJoin(n) // parallel.go
+	case *planner.ParallelWindow:
+		return b.parallelWindow(n) // parallel_window.go
 	case *planner.Morsels:
 		if b.view == nil {
 			return nil, sqlerr.New(sqlerr.InternalError, "Morsels outside a parallel operator cannot be executed")

@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"math"
+
 	"github.com/asofsql/asofsql/exec"
 	"github.com/asofsql/asofsql/sql/expr"
 	"github.com/asofsql/asofsql/sql/planner"
@@ -8,6 +10,14 @@ import (
 )
 
 func (b *builder) window(n *planner.Window) (exec.Operator, error) {
+	return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
+		return b.windowOver(n, child, 0)
+	})
+}
+
+// windowOver builds n's Sort and Window over child (batch > 0: the size
+// of the Window's output batches).
+func (b *builder) windowOver(n *planner.Window, child exec.Operator, batch int) (exec.Operator, error) {
 	funcs := make([]exec.WindowFunc, len(n.Funcs))
 	cols := n.Schema()
 	in := len(cols) - len(n.Funcs)
@@ -60,22 +70,23 @@ func (b *builder) window(n *planner.Window) (exec.Operator, error) {
 		keys = append(keys, exec.SortKey{Col: c, Nulls: exec.NullsLast})
 	}
 	keys = append(keys, sortKeys(n.Order)...)
-	return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
-		sorted := child
-		if len(keys) > 0 {
-			s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
-			if err != nil {
-				return nil, err
-			}
-			sorted = s
+	sorted := child
+	if len(keys) > 0 {
+		// The Window materializes its input: the Sort hands it all rows
+		// in one batch, which it keeps as it is, instead of batches it
+		// would copy into one.
+		s, err := exec.NewSort(child, b.env.Mem, keys, exec.SortOptions{MemoryLimit: b.env.MemoryLimit, BatchSize: math.MaxInt32})
+		if err != nil {
+			return nil, err
 		}
-		op, err := exec.NewWindow(sorted, b.env.Mem, n.Partition, sortKeys(n.Order), funcs, b.env.Eval,
-			exec.WindowOptions{MemoryLimit: b.env.MemoryLimit})
-		if err != nil && sorted != child {
-			sorted.Close() // closes child too; the caller's second Close is a no-op
-		}
-		return op, err
-	})
+		sorted = s
+	}
+	op, err := exec.NewWindow(sorted, b.env.Mem, n.Partition, sortKeys(n.Order), funcs, b.env.Eval,
+		exec.WindowOptions{MemoryLimit: b.env.MemoryLimit, BatchSize: batch})
+	if err != nil && sorted != child {
+		sorted.Close() // closes child too; the caller's second Close is a no-op
+	}
+	return op, err
 }
 
 // frame lowers a frame: ROWS and GROUPS offsets become counts, RANGE

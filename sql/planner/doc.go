@@ -73,14 +73,18 @@
 //     why in Aggregate.Serial. A hash Join whose left rows come from a
 //     table or a join becomes a ParallelHashJoin over it, with a Morsels
 //     below its left Filters and Projects (its right side built once); one
-//     left serial records why in Join.Serial.
+//     left serial records why in Join.Serial. A Window with a PARTITION
+//     BY becomes a ParallelWindow over it (parallel_window.go), with a
+//     Morsels below its input's Filters and Projects; Windows stacked on
+//     it whose PARTITION BYs share columns join it (split by the shared
+//     ones). One left serial records why in Window.Serial.
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (a hash join on its equalities with a residual, else a nested loop,
 //     or cross; every kind), LateralJoin, Values,
 //     UnionAll, SetOp (INTERSECT/EXCEPT [ALL]), Distinct, DistinctOn, Window,
 //     RecursiveCTE with its WorkTable (WITH RECURSIVE), and the parallel
 //     Repartition, Merge, Morsels, PartialAggregate, FinalAggregate,
-//     GatherMerge and ParallelHashJoin. An Aggregate with Sets is GROUP BY GROUPING
+//     GatherMerge, ParallelHashJoin and ParallelWindow. An Aggregate with Sets is GROUP BY GROUPING
 //     SETS / ROLLUP / CUBE.
 //   - Statement plans (Plan): Query, CreateTable, DropTable, Insert, Copy,
 //     Set, Show, Transaction, Explain, Prepare, Execute, Deallocate,

@@ -228,6 +228,8 @@ func describe(n Node) string {
 		return describeGatherMerge(x)
 	case *ParallelHashJoin:
 		return describeParallelHashJoin(x)
+	case *ParallelWindow:
+		return describeParallelWindow(x)
 	case *Sort:
 		cols := x.Schema()
 		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })
@@ -353,7 +355,11 @@ func describe(n Node) string {
 			}
 			fs = append(fs, c)
 		}
-		return s + " funcs " + strings.Join(fs, ", ")
+		s += " funcs " + strings.Join(fs, ", ")
+		if x.Serial != "" {
+			s += " (serial: " + x.Serial + ")"
+		}
+		return s
 	}
 	return fmt.Sprintf("%T", n)
 }

@@ -257,6 +257,8 @@ func parallelizeOps(n Node, workers int) Node {
 		return n
 	case *Join:
 		return parallelJoin(x, workers)
+	case *Window:
+		return parallelWindow(x, workers) // parallel_window.go
 	}
 	a, ok := n.(*Aggregate)
 	if !ok {

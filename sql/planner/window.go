@@ -37,7 +37,10 @@ type Window struct {
 	Partition []int
 	Order     ordering.Lex
 	Funcs     []WindowFunc
-	cols      []Column
+	// Serial says why the window runs serially at more than one worker
+	// ("" when it runs in parallel or at one worker; EXPLAIN shows it).
+	Serial string
+	cols   []Column
 }
 
 var _ Node = (*Window)(nil)
