@@ -136,6 +136,9 @@ type morselRight struct {
 	// the trimmed ones a join may still read (see trim).
 	spareIDs [][]int32
 	pending  []pendingIDs
+	// stamp[id] == epoch marks the keys lastRows met in its last walk.
+	stamp []int32
+	epoch int32
 	// prime: per key, the last right row before the buffer's first row,
 	// in input order; primeIDs[i] is the key id of its row i.
 	prime    arrow.RecordBatch
@@ -177,14 +180,15 @@ type orderCheck struct {
 
 func (c *orderCheck) check(arr arrow.Array, t []int64) error {
 	if arr.NullN() == 0 && len(t) > 0 {
-		last, has := c.last, c.has
-		for i, v := range t {
-			if v < last && (has || i > 0) {
+		if c.has && t[0] < c.last {
+			return orderError(c.name, c.col, c.rows+1, arr.ValueStr(0))
+		}
+		for i := 1; i < len(t); i++ {
+			if t[i] < t[i-1] {
 				return orderError(c.name, c.col, c.rows+int64(i)+1, arr.ValueStr(i))
 			}
-			last = v
 		}
-		c.last, c.has = last, true
+		c.last, c.has = t[len(t)-1], true
 		c.rows += int64(len(t))
 		return nil
 	}
@@ -826,14 +830,22 @@ func (b *rbuf) intern(kb *keyBatch, hashes []uint64) []uint64 {
 }
 
 // lastRows returns, per key, the last of the buffered rows [from, to),
-// the latest first. It walks the rows' ids backward, so a key costs one
-// entry however many rows it has.
+// the latest first, and leaves r.stamp[id] == r.epoch for exactly their
+// keys. It walks the rows' ids backward, so a key costs one entry however
+// many rows it has, and stops once it has met every key of the dictionary:
+// with many rows per key (S1: 1,000 keys, 128K rows) the walk is a few
+// thousand rows long.
 func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow, error) {
 	var out []primeRow
+	keys := r.dict.len()
+	if len(r.stamp) < keys {
+		r.stamp = append(r.stamp, make([]int32, keys-len(r.stamp))...)
+	}
+	r.epoch++
 	if from >= to {
 		return out, nil
 	}
-	seen := make([]bool, r.dict.len())
+	stamp, epoch := r.stamp, r.epoch
 	bi, _ := r.at(to - 1)
 	for g := to; g > from; bi-- {
 		if err := ctx.Err(); err != nil {
@@ -845,11 +857,14 @@ func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow,
 		ids := b.ids[:hi]
 		for i := hi - 1; i >= lo; i-- {
 			id := ids[i]
-			if id < 0 || seen[id] {
+			if id < 0 || stamp[id] == epoch {
 				continue
 			}
-			seen[id] = true
+			stamp[id] = epoch
 			out = append(out, primeRow{id: id, ref: operator.Ref{Src: int32(bi + 1), Row: int32(i)}})
+			if len(out) == keys {
+				return out, nil
+			}
 		}
 		g = b.start + int64(lo)
 	}
@@ -868,14 +883,10 @@ func (r *morselRight) advancePrime(ctx context.Context, mem memory.Allocator, fr
 	if err != nil {
 		return err
 	}
-	inChunk := make([]bool, r.dict.len())
-	for _, c := range chunk {
-		inChunk[c.id] = true
-	}
 	refs := make([]operator.Ref, 0, len(r.primeIDs)+len(chunk))
 	ids := make([]int32, 0, len(r.primeIDs)+len(chunk))
 	for i, id := range r.primeIDs {
-		if !inChunk[id] {
+		if r.stamp[id] != r.epoch { // not a key of the chunk
 			refs = append(refs, operator.Ref{Src: 0, Row: int32(i)})
 			ids = append(ids, id)
 		}
