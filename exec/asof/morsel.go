@@ -106,6 +106,10 @@ type Morsel struct {
 	slots  chan struct{}
 	cur    *morsel      // the morsel whose output Next returns
 	done   atomic.Int64 // the morsels Next is done with (their joins ended)
+	// interns offers the workers right batches to intern (see
+	// internFresh); iwg counts the offered ones not yet interned.
+	interns chan *rbuf
+	iwg     sync.WaitGroup
 
 	// The reader's own state: the left batch the last morsel ended in and
 	// the first row of it not yet taken, and its scratch for interning.
@@ -408,6 +412,7 @@ func (m *Morsel) start(ctx context.Context) {
 	m.queue = make(chan *morsel, m.depth)
 	m.jobs = make(chan *morsel, m.depth)
 	m.slots = make(chan struct{}, m.depth)
+	m.interns = make(chan *rbuf, 64)
 	m.wg.Add(1 + m.workers)
 	go m.read(wctx)
 	for range m.workers {
@@ -439,12 +444,69 @@ func (m *Morsel) read(ctx context.Context) {
 	}
 }
 
-// work joins morsels until there are no more. A morsel whose join fails
-// or is cancelled ends with its error; the reader stops at the
+// internFresh gives the newly buffered right batches of r their key ids.
+// The reader offers them to the workers (interns) and interns them itself
+// too, taking them back from the same queue, then waits for the ones a
+// worker took: a worker takes one only between two joins, so the workers
+// share the interning when they would otherwise wait for the reader (text
+// keys: the reader's critical path), and leave it to the reader when busy.
+func (m *Morsel) internFresh(ctx context.Context, r *morselRight) error {
+	for bi := range r.bufs {
+		if b := &r.bufs[bi]; b.ids == nil {
+			b.ids = r.idBuf(len(b.t))
+			m.iwg.Add(1)
+			select {
+			case m.interns <- b:
+			default:
+				m.hashes = b.intern(&m.kb, m.hashes)
+				m.iwg.Done()
+			}
+		}
+	}
+	for {
+		select {
+		case b := <-m.interns:
+			m.hashes = b.intern(&m.kb, m.hashes)
+			m.iwg.Done()
+			continue
+		default:
+		}
+		break
+	}
+	// The buffers are not touched again until every one is interned.
+	m.iwg.Wait()
+	return ctx.Err()
+}
+
+// work joins morsels until there are no more, and interns right batches
+// the reader offers between two joins (see internFresh). A morsel whose
+// join fails or is cancelled ends with its error; the reader stops at the
 // cancellation Next or Close then makes.
 func (m *Morsel) work(ctx context.Context) {
 	defer m.wg.Done()
-	for mo := range m.jobs {
+	var kb keyBatch
+	defer kb.free()
+	var hashes []uint64
+	for {
+		var mo *morsel
+		select {
+		case b := <-m.interns:
+			hashes = b.intern(&kb, hashes)
+			m.iwg.Done()
+			continue
+		default:
+		}
+		select {
+		case b := <-m.interns:
+			hashes = b.intern(&kb, hashes)
+			m.iwg.Done()
+			continue
+		case j, ok := <-m.jobs:
+			if !ok {
+				return
+			}
+			mo = j
+		}
 		err := ctx.Err()
 		if err == nil {
 			err = m.join(ctx, mo)
@@ -640,14 +702,8 @@ func (m *Morsel) cutRight(ctx context.Context, mo *morsel, ri int, r *morselRigh
 	if err := r.fill(ctx, m.opts.Allocator, end); err != nil {
 		return err
 	}
-	for bi := range r.bufs {
-		if b := &r.bufs[bi]; b.ids == nil {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			b.ids = r.idBuf(len(b.t))
-			m.hashes = b.intern(&m.kb, m.hashes)
-		}
+	if err := m.internFresh(ctx, r); err != nil {
+		return err
 	}
 	var start int64
 	if sp.Lo.Unbounded {
