@@ -148,9 +148,13 @@
 // against only the right rows of its t range, a backward join's earlier
 // rows through a per-key prime (each key's last right row before the
 // range), computed as a prefix over the morsels; the morsels' outputs
-// concatenate in left order with no reassembly. It takes bounded ranges
-// and backward ones on 64-bit integer, date and timestamp on columns, and
-// falls back to NewParallel otherwise.
+// concatenate in left order with no reassembly. It is a pipeline: one
+// reader goroutine cuts the morsels (reading and checking both inputs,
+// interning the right keys, moving the prime) while the workers join the
+// earlier ones, and each morsel's output is returned as its worker makes
+// it; a fixed number of morsels in flight bounds memory. It takes bounded
+// ranges and backward ones on 64-bit integer, date and timestamp on
+// columns, and falls back to NewParallel otherwise.
 //
 // With several right inputs each runs on its own goroutine, up to four
 // left batches ahead (no unbounded queues: the join only reads the left

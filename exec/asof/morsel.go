@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,10 +16,10 @@ import (
 )
 
 // The ASOF join split into morsels of the left input, for inputs ordered by
-// t (stored ordered tables). The left input is read in rounds of
-// RoundRows rows (at least MorselRows per worker), each round cut into one
-// contiguous morsel per worker, and each morsel joined by a serial Join of
-// its own against only the right rows that can match it:
+// t (stored ordered tables). A reader goroutine cuts the left input into
+// contiguous morsels of MorselRows rows, one after the other, and hands
+// each to the first free of the workers, which joins it by a serial Join
+// of its own against only the right rows that can match it:
 //
 //   - with a bounded range [lo, hi], the right rows with t in
 //     [t_first+lo, t_last+hi] (found by binary search: the right input is
@@ -31,25 +32,29 @@ import (
 //     input order (spec: at equal t the last wins when Δ <= 0): the
 //     key's last row. The serial Join then picks among the prime and the
 //     slice exactly as it would among all rows. The primes are a prefix
-//     over the morsels: each worker finds its chunk's last row per key in
-//     parallel (walking its rows' key ids backward), then one pass per
-//     morsel, linear in the keys, combines them.
+//     over the morsels: the reader finds, per key, the last row of the
+//     right rows between the previous morsel's start and this one's
+//     (walking their key ids backward), and replaces those keys' rows in
+//     the previous prime: linear in the keys and the rows, no map.
 //
-// Each right batch's keys are interned once, by a worker, into a key
-// dictionary per right input that lives as long as the Morsel; the ids go
-// with the rows to the morsels' joins (idBatches), which use that same
-// dictionary (Options.dicts) and skip their own encode, hash and lookup.
-// So the right side's key work is the serial join's, done once, in
-// parallel; the joins also share one output buffer pool (Options.pool).
-// What the morsels add to the serial join's work: the chunk walks (an id
-// read per right row), a prime per morsel (a row per key, gathered, and
-// joined as a right row), the order checks of both inputs, and a join's
-// setup per morsel.
+// The reader interns each right batch's keys once, into a key dictionary
+// per right input that lives as long as the Morsel; the ids go with the
+// rows to the morsels' joins (idBatches), which use that same dictionary
+// (Options.dicts) and skip their own encode, hash and lookup. So the
+// right side's key work is the serial join's, done once; the joins also
+// share one output buffer pool (Options.pool). What the morsels add to the
+// serial join's work: the chunk walks (an id read per right row), a prime
+// per morsel (a row per key, gathered, and joined as a right row), the
+// order checks of both inputs, and a join's setup per morsel.
 //
-// The output is the morsels' outputs concatenated in order, the serial
-// join's rows with no reassembly. Only the rows of a round and the right
-// rows from the oldest morsel's start are held, plus one prime per key, so
-// memory does not grow with the inputs.
+// It is a pipeline with no synchronous phase: while the workers join, the
+// reader reads, checks and interns the next morsels' rows, and Next
+// returns a morsel's output batches as its worker makes them, in morsel
+// order, so the output is the serial join's rows with no reassembly. At
+// most depth morsels are in flight (cut but not yet returned in full):
+// only their rows, their output and the right rows from the oldest one's
+// start are held, plus one prime per key, so memory does not grow with
+// the inputs.
 //
 // A form the morsels cannot take falls back to NewParallel (split by key)
 // or the serial join: an unbounded hi (its prime would be a suffix,
@@ -58,15 +63,13 @@ import (
 // integers of one type on both sides (int, date, timestamp of one unit),
 // and calendar or decimal bounds.
 
-// MorselRows is the fewest left rows one worker joins at a time, and
-// RoundRows the left rows a round aims at over all workers: each morsel
-// pays a fixed cost (its join's setup, its prime: a row per key), so
-// fewer, larger morsels cost less CPU, while a round's rows (and their
-// output, and the right rows of its t range) are what the join holds, so
-// the round, not the morsel, is bounded. Measured at 2 workers: S1 took
-// 31 CPU ns per left row in 128K-row morsels, 24 in 512K (serial: 19);
-// but 1M-row rounds took the 100M x 100M stream to a 252 MiB heap peak,
-// 512K-row rounds to 130 MiB (BenchmarkStream100M).
+// MorselRows is the left rows of a morsel, and RoundRows the left rows in
+// flight the depth aims at (at least one morsel per worker and one more,
+// at most four per worker). Each morsel pays a fixed cost (its join's
+// setup, its prime: a row per key), so larger morsels cost less CPU; the
+// rows in flight (and their output, and the right rows of their t range)
+// are what the join holds. The 100M x 100M stream peaked at 130 MiB of
+// heap with 512K rows in flight, at 252 MiB with 1M (BenchmarkStream100M).
 const (
 	MorselRows = 1 << 17
 	RoundRows  = 1 << 19
@@ -82,20 +85,47 @@ type Morsel struct {
 	specs   []Right
 	workers int
 	rows    int // left rows per morsel
+	depth   int // most morsels in flight
 
 	// pool holds the output buffers of every morsel's join (Options.pool),
 	// dicts the right inputs' key dictionaries (Options.dicts).
 	pool  *operator.Pool
 	dicts []*keyDict
 
-	started, leftDone, closed bool
-	err                       error
-	out                       []arrow.RecordBatch
+	started, closed bool
+	err             error
+
+	// The pipeline, started by the first Next: the reader sends each
+	// morsel to queue (Next, in order) and to jobs (the workers); a morsel
+	// holds a slot of slots from its cut until Next has returned all its
+	// output. cancel stops the goroutines, wg waits for them.
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	queue  chan *morsel
+	jobs   chan *morsel
+	slots  chan struct{}
+	cur    *morsel      // the morsel whose output Next returns
+	done   atomic.Int64 // the morsels Next is done with (their joins ended)
+	// interns offers the workers right batches to intern (see
+	// internFresh); iwg counts the offered ones not yet interned.
+	interns chan *rbuf
+	iwg     sync.WaitGroup
+
+	// The reader's own state: the left batch the last morsel ended in and
+	// the first row of it not yet taken, and its scratch for interning.
+	carry    arrow.RecordBatch
+	carryT   []int64
+	carryOff int
+	leftDone bool
+	seq      int64
+	kb       keyBatch
+	hashes   []uint64
 }
 
 var _ operator.Operator = (*Morsel)(nil)
 
-// morselRight is one right input's buffered rows and prime.
+// morselRight is one right input's buffered rows and prime; only the
+// reader touches it.
 type morselRight struct {
 	r     Right
 	enc   keyEncoding
@@ -106,8 +136,13 @@ type morselRight struct {
 	// dict gives the right keys dense ids; the workers share it (it is
 	// safe for concurrent use) and it lives as long as the join.
 	dict *keyDict
-	// spareIDs are trimmed buffers' id arrays, for new buffers.
+	// spareIDs are trimmed buffers' id arrays, for new buffers; pending
+	// the trimmed ones a join may still read (see trim).
 	spareIDs [][]int32
+	pending  []pendingIDs
+	// stamp[id] == epoch marks the keys lastRows met in its last walk.
+	stamp []int32
+	epoch int32
 	// prime: per key, the last right row before the buffer's first row,
 	// in input order; primeIDs[i] is the key id of its row i.
 	prime    arrow.RecordBatch
@@ -115,6 +150,13 @@ type morselRight struct {
 	// low is the first row a later morsel may take (the rows before it
 	// are in the prime).
 	low int64
+}
+
+// pendingIDs is a trimmed buffer's id array, which the joins of morsels
+// before seq may read still.
+type pendingIDs struct {
+	ids []int32
+	seq int64
 }
 
 type rbuf struct {
@@ -142,14 +184,15 @@ type orderCheck struct {
 
 func (c *orderCheck) check(arr arrow.Array, t []int64) error {
 	if arr.NullN() == 0 && len(t) > 0 {
-		last, has := c.last, c.has
-		for i, v := range t {
-			if v < last && (has || i > 0) {
+		if c.has && t[0] < c.last {
+			return orderError(c.name, c.col, c.rows+1, arr.ValueStr(0))
+		}
+		for i := 1; i < len(t); i++ {
+			if t[i] < t[i-1] {
 				return orderError(c.name, c.col, c.rows+int64(i)+1, arr.ValueStr(i))
 			}
-			last = v
 		}
-		c.last, c.has = last, true
+		c.last, c.has = t[len(t)-1], true
 		c.rows += int64(len(t))
 		return nil
 	}
@@ -228,7 +271,7 @@ func int64s(arr arrow.Array) []int64 {
 // (see above); a join the morsels cannot take is NewParallel's. Like New
 // it takes ownership of every input.
 func NewMorsel(left operator.Operator, rights []Right, opts Options, workers int) (operator.Operator, error) {
-	return newMorsel(left, rights, opts, workers, max(MorselRows, RoundRows/max(workers, 1)))
+	return newMorsel(left, rights, opts, workers, MorselRows)
 }
 
 func newMorsel(left operator.Operator, rights []Right, opts Options, workers, rows int) (operator.Operator, error) {
@@ -248,8 +291,9 @@ func newMorsel(left operator.Operator, rights []Right, opts Options, workers, ro
 	}
 	schema := pj.Schema()
 	pj.Close()
-	m := &Morsel{opts: opts, schema: schema, left: left, specs: rights, workers: workers, rows: max(rows, 1), pool: operator.NewPool(opts.Allocator),
-		lcheck: orderCheck{name: opts.LeftName}}
+	rows = max(rows, 1)
+	m := &Morsel{opts: opts, schema: schema, left: left, specs: rights, workers: workers, rows: rows, pool: operator.NewPool(opts.Allocator),
+		depth: min(max(RoundRows/rows, workers+1), 4*workers), lcheck: orderCheck{name: opts.LeftName}}
 	for i, r := range rights {
 		enc, _, err := newKeyEncoding(left.Schema(), r.Input.Schema(), r.LeftKeys, r.Keys, r.NullSafe, opts.LeftName, r.Name)
 		if err != nil {
@@ -298,8 +342,8 @@ func (m *Morsel) Open(ctx context.Context) error {
 	return nil
 }
 
-// Next returns the next output batch, joining the next round of morsels
-// when the last one's output is spent.
+// Next returns the next output batch: the current morsel's next one, as
+// its worker makes them, then the next morsel's.
 func (m *Morsel) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if m.err != nil {
 		return nil, m.err
@@ -310,331 +354,391 @@ func (m *Morsel) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	for len(m.out) == 0 {
-		if m.leftDone {
-			return nil, io.EOF
-		}
-		if err := m.round(ctx); err != nil {
-			m.err = err
-			return nil, err
-		}
+	if m.queue == nil {
+		m.start(ctx)
 	}
-	b := m.out[0]
-	m.out[0] = nil
-	m.out = m.out[1:]
-	return b, nil
+	b, err := m.next(ctx)
+	if err != nil {
+		m.err = err
+		m.cancel() // the query is over: stop the goroutines now, not at Close
+	}
+	return b, err
 }
 
-// morsel is one worker's share of a round.
+// morsel is a run of left rows, what its join needs, and its output.
 type morsel struct {
+	seq         int64
+	err         error // the reader's error: no rows, the end of the output
 	left        []arrow.RecordBatch
 	has         bool // some row has a non-NULL t
 	first, last int64
-	from, to    []int64 // per right: the slice of right rows [from, to)
-	primeRefs   [][]operator.Ref
-	primeIDs    [][]int32    // per right: the key id of each prime row
-	chunk       [][]primeRow // per right: each key's last row of [prev from, from), last first
-	out         []arrow.RecordBatch
-	prime       []arrow.RecordBatch
+	// Per right: the join's input batches (the prime, then the rows of
+	// its t range) and their rows' key ids. The worker takes them.
+	in  [][]arrow.RecordBatch
+	ids [][][]int32
+
+	mu     sync.Mutex
+	out    []arrow.RecordBatch // made by the worker, not yet returned
+	joined bool                // the join has ended, with jerr
+	jerr   error
+	wake   chan struct{} // capacity 1: out grew or the join ended
 }
 
-func (m *Morsel) round(ctx context.Context) error {
-	var batches []arrow.RecordBatch
-	var ts [][]int64
-	total := 0
-	want := m.workers * m.rows
-	for total < want {
-		b, err := m.left.Next(ctx)
+func (mo *morsel) signal() {
+	select {
+	case mo.wake <- struct{}{}:
+	default:
+	}
+}
+
+// release drops what mo holds.
+func (mo *morsel) release() {
+	releaseAll(mo.left)
+	mo.left = nil
+	releaseAll(mo.out)
+	mo.out = nil
+	for _, in := range mo.in {
+		releaseAll(in)
+	}
+	mo.in = nil
+}
+
+// start starts the reader and the workers. They keep ctx's values but not
+// its cancellation, so that a cursor may read on under a later context:
+// Next stops them when its own context ends, Close always.
+func (m *Morsel) start(ctx context.Context) {
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	m.queue = make(chan *morsel, m.depth)
+	m.jobs = make(chan *morsel, m.depth)
+	m.slots = make(chan struct{}, m.depth)
+	m.interns = make(chan *rbuf, 64)
+	m.wg.Add(1 + m.workers)
+	go m.read(wctx)
+	for range m.workers {
+		go m.work(wctx)
+	}
+}
+
+// read cuts the morsels, in order, until the left input ends or fails.
+func (m *Morsel) read(ctx context.Context) {
+	defer m.wg.Done()
+	defer close(m.jobs)
+	defer close(m.queue)
+	for {
+		select {
+		case m.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		mo, err := m.cut(ctx)
+		if err != nil {
+			m.queue <- &morsel{err: err}
+			return
+		}
+		if mo == nil {
+			return
+		}
+		m.queue <- mo
+		m.jobs <- mo
+	}
+}
+
+// internFresh gives the newly buffered right batches of r their key ids.
+// The reader offers them to the workers (interns) and interns them itself
+// too, taking them back from the same queue, then waits for the ones a
+// worker took: a worker takes one only between two joins, so the workers
+// share the interning when they would otherwise wait for the reader (text
+// keys: the reader's critical path), and leave it to the reader when busy.
+func (m *Morsel) internFresh(ctx context.Context, r *morselRight) error {
+	for bi := range r.bufs {
+		if b := &r.bufs[bi]; b.ids == nil {
+			b.ids = r.idBuf(len(b.t))
+			m.iwg.Add(1)
+			select {
+			case m.interns <- b:
+			default:
+				m.hashes = b.intern(&m.kb, m.hashes)
+				m.iwg.Done()
+			}
+		}
+	}
+	for {
+		select {
+		case b := <-m.interns:
+			m.hashes = b.intern(&m.kb, m.hashes)
+			m.iwg.Done()
+			continue
+		default:
+		}
+		break
+	}
+	// The buffers are not touched again until every one is interned.
+	m.iwg.Wait()
+	return ctx.Err()
+}
+
+// work joins morsels until there are no more, and interns right batches
+// the reader offers between two joins (see internFresh). A morsel whose
+// join fails or is cancelled ends with its error; the reader stops at the
+// cancellation Next or Close then makes.
+func (m *Morsel) work(ctx context.Context) {
+	defer m.wg.Done()
+	var kb keyBatch
+	defer kb.free()
+	var hashes []uint64
+	for {
+		var mo *morsel
+		select {
+		case b := <-m.interns:
+			hashes = b.intern(&kb, hashes)
+			m.iwg.Done()
+			continue
+		default:
+		}
+		select {
+		case b := <-m.interns:
+			hashes = b.intern(&kb, hashes)
+			m.iwg.Done()
+			continue
+		case j, ok := <-m.jobs:
+			if !ok {
+				return
+			}
+			mo = j
+		}
+		err := ctx.Err()
+		if err == nil {
+			err = m.join(ctx, mo)
+		}
+		mo.mu.Lock()
+		mo.joined, mo.jerr = true, err
+		for _, in := range mo.in {
+			releaseAll(in)
+		}
+		mo.in = nil
+		mo.mu.Unlock()
+		mo.signal()
+	}
+}
+
+// join runs mo's serial join, handing each output batch to Next as it
+// comes.
+func (m *Morsel) join(ctx context.Context, mo *morsel) error {
+	rights := make([]Right, len(m.rights))
+	for ri, r := range m.rights {
+		rights[ri] = r.r
+		rights[ri].Input = &idBatches{Batches: operator.NewBatches(r.r.Input.Schema(), mo.in[ri]), dict: r.dict, ids: mo.ids[ri]}
+		mo.in[ri] = nil // the join owns them
+	}
+	left := make([]arrow.RecordBatch, len(mo.left))
+	for i, b := range mo.left {
+		b.Retain()
+		left[i] = b
+	}
+	popts := m.opts
+	popts.Serial = true
+	popts.pool = m.pool
+	popts.dicts = m.dicts
+	j, err := New(operator.NewBatches(m.left.Schema(), left), rights, popts)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	for {
+		b, err := j.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			m.leftDone = true
-			break
+			return nil
 		}
 		if err != nil {
-			releaseAll(batches)
 			return err
 		}
 		if b.NumRows() == 0 {
 			b.Release()
 			continue
 		}
-		t := int64s(b.Column(m.specs[0].LeftOn))
-		if err := m.lcheck.check(b.Column(m.specs[0].LeftOn), t); err != nil {
-			b.Release()
-			releaseAll(batches)
-			return err
-		}
-		batches = append(batches, b)
-		ts = append(ts, t)
-		total += int(b.NumRows())
+		mo.mu.Lock()
+		mo.out = append(mo.out, b)
+		mo.mu.Unlock()
+		mo.signal()
 	}
-	defer releaseAll(batches)
-	if total == 0 {
-		return nil
+}
+
+// next returns the current morsel's next output batch, waiting for its
+// worker, or moves on to the next morsel.
+func (m *Morsel) next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	// Cut the round into one contiguous morsel per worker.
-	nm := min(m.workers, total)
-	ms := make([]*morsel, nm)
-	bi, off := 0, 0
-	for k := range ms {
-		mo := &morsel{}
-		ms[k] = mo
-		n := total*(k+1)/nm - total*k/nm
-		for n > 0 {
-			b := batches[bi]
-			take := min(n, int(b.NumRows())-off)
-			mo.left = append(mo.left, b.NewSlice(int64(off), int64(off+take)))
-			// The first and last t of the morsel: NULLs (last in an
-			// ordered table) are skipped.
-			on := b.Column(m.specs[0].LeftOn)
-			for i := off; i < off+take && !mo.has; i++ {
-				if on.IsValid(i) {
-					mo.first, mo.has = ts[bi][i], true
+	for {
+		if m.cur == nil {
+			select {
+			case mo, ok := <-m.queue:
+				if !ok {
+					return nil, io.EOF
 				}
-			}
-			for i := off + take - 1; i >= off; i-- {
-				if on.IsValid(i) {
-					mo.last = ts[bi][i]
-					break
+				if mo.err != nil {
+					return nil, mo.err
 				}
-			}
-			n -= take
-			off += take
-			if off == int(b.NumRows()) {
-				bi, off = bi+1, 0
+				m.cur = mo
+			case <-ctx.Done():
+				return nil, ctx.Err()
 			}
 		}
-	}
-	defer func() {
-		for _, mo := range ms {
-			releaseAll(mo.left)
-			releaseAll(mo.prime)
-			releaseAll(mo.out)
+		mo := m.cur
+		mo.mu.Lock()
+		if len(mo.out) > 0 {
+			b := mo.out[0]
+			mo.out[0] = nil
+			mo.out = mo.out[1:]
+			mo.mu.Unlock()
+			return b, nil
 		}
-	}()
-	// Morsels with no t take no right rows; give them their neighbour's
-	// edges so the slices stay monotone.
-	for k, mo := range ms {
-		if !mo.has {
-			if k > 0 {
-				mo.first, mo.last = ms[k-1].last, ms[k-1].last
-			} else {
-				mo.first, mo.last = math.MinInt64, math.MinInt64
-			}
-		}
-	}
-	for ri, r := range m.rights {
-		sp := r.r
-		hiEnd := int64(math.MinInt64)
-		var ends []int64
-		for _, mo := range ms {
-			e := satAdd(satAdd(mo.last, sp.Hi.Int), 1)
-			ends = append(ends, e)
-			hiEnd = max(hiEnd, e)
-		}
-		if err := r.fill(ctx, m.opts.Allocator, hiEnd); err != nil {
-			return err
-		}
-		for k, mo := range ms {
-			var start int64
-			if sp.Lo.Unbounded {
-				start = satAdd(satAdd(mo.first, min(sp.Hi.Int, 0)), -1)
-			} else {
-				start = satAdd(satAdd(mo.first, sp.Lo.Int), -1)
-			}
-			from, to := r.search(start, false), r.search(ends[k], true)
-			// Slices start in order, never before the rows the prime
-			// already holds; a morsel of NULL t takes no rows.
-			from = max(from, r.low)
-			if k > 0 {
-				from = max(from, ms[k-1].from[ri])
-			}
-			if !mo.has {
-				to = from
-			}
-			to = max(to, from)
-			mo.from = append(mo.from, from)
-			mo.to = append(mo.to, to)
-		}
-	}
-	// Phase A: the workers intern the keys of the right rows buffered
-	// since the last round (each batch once: the morsels' joins take the
-	// ids with the rows, see idBatches), then each finds, per key, the
-	// last right row of its chunk.
-	var fresh []*rbuf
-	for _, r := range m.rights {
-		for bi := range r.bufs {
-			if b := &r.bufs[bi]; b.ids == nil {
-				b.ids = r.idBuf(len(b.t))
-				fresh = append(fresh, b)
-			}
-		}
-	}
-	err := m.parallel(ctx, ms, func(k int, mo *morsel) error {
-		var kb keyBatch
-		defer kb.free()
-		var hashes []uint64
-		for i := k; i < len(fresh); i += len(ms) {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			hashes = fresh[i].intern(&kb, hashes)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
-		mo.chunk = make([][]primeRow, len(m.rights))
-		for ri, r := range m.rights {
-			if !r.r.Lo.Unbounded {
-				continue
-			}
-			prev := r.low
-			if k > 0 {
-				prev = ms[k-1].from[ri]
-			}
-			c, err := r.lastRows(ctx, prev, mo.from[ri])
+		joined, err := mo.joined, mo.jerr
+		mo.mu.Unlock()
+		if joined {
 			if err != nil {
-				return err
+				return nil, err
 			}
-			mo.chunk[ri] = c
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	// Phase B: the primes, a prefix over the morsels. A chunk's rows all
-	// follow the rows of the primes before it, so a prime is the last
-	// one's rows whose key the chunk does not have, then the chunk's, in
-	// input order: linear in the keys, no sort.
-	for ri, r := range m.rights {
-		if !r.r.Lo.Unbounded {
-			for _, mo := range ms {
-				mo.primeRefs = append(mo.primeRefs, nil)
-				mo.primeIDs = append(mo.primeIDs, nil)
-			}
+			mo.release()
+			m.cur = nil
+			m.done.Store(mo.seq + 1)
+			<-m.slots
 			continue
 		}
-		cur := make([]primeRow, len(r.primeIDs))
-		for i, id := range r.primeIDs {
-			cur[i] = primeRow{id: id, ref: operator.Ref{Src: 0, Row: int32(i)}}
+		select {
+		case <-mo.wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		stamp := make([]int32, r.dict.len())
-		for k, mo := range ms {
-			ch := mo.chunk[ri]
-			for _, c := range ch {
-				stamp[c.id] = int32(k + 1)
-			}
-			next := make([]primeRow, 0, len(cur)+len(ch))
-			for _, e := range cur {
-				if stamp[e.id] != int32(k+1) {
-					next = append(next, e)
-				}
-			}
-			for i := len(ch) - 1; i >= 0; i-- {
-				next = append(next, ch[i])
-			}
-			cur = next
-			refs := make([]operator.Ref, len(cur))
-			ids := make([]int32, len(cur))
-			for i, e := range cur {
-				refs[i], ids[i] = e.ref, e.id
-			}
-			mo.primeRefs = append(mo.primeRefs, refs)
-			mo.primeIDs = append(mo.primeIDs, ids)
-		}
-		// The last morsel's prime becomes the state for the next round:
-		// its batch's row i is cur[i].
-		r.primeIDs = ms[len(ms)-1].primeIDs[ri]
 	}
-	// Phase C: every morsel joined by its own worker.
-	err = m.parallel(ctx, ms, func(k int, mo *morsel) error {
-		rights := make([]Right, len(m.rights))
-		mo.prime = make([]arrow.RecordBatch, len(m.rights))
-		for ri, r := range m.rights {
-			in, ids, prime, err := r.input(ctx, m.opts.Allocator, mo.primeRefs[ri], mo.primeIDs[ri], mo.from[ri], mo.to[ri])
-			if err != nil {
-				for _, built := range rights[:ri] {
-					built.Input.Close()
-				}
-				return err
+}
+
+// cut reads the next morsel's left rows and the right rows they need, and
+// builds its joins' inputs; nil at the end of the left input.
+func (m *Morsel) cut(ctx context.Context) (*morsel, error) {
+	mo := &morsel{seq: m.seq, wake: make(chan struct{}, 1)}
+	on := m.specs[0].LeftOn
+	n := 0
+	for n < m.rows {
+		if m.carry == nil {
+			if m.leftDone {
+				break
 			}
-			mo.prime[ri] = prime
-			rights[ri] = r.r
-			rights[ri].Input = &idBatches{Batches: operator.NewBatches(r.r.Input.Schema(), in), dict: r.dict, ids: ids}
-		}
-		left := make([]arrow.RecordBatch, len(mo.left))
-		for i, b := range mo.left {
-			b.Retain()
-			left[i] = b
-		}
-		popts := m.opts
-		popts.Serial = true
-		popts.pool = m.pool
-		popts.dicts = m.dicts
-		j, err := New(operator.NewBatches(m.left.Schema(), left), rights, popts)
-		if err != nil {
-			return err
-		}
-		defer j.Close()
-		for {
-			b, err := j.Next(ctx)
+			b, err := m.left.Next(ctx)
 			if errors.Is(err, io.EOF) {
-				return nil
+				m.leftDone = true
+				break
 			}
 			if err != nil {
-				return err
+				mo.release()
+				return nil, err
 			}
 			if b.NumRows() == 0 {
 				b.Release()
 				continue
 			}
-			mo.out = append(mo.out, b)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	for _, mo := range ms {
-		m.out = append(m.out, mo.out...)
-		mo.out = nil
-	}
-	// Keep the last morsel's prime for the next round; drop the right rows
-	// no later morsel can need.
-	for ri, r := range m.rights {
-		last := ms[len(ms)-1]
-		if r.r.Lo.Unbounded {
-			if r.prime != nil {
-				r.prime.Release()
+			t := int64s(b.Column(on))
+			if err := m.lcheck.check(b.Column(on), t); err != nil {
+				b.Release()
+				mo.release()
+				return nil, err
 			}
-			r.prime = last.prime[ri]
-			last.prime[ri] = nil
+			m.carry, m.carryT, m.carryOff = b, t, 0
 		}
-		r.low = last.from[ri]
-		r.trim(r.low)
+		b, off := m.carry, m.carryOff
+		take := min(m.rows-n, int(b.NumRows())-off)
+		if off == 0 && take == int(b.NumRows()) {
+			b.Retain()
+			mo.left = append(mo.left, b)
+		} else {
+			mo.left = append(mo.left, b.NewSlice(int64(off), int64(off+take)))
+		}
+		// The first and last t of the morsel: NULLs (last in an ordered
+		// table) are skipped.
+		col := b.Column(on)
+		for i := off; i < off+take && !mo.has; i++ {
+			if col.IsValid(i) {
+				mo.first, mo.has = m.carryT[i], true
+			}
+		}
+		for i := off + take - 1; i >= off; i-- {
+			if col.IsValid(i) {
+				mo.last = m.carryT[i]
+				break
+			}
+		}
+		n += take
+		if m.carryOff += take; m.carryOff == int(b.NumRows()) {
+			b.Release()
+			m.carry, m.carryT = nil, nil
+		}
 	}
-	return nil
+	if n == 0 {
+		return nil, nil
+	}
+	m.seq++
+	if !mo.has {
+		// A morsel of NULL t takes no right rows (and keeps the prime).
+		mo.first, mo.last = math.MinInt64, math.MinInt64
+	}
+	mo.in = make([][]arrow.RecordBatch, len(m.rights))
+	mo.ids = make([][][]int32, len(m.rights))
+	for ri, r := range m.rights {
+		if err := m.cutRight(ctx, mo, ri, r); err != nil {
+			mo.release()
+			return nil, err
+		}
+	}
+	return mo, nil
 }
 
-// parallel runs f for every morsel on its own goroutine and returns the
-// first error.
-func (m *Morsel) parallel(ctx context.Context, ms []*morsel, f func(int, *morsel) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(ms))
-	for k, mo := range ms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = f(k, mo)
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+// cutRight reads the right rows mo needs from input ri, interns their
+// keys, and builds mo's input from it: the prime, then the rows of mo's t
+// range.
+func (m *Morsel) cutRight(ctx context.Context, mo *morsel, ri int, r *morselRight) error {
+	sp := r.r
+	end := satAdd(satAdd(mo.last, sp.Hi.Int), 1)
+	if err := r.fill(ctx, m.opts.Allocator, end); err != nil {
 		return err
 	}
-	return errors.Join(errs...)
+	if err := m.internFresh(ctx, r); err != nil {
+		return err
+	}
+	var start int64
+	if sp.Lo.Unbounded {
+		start = satAdd(satAdd(mo.first, min(sp.Hi.Int, 0)), -1)
+	} else {
+		start = satAdd(satAdd(mo.first, sp.Lo.Int), -1)
+	}
+	// Slices start in order, never before the rows the prime already
+	// holds; a morsel of NULL t takes no rows.
+	from := max(r.search(start, false), r.low)
+	to := max(r.search(end, true), from)
+	if !mo.has {
+		to = from
+	}
+	if sp.Lo.Unbounded {
+		if err := r.advancePrime(ctx, m.opts.Allocator, from); err != nil {
+			return err
+		}
+		r.prime.Retain()
+		mo.in[ri] = append(mo.in[ri], r.prime)
+		mo.ids[ri] = append(mo.ids[ri], r.primeIDs)
+	}
+	if from < to {
+		bi, row := r.at(from)
+		for g := from; g < to; bi, row = bi+1, 0 {
+			b := r.bufs[bi]
+			n := int(min(int64(len(b.t)), int64(row)+to-g))
+			mo.in[ri] = append(mo.in[ri], b.b.NewSlice(int64(row), int64(n)))
+			mo.ids[ri] = append(mo.ids[ri], b.ids[row:n])
+			g += int64(n - row)
+		}
+	}
+	r.low = from
+	r.trim(from, mo.seq, m.done.Load())
+	return nil
 }
 
 func releaseAll(bs []arrow.RecordBatch) {
@@ -782,14 +886,22 @@ func (b *rbuf) intern(kb *keyBatch, hashes []uint64) []uint64 {
 }
 
 // lastRows returns, per key, the last of the buffered rows [from, to),
-// the latest first. It walks the rows' ids backward, so a key costs one
-// entry however many rows it has.
+// the latest first, and leaves r.stamp[id] == r.epoch for exactly their
+// keys. It walks the rows' ids backward, so a key costs one entry however
+// many rows it has, and stops once it has met every key of the dictionary:
+// with many rows per key (S1: 1,000 keys, 128K rows) the walk is a few
+// thousand rows long.
 func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow, error) {
 	var out []primeRow
+	keys := r.dict.len()
+	if len(r.stamp) < keys {
+		r.stamp = append(r.stamp, make([]int32, keys-len(r.stamp))...)
+	}
+	r.epoch++
 	if from >= to {
 		return out, nil
 	}
-	seen := make([]bool, r.dict.len())
+	stamp, epoch := r.stamp, r.epoch
 	bi, _ := r.at(to - 1)
 	for g := to; g > from; bi-- {
 		if err := ctx.Err(); err != nil {
@@ -801,86 +913,116 @@ func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow,
 		ids := b.ids[:hi]
 		for i := hi - 1; i >= lo; i-- {
 			id := ids[i]
-			if id < 0 || seen[id] {
+			if id < 0 || stamp[id] == epoch {
 				continue
 			}
-			seen[id] = true
+			stamp[id] = epoch
 			out = append(out, primeRow{id: id, ref: operator.Ref{Src: int32(bi + 1), Row: int32(i)}})
+			if len(out) == keys {
+				return out, nil
+			}
 		}
 		g = b.start + int64(lo)
 	}
 	return out, nil
 }
 
-// input builds one morsel's right batches: the prime rows gathered at
-// refs, then the buffered rows [from, to), sliced. It returns the prime's
-// batch also on its own (retained), to keep as the next round's state.
-func (r *morselRight) input(ctx context.Context, mem memory.Allocator, refs []operator.Ref, primeIDs []int32, from, to int64) ([]arrow.RecordBatch, [][]int32, arrow.RecordBatch, error) {
-	var out []arrow.RecordBatch
-	var ids [][]int32
-	var prime arrow.RecordBatch
-	if r.r.Lo.Unbounded {
-		schema := r.r.Input.Schema()
-		srcs := make([]arrow.Array, len(r.bufs)+1)
-		cols := make([]arrow.Array, schema.NumFields())
-		for c := range cols {
-			if r.prime != nil {
-				srcs[0] = r.prime.Column(c)
-			} else {
-				srcs[0] = array.MakeArrayOfNull(mem, schema.Field(c).Type, 0)
-				defer srcs[0].Release()
-			}
-			for i, b := range r.bufs {
-				srcs[i+1] = b.b.Column(c)
-			}
-			var err error
-			if cols[c], err = operator.Gather(ctx, mem, schema.Field(c).Type, srcs, refs); err != nil {
-				releaseArrays(cols[:c])
-				return nil, nil, nil, err
-			}
-		}
-		prime = array.NewRecordBatch(schema, cols, int64(len(refs)))
-		for _, c := range cols {
-			c.NullN() // the next round's workers all read it (see fill)
-		}
-		releaseArrays(cols)
-		prime.Retain()
-		out = append(out, prime)
-		ids = append(ids, primeIDs)
+// advancePrime moves the prime to row from: per key, the last right row
+// before from, in input order. The rows [low, from) all follow the
+// prime's, so the new prime is the old one's rows whose key they lack,
+// then their last row per key, in input order.
+func (r *morselRight) advancePrime(ctx context.Context, mem memory.Allocator, from int64) error {
+	if r.prime != nil && from == r.low {
+		return nil
 	}
-	if from < to {
-		bi, row := r.at(from)
-		for g := from; g < to; bi, row = bi+1, 0 {
-			b := r.bufs[bi]
-			n := int(min(int64(len(b.t)), int64(row)+to-g))
-			out = append(out, b.b.NewSlice(int64(row), int64(n)))
-			ids = append(ids, b.ids[row:n])
-			g += int64(n - row)
+	chunk, err := r.lastRows(ctx, r.low, from)
+	if err != nil {
+		return err
+	}
+	refs := make([]operator.Ref, 0, len(r.primeIDs)+len(chunk))
+	ids := make([]int32, 0, len(r.primeIDs)+len(chunk))
+	for i, id := range r.primeIDs {
+		if r.stamp[id] != r.epoch { // not a key of the chunk
+			refs = append(refs, operator.Ref{Src: 0, Row: int32(i)})
+			ids = append(ids, id)
 		}
 	}
-	return out, ids, prime, nil
+	for i := len(chunk) - 1; i >= 0; i-- {
+		refs = append(refs, chunk[i].ref)
+		ids = append(ids, chunk[i].id)
+	}
+	schema := r.r.Input.Schema()
+	srcs := make([]arrow.Array, len(r.bufs)+1)
+	cols := make([]arrow.Array, schema.NumFields())
+	for c := range cols {
+		if r.prime != nil {
+			srcs[0] = r.prime.Column(c)
+		} else {
+			srcs[0] = array.MakeArrayOfNull(mem, schema.Field(c).Type, 0)
+			defer srcs[0].Release()
+		}
+		for i, b := range r.bufs {
+			srcs[i+1] = b.b.Column(c)
+		}
+		if cols[c], err = operator.Gather(ctx, mem, schema.Field(c).Type, srcs, refs); err != nil {
+			releaseArrays(cols[:c])
+			return err
+		}
+		cols[c].NullN() // the joins read it at once (see fill)
+	}
+	prime := array.NewRecordBatch(schema, cols, int64(len(refs)))
+	releaseArrays(cols)
+	if r.prime != nil {
+		r.prime.Release()
+	}
+	// The joins of earlier morsels may still read the old ids: they are
+	// replaced, never written.
+	r.prime, r.primeIDs = prime, ids
+	return nil
 }
 
-// trim releases the buffered batches wholly before global index g.
-func (r *morselRight) trim(g int64) {
+// trim releases the buffered batches wholly before global index g. Their
+// id arrays may still be read by the joins of morsels before seq: they are
+// reused once done (the morsels Next is done with) reaches seq.
+func (r *morselRight) trim(g, seq, done int64) {
 	i := 0
 	for i < len(r.bufs) && r.bufs[i].start+int64(len(r.bufs[i].t)) <= g {
 		r.bufs[i].b.Release()
-		// The joins that read the ids have closed.
-		r.spareIDs = append(r.spareIDs, r.bufs[i].ids)
+		r.pending = append(r.pending, pendingIDs{ids: r.bufs[i].ids, seq: seq})
 		i++
 	}
 	r.bufs = slices.Delete(r.bufs, 0, i)
+	k := 0
+	for k < len(r.pending) && r.pending[k].seq <= done {
+		r.spareIDs = append(r.spareIDs, r.pending[k].ids)
+		k++
+	}
+	r.pending = slices.Delete(r.pending, 0, k)
 }
 
-// Close releases everything held and closes the inputs. It is idempotent.
+// Close stops the reader and the workers, releases everything held and
+// closes the inputs. It is idempotent.
 func (m *Morsel) Close() error {
 	if m.closed {
 		return nil
 	}
 	m.closed = true
-	releaseAll(m.out)
-	m.out = nil
+	if m.cancel != nil {
+		m.cancel()
+		m.wg.Wait()
+		if m.cur != nil {
+			m.cur.release()
+			m.cur = nil
+		}
+		for mo := range m.queue {
+			mo.release()
+		}
+	}
+	if m.carry != nil {
+		m.carry.Release()
+		m.carry = nil
+	}
+	m.kb.free()
 	m.pool.Close()
 	return m.closeInputs()
 }
@@ -895,7 +1037,10 @@ func (m *Morsel) closeInputs() error {
 		for _, ids := range r.spareIDs {
 			i32Scratch.put(ids)
 		}
-		r.bufs, r.spareIDs = nil, nil
+		for _, p := range r.pending {
+			i32Scratch.put(p.ids)
+		}
+		r.bufs, r.spareIDs, r.pending = nil, nil, nil
 		if r.prime != nil {
 			r.prime.Release()
 			r.prime = nil

@@ -192,7 +192,7 @@ type Options struct {
 	pool *operator.Pool
 	// dicts, when set, gives right input i's key dictionary (when it
 	// heads a group of its own): the morsels' joins share one per input,
-	// kept across rounds, so each join starts with every key known
+	// kept for the whole join, so each join starts with every key known
 	// instead of interning them all again. The kernels already take ids
 	// beyond their own state as keys of which they read no rows.
 	dicts []*keyDict

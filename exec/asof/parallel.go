@@ -318,6 +318,11 @@ func (p *Parallel) next(ctx context.Context) (arrow.RecordBatch, error) {
 	if p.outs == nil {
 		return nil, p.err
 	}
+	// A cancelled query stops now, not when no partition has a batch
+	// ready (select picks among ready cases at random).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	parts := make([]arrow.RecordBatch, len(p.outs))
 	defer func() {
 		for _, b := range parts {

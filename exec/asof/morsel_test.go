@@ -1,0 +1,125 @@
+package asof
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/exectest"
+	"github.com/asofsql/asofsql/exec/operator"
+	"github.com/stretchr/testify/require"
+)
+
+// morselRights are pgenRights made backward (lo unbounded: a prime per
+// morsel) for the first input and bounded for the others.
+func morselRights(mem memory.Allocator, kinds ...Kind) []Right {
+	rs := pgenRights(mem, kinds...)
+	rs[0].Lo = Unbounded
+	rs[0].Hi = IntBound(0)
+	return rs
+}
+
+// TestMorselMatchesSerial: the pipelined morsels (many morsels in flight,
+// of 1 to 700 rows, at 2, 3 and 8 workers) give the serial join's rows.
+func TestMorselMatchesSerial(t *testing.T) {
+	render := func(op operator.Operator, mem memory.Allocator) string {
+		got, err := exectest.Collect(context.Background(), op, mem)
+		require.NoError(t, err)
+		defer got.Release()
+		return exectest.Format(got)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	j, err := New(newPGen(mem, 60, 64, 13, 0, 3), morselRights(mem, Left, Inner), Options{Allocator: mem})
+	require.NoError(t, err)
+	want := render(j, mem)
+	for _, w := range []int{2, 3, 8} {
+		for _, rows := range []int{1, 7, 64, 100, 700} {
+			t.Run(fmt.Sprintf("workers=%d/rows=%d", w, rows), func(t *testing.T) {
+				op, err := newMorsel(newPGen(mem, 60, 64, 13, 0, 3), morselRights(mem, Left, Inner), Options{Allocator: mem}, w, rows)
+				require.NoError(t, err)
+				require.IsType(t, &Morsel{}, op)
+				require.Equal(t, want, render(op, mem))
+			})
+		}
+	}
+}
+
+// TestMorselOrderErrors: a disorder in either input is the serial join's
+// error, with the row counted over the whole input.
+func TestMorselOrderErrors(t *testing.T) {
+	for _, side := range []string{"left", "right"} {
+		t.Run(side, func(t *testing.T) {
+			run := func(workers int) error {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				left := newPGen(mem, 20, 50, 5, 0, 10)
+				rs := morselRights(mem, Left)
+				if side == "left" {
+					left.swapAt = 333
+				} else {
+					rs[0].Input.(*pgenSource).swapAt = 444
+				}
+				op, err := newMorsel(left, rs, Options{Allocator: mem, LeftName: "l"}, workers, 40)
+				require.NoError(t, err)
+				defer op.Close()
+				return operator.Drain(context.Background(), op, func(arrow.RecordBatch) error { return nil })
+			}
+			want := run(1)
+			require.Error(t, want)
+			for _, w := range []int{2, 3} {
+				got := run(w)
+				require.Error(t, got)
+				require.Equal(t, want.Error(), got.Error())
+			}
+		})
+	}
+}
+
+// TestMorselStopsEveryWorker: after reading one batch and closing (what
+// LIMIT does), after a cancellation and after an input error mid-query,
+// the reader and every worker have stopped and every buffer is back.
+func TestMorselStopsEveryWorker(t *testing.T) {
+	for _, how := range []string{"limit", "cancel", "left error", "right error"} {
+		t.Run(how, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			before := runtime.NumGoroutine()
+			left := newPGen(mem, 200, 64, 13, 0, 3)
+			rs := morselRights(mem, Left, Inner)
+			switch how {
+			case "left error":
+				left.failAt = 70
+			case "right error":
+				rs[1].Input.(*pgenSource).failAt = 30
+			}
+			op, err := newMorsel(left, rs, Options{Allocator: mem}, 4, 100)
+			require.NoError(t, err)
+			require.IsType(t, &Morsel{}, op)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			require.NoError(t, op.Open(ctx))
+			b, err := op.Next(ctx)
+			require.NoError(t, err)
+			b.Release()
+			switch how {
+			case "cancel":
+				cancel()
+				_, err = op.Next(ctx)
+				require.ErrorIs(t, err, context.Canceled)
+			case "left error", "right error":
+				err = operator.Drain(ctx, op, func(arrow.RecordBatch) error { return nil })
+				require.ErrorContains(t, err, "input failed")
+			}
+			require.NoError(t, op.Close())
+			require.True(t, left.closed)
+			for _, r := range rs {
+				require.True(t, r.Input.(*pgenSource).closed)
+			}
+			waitGoroutines(t, before)
+			mem.AssertSize(t, 0)
+		})
+	}
+}
