@@ -446,14 +446,38 @@ func (sw *segWriter) write(rec arrow.RecordBatch) error {
 // finish closes and fsyncs the file; the segment (holding one reference,
 // owned by the caller) is then durable but not yet part of any state.
 func (sw *segWriter) finish() (*segment, error) {
+	if err := sw.close(); err != nil {
+		return nil, err
+	}
+	if err := sw.sync(); err != nil {
+		return nil, err
+	}
+	return sw.seg, nil
+}
+
+// close writes the file's footer: the first half of finish, after which
+// the writer is done and sync makes the file durable (a statement's
+// background writer syncs one segment while it writes the next).
+func (sw *segWriter) close() error {
 	sw.done = true
 	if sw.w == nil {
-		return sw.seg, nil
+		return nil
 	}
-	err := sw.w.Close()
-	if err == nil {
-		err = sw.f.Sync()
+	if err := sw.w.Close(); err != nil {
+		sw.f.Close()
+		os.Remove(sw.seg.path)
+		return sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
 	}
+	return nil
+}
+
+// sync fsyncs and closes the file close finished and records its size.
+// On error the file is removed; the segment is the caller's to discard.
+func (sw *segWriter) sync() error {
+	if sw.w == nil {
+		return nil
+	}
+	err := sw.f.Sync()
 	if cerr := sw.f.Close(); err == nil {
 		err = cerr
 	}
@@ -465,9 +489,9 @@ func (sw *segWriter) finish() (*segment, error) {
 	}
 	if err != nil {
 		os.Remove(sw.seg.path)
-		return nil, sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
+		return sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
 	}
-	return sw.seg, nil
+	return nil
 }
 
 // dataBytes is the summed length of an array's buffers, its children's and
