@@ -173,7 +173,7 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, c
 					}
 					us := float64(s.cpu()-cpu0) / float64(time.Microsecond) / float64(rows)
 					res[wi][si].cpuPerRow = append(res[wi][si].cpuPerRow, us)
-					cpuNote = fmt.Sprintf(", server CPU %.1f µs/row", us)
+					cpuNote = fmt.Sprintf(", server CPU %s µs/row", cpuMicros(us))
 				}
 				flushes := ""
 				if s.logStats != nil && !w.noop {
@@ -240,11 +240,20 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, c
 	for wi, w := range wls {
 		fmt.Fprintf(stdout, "| %s |", w.name)
 		for _, si := range measured {
-			fmt.Fprintf(stdout, " %.1f |", medianOf(res[wi][si].cpuPerRow))
+			fmt.Fprintf(stdout, " %s |", cpuMicros(medianOf(res[wi][si].cpuPerRow)))
 		}
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// cpuMicros renders CPU µs per row: two decimals below 10 (COPY's
+// fractions of a µs), one above.
+func cpuMicros(us float64) string {
+	if us < 10 {
+		return strconv.FormatFloat(us, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(us, 'f', 1, 64)
 }
 
 func medianOf(xs []float64) float64 {
