@@ -52,7 +52,9 @@ type config struct {
 	writes   bool
 	duration time.Duration
 	copyRows int
-	only     string
+	// copyFormats are the COPY workloads' formats (binary, text, csv).
+	copyFormats []string
+	only        string
 	// serverBin runs asofsql as a separate serve process (-writes);
 	// baselineBin runs a second one in the same run, to compare builds.
 	serverBin, baselineBin string
@@ -71,6 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	writes := fs.Bool("writes", false, "run the write benchmark (INSERT, transactions, COPY) against asofsql and a private PostgreSQL 15 instead")
 	duration := fs.Duration("duration", 5*time.Second, "-writes: how long each INSERT workload runs")
 	copyRows := fs.Int("copy-rows", 10_000_000, "-writes: rows of the COPY workload")
+	copyFormat := fs.String("copy-format", "binary", "-writes: the COPY workloads' data formats, comma-separated: binary (pgx CopyFrom), text, csv (as psql's \\copy sends a file)")
 	only := fs.String("only", "", "-writes: run only the workloads whose name contains this")
 	serverBin := fs.String("asofsql-server", "", "-writes: run asofsql as this `binary`'s serve command in its own process, as PostgreSQL runs (default: in the benchmark's process)")
 	baselineBin := fs.String("asofsql-baseline", "", "-writes: also run this `binary`'s serve command (another build, e.g. main's) in the same run, interleaved")
@@ -85,6 +88,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		writes: *writes, duration: *duration, copyRows: *copyRows, only: *only, serverBin: *serverBin, baselineBin: *baselineBin}
 	if !(c.scale > 0 && c.scale <= 100) {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-scale must be in (0, 100], got %v", *scale)
+	}
+	for _, f := range strings.Split(*copyFormat, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case "binary", "text", "csv":
+			c.copyFormats = append(c.copyFormats, f)
+		default:
+			return c, sqlerr.New(sqlerr.InvalidParameterValue, "bad COPY format %q in -copy-format", f).
+				WithHint("Use binary, text or csv, comma-separated.")
+		}
 	}
 	if c.runs < 1 {
 		return c, sqlerr.New(sqlerr.InvalidParameterValue, "-runs must be at least 1, got %d", c.runs)
@@ -124,7 +136,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			defer pprof.StopCPUProfile()
 		}
-		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.only, c.serverBin, c.baselineBin, stdout, stderr)
+		return runWrites(ctx, c.runs, c.duration, c.copyRows, c.copyFormats, c.only, c.serverBin, c.baselineBin, stdout, stderr)
 	}
 	probe := NewProbe(memory.NewGoAllocator())
 	engines := []Engine{&OperatorEngine{}}

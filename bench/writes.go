@@ -46,22 +46,33 @@ type writeWorkload struct {
 	async   bool // SET synchronous_commit = off
 	txRows  int  // rows per explicit transaction; 0: autocommit
 	copy    bool // one COPY of copyRows rows
+	// copyFormat is the COPY's data format: "binary" (pgx CopyFrom),
+	// "text" or "csv" (lines as psql's \copy sends a file).
+	copyFormat string
 	// noop runs a prepared SELECT 1 instead of the INSERT: the round
 	// trip with no work, the ceiling of single-row statements.
 	noop bool
 }
 
-func writeWorkloads(copyRows int) []writeWorkload {
-	return []writeWorkload{
+func writeWorkloads(copyRows int, copyFormats []string) []writeWorkload {
+	var copies []writeWorkload
+	for _, f := range copyFormats {
+		name := fmt.Sprintf("COPY of %d rows (binary, pgx CopyFrom)", copyRows)
+		if f != "binary" {
+			name = fmt.Sprintf("COPY of %d rows (%s, 8 KiB CopyData as psql \\copy sends)", copyRows, f)
+		}
+		copies = append(copies, writeWorkload{name: name, clients: 1, copy: true, copyFormat: f})
+	}
+	return slices.Concat([]writeWorkload{
 		{name: "single-row INSERT, autocommit, 1 client", clients: 1},
 		{name: "single-row INSERT, autocommit, 16 clients", clients: 16},
 		{name: "single-row INSERT, autocommit, 1 client, synchronous_commit=off", clients: 1, async: true},
 		{name: "single-row INSERT, autocommit, 16 clients, synchronous_commit=off", clients: 16, async: true},
 		{name: "single-row INSERTs in 100-row transactions, 1 client", clients: 1, txRows: 100},
-		{name: fmt.Sprintf("COPY of %d rows (binary, pgx CopyFrom)", copyRows), clients: 1, copy: true},
+	}, copies, []writeWorkload{
 		{name: "ceiling: prepared SELECT 1 round trips, 1 client", clients: 1, noop: true},
 		{name: "ceiling: prepared SELECT 1 round trips, 16 clients", clients: 16, noop: true},
-	}
+	})
 }
 
 // writeServer is one server under test.
@@ -80,7 +91,7 @@ type writeServer struct {
 	children func() int
 }
 
-func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, only, serverBin, baselineBin string, stdout, stderr io.Writer) error {
+func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, copyFormats []string, only, serverBin, baselineBin string, stdout, stderr io.Writer) error {
 	start := startAsofsql
 	if serverBin != "" {
 		start = func() (*writeServer, error) { return startAsofsqlProcess(ctx, serverBin, "asofsql") }
@@ -118,11 +129,11 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	if baselineBin != "" {
 		where += ", asofsql baseline in its own process (" + baselineBin + " serve)"
 	}
-	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d; asofsql runs %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows, where)
+	fmt.Fprintf(stdout, "asofsql write benchmark, %s\ncommand: bench -writes -runs %d -duration %v -copy-rows %d -copy-format %s; asofsql runs %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), runs, dur, copyRows, strings.Join(copyFormats, ","), where)
 	fmt.Fprintf(stdout, "%s; load average at start: %s\n\n", pgNote, loadAvg())
 	type cell struct{ rates, cpuPerRow []float64 }
 	var wls []writeWorkload
-	for _, w := range writeWorkloads(copyRows) {
+	for _, w := range writeWorkloads(copyRows, copyFormats) {
 		if strings.Contains(w.name, only) {
 			wls = append(wls, w)
 		}
@@ -162,7 +173,7 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 					}
 					us := float64(s.cpu()-cpu0) / float64(time.Microsecond) / float64(rows)
 					res[wi][si].cpuPerRow = append(res[wi][si].cpuPerRow, us)
-					cpuNote = fmt.Sprintf(", server CPU %.1f µs/row", us)
+					cpuNote = fmt.Sprintf(", server CPU %s µs/row", cpuMicros(us))
 				}
 				flushes := ""
 				if s.logStats != nil && !w.noop {
@@ -229,11 +240,20 @@ func runWrites(ctx context.Context, runs int, dur time.Duration, copyRows int, o
 	for wi, w := range wls {
 		fmt.Fprintf(stdout, "| %s |", w.name)
 		for _, si := range measured {
-			fmt.Fprintf(stdout, " %.1f |", medianOf(res[wi][si].cpuPerRow))
+			fmt.Fprintf(stdout, " %s |", cpuMicros(medianOf(res[wi][si].cpuPerRow)))
 		}
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// cpuMicros renders CPU µs per row: two decimals below 10 (COPY's
+// fractions of a µs), one above.
+func cpuMicros(us float64) string {
+	if us < 10 {
+		return strconv.FormatFloat(us, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(us, 'f', 1, 64)
 }
 
 func medianOf(xs []float64) float64 {
@@ -272,7 +292,17 @@ func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur 
 	}
 	var total int64
 	start := time.Now()
-	if w.copy {
+	if w.copy && w.copyFormat != "binary" {
+		opts := ""
+		if w.copyFormat == "csv" {
+			opts = " WITH (FORMAT csv)"
+		}
+		tag, err := conn.PgConn().CopyFrom(ctx, &copyTextSource{n: int64(copyRows), csv: w.copyFormat == "csv"}, "COPY ticks (ts, sym, px) FROM STDIN"+opts)
+		if err != nil {
+			return 0, 0, err
+		}
+		total = tag.RowsAffected()
+	} else if w.copy {
 		n, err := conn.CopyFrom(ctx, pgx.Identifier{"ticks"}, []string{"ts", "sym", "px"},
 			pgx.CopyFromFunc(func() ([]any, error) {
 				if total == int64(copyRows) {
@@ -334,6 +364,76 @@ func runWriteWorkload(ctx context.Context, s *writeServer, w writeWorkload, dur 
 	}
 	return total, took, nil
 }
+
+// copyTextSource renders rows 1..n of the benchmark's row function in
+// COPY text or CSV, whole lines of at most 8 KiB per Read: pgconn sends
+// each Read as one CopyData, and psql's \copy sends a file in 8 KiB ones
+// (COPYBUFSIZ). Lines are formatted by hand, so that the client's cost
+// stays small as psql's reading a file is.
+type copyTextSource struct {
+	next, n int64
+	csv     bool
+	line    []byte
+}
+
+func (s *copyTextSource) Read(p []byte) (int, error) {
+	p = p[:min(len(p), 8192)]
+	w := 0
+	for {
+		if len(s.line) == 0 {
+			if s.next == s.n {
+				if w == 0 {
+					return 0, io.EOF
+				}
+				return w, nil
+			}
+			s.next++
+			s.line = s.appendRow(s.line[:0], s.next)
+		}
+		if len(s.line) > len(p)-w {
+			if w > 0 {
+				return w, nil
+			}
+			n := copy(p, s.line) // a line longer than p: in pieces
+			s.line = s.line[n:]
+			return n, nil
+		}
+		w += copy(p[w:], s.line)
+		s.line = s.line[:0]
+	}
+}
+
+// appendRow appends row i as the row function has it: ts is 2024-01-02
+// 09:30 plus i microseconds, sym S<i%100>, px (i%1000)/8.
+func (s *copyTextSource) appendRow(b []byte, i int64) []byte {
+	sep := byte('\t')
+	if s.csv {
+		sep = ','
+	}
+	us := (9*3600+30*60)*int64(1e6) + i
+	if us >= 24*3600*int64(1e6) {
+		b = time.Date(2024, 1, 2, 9, 30, 0, 0, time.UTC).Add(time.Duration(i)*time.Microsecond).AppendFormat(b, "2006-01-02 15:04:05.000000")
+	} else {
+		b = append(b, "2024-01-02 "...)
+		b = append2(b, us/3600e6)
+		b = append(b, ':')
+		b = append2(b, us/60e6%60)
+		b = append(b, ':')
+		b = append2(b, us/1e6%60)
+		b = append(b, '.')
+		f := us % 1e6
+		for d := int64(100000); d > 0; d /= 10 {
+			b = append(b, byte('0'+f/d%10))
+		}
+	}
+	b = append(b, sep, 'S')
+	b = strconv.AppendInt(b, i%100, 10)
+	b = append(b, sep)
+	b = strconv.AppendFloat(b, float64(i%1000)/8, 'g', -1, 64)
+	return append(b, '\n')
+}
+
+func append2(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
 
 func insertLoop(ctx context.Context, c *pgx.Conn, w writeWorkload, first int64, deadline time.Time, row func(int64) []any) (int64, error) {
 	const q = "INSERT INTO ticks VALUES ($1, $2, $3)"

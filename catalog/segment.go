@@ -376,6 +376,27 @@ type segWriter struct {
 	f    *os.File
 	w    *ipc.FileWriter
 	done bool
+	// out counts the bytes written to f; written back is the prefix
+	// whose writeback was started (see writebackEvery).
+	out         countingWriter
+	writtenBack int64
+}
+
+// writebackEvery is how many bytes of a segment file are written before
+// their writeback to disk is started, so that the fsync at its end (the
+// tail of a large COPY, before its commit) waits for little.
+const writebackEvery = 8 << 20
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	f *os.File
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.f.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (c *Catalog) newSegWriter(meta *tableMeta) (*segWriter, error) {
@@ -390,7 +411,8 @@ func (c *Catalog) newSegWriter(meta *tableMeta) (*segWriter, error) {
 	if err != nil {
 		return nil, sqlerr.Wrap(err, sqlerr.IOError, "could not create segment file: %v", err)
 	}
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(meta.schema), ipc.WithAllocator(c.mem))
+	sw.out.f = f
+	w, err := ipc.NewFileWriter(&sw.out, ipc.WithSchema(meta.schema), ipc.WithAllocator(c.mem))
 	if err != nil {
 		f.Close()
 		os.Remove(seg.path)
@@ -440,20 +462,48 @@ func (sw *segWriter) write(rec arrow.RecordBatch) error {
 	if err := sw.w.Write(rec); err != nil {
 		return sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
 	}
+	if n := sw.out.n - sw.writtenBack; n >= writebackEvery {
+		startWriteback(sw.f, sw.writtenBack, n)
+		sw.writtenBack = sw.out.n
+	}
 	return nil
 }
 
 // finish closes and fsyncs the file; the segment (holding one reference,
 // owned by the caller) is then durable but not yet part of any state.
 func (sw *segWriter) finish() (*segment, error) {
+	if err := sw.close(); err != nil {
+		return nil, err
+	}
+	if err := sw.sync(); err != nil {
+		return nil, err
+	}
+	return sw.seg, nil
+}
+
+// close writes the file's footer: the first half of finish, after which
+// the writer is done and sync makes the file durable (a statement's
+// background writer syncs one segment while it writes the next).
+func (sw *segWriter) close() error {
 	sw.done = true
 	if sw.w == nil {
-		return sw.seg, nil
+		return nil
 	}
-	err := sw.w.Close()
-	if err == nil {
-		err = sw.f.Sync()
+	if err := sw.w.Close(); err != nil {
+		sw.f.Close()
+		os.Remove(sw.seg.path)
+		return sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
 	}
+	return nil
+}
+
+// sync fsyncs and closes the file close finished and records its size.
+// On error the file is removed; the segment is the caller's to discard.
+func (sw *segWriter) sync() error {
+	if sw.w == nil {
+		return nil
+	}
+	err := sw.f.Sync()
 	if cerr := sw.f.Close(); err == nil {
 		err = cerr
 	}
@@ -465,9 +515,9 @@ func (sw *segWriter) finish() (*segment, error) {
 	}
 	if err != nil {
 		os.Remove(sw.seg.path)
-		return nil, sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
+		return sqlerr.Wrap(err, sqlerr.IOError, "could not write segment file %s: %v", sw.seg.path, err)
 	}
-	return sw.seg, nil
+	return nil
 }
 
 // dataBytes is the summed length of an array's buffers, its children's and

@@ -1,31 +1,35 @@
 package catalog
 
 import (
-	"context"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/asofsql/asofsql/exec/operator"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // tableWriter collects the rows of one statement. A statement of at most
 // Options.LogRows rows commits them through the log into the table's
-// append segment; a larger one is written in runs of up to Options.RunRows
-// rows (ordered tables: stably sorted) as segment files of its own, so a
-// load of any size holds one run in memory. Nothing it writes is visible until the transaction
-// commits.
+// append segment. A larger one hands its rows, batch by batch, to a
+// background goroutine (runWriter) that writes them as segment files of
+// their own while the statement goes on producing rows (COPY decoding the
+// next ones): rows already in the table's order stream straight into a
+// segment, a run out of order is buffered and stably sorted. Nothing it
+// writes is visible until the transaction commits.
+//
+// Memory is bounded whatever the statement's size: at most LogRows rows
+// (or RunRows, if fewer; plus one batch) before the background writer starts, then writerQueue
+// batches on their way to it, and in it one run out of order being
+// buffered (Options.RunRows rows plus one batch) and less than two batches
+// being coalesced into the segment's batch size.
 type tableWriter struct {
 	c       *Catalog
 	meta    *tableMeta
-	pending []arrow.RecordBatch
+	pending []arrow.RecordBatch // the rows so far, until bg starts
 	pendN   int
-	cur     *segWriter
-	segs    []*segment
+	bg      *runWriter // nil until the statement exceeds LogRows rows
 	rows    int64
 }
 
@@ -102,162 +106,56 @@ func (w *tableWriter) add(rec arrow.RecordBatch) error {
 	w.rows += int64(n)
 	// Re-label with the table schema so stored batches carry its metadata.
 	rec = array.NewRecordBatch(w.meta.schema, rec.Columns(), int64(n))
+	if w.bg != nil {
+		return w.bg.send(rec)
+	}
 	w.pending = append(w.pending, rec)
 	w.pendN += n
-	if w.pendN >= w.c.opts.RunRows {
-		return w.flushRun()
+	if w.pendN > w.c.opts.LogRows || w.pendN >= w.c.opts.RunRows {
+		return w.startBackground()
 	}
 	return nil
 }
 
-func (w *tableWriter) finishSegment() error {
-	seg, err := w.cur.finish()
-	w.cur = nil
-	if err != nil {
-		return err
-	}
-	w.segs = append(w.segs, seg)
-	return nil
-}
-
-// flushRun writes the buffered rows as one segment, stably sorted by the
-// key for an ordered table.
-func (w *tableWriter) flushRun() error {
-	if w.pendN == 0 {
-		return nil
-	}
-	run, err := w.concatPending()
-	if err != nil {
-		return err
-	}
-	defer run.Release()
-	n := int(run.NumRows())
-	var idx []int32
-	sorted := true
-	for i := 1; i < n && w.meta.ordered(); i++ {
-		if w.meta.cmpRows(run, i-1, run, i) > 0 {
-			sorted = false
-			break
-		}
-	}
-	if !sorted {
-		idx = make([]int32, n)
-		for i := range idx {
-			idx[i] = int32(i)
-		}
-		slices.SortStableFunc(idx, func(a, b int32) int { return w.meta.cmpRows(run, int(a), run, int(b)) })
-	}
-	sw, err := w.c.newSegWriter(w.meta)
-	if err != nil {
-		return err
-	}
-	w.cur = sw
-	step := w.c.opts.BatchRows
-	for off := 0; off < n; off += step {
-		end := min(n, off+step)
-		var part arrow.RecordBatch
-		if sorted {
-			part = run.NewSlice(int64(off), int64(end))
-		} else {
-			if part, err = w.gatherBatch(run, idx[off:end]); err != nil {
-				return err
-			}
-		}
-		err := sw.write(part)
-		part.Release()
-		if err != nil {
+// startBackground hands the rows so far to a new background writer.
+func (w *tableWriter) startBackground() error {
+	w.bg = newRunWriter(w.c, w.meta)
+	pending := w.pending
+	w.pending, w.pendN = nil, 0
+	for i, rec := range pending {
+		if err := w.bg.send(rec); err != nil {
+			releaseAll(pending[i+1:])
 			return err
 		}
 	}
-	return w.finishSegment()
-}
-
-func (w *tableWriter) gatherBatch(run arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	refs := make([]operator.Ref, len(idx))
-	for i, k := range idx {
-		refs[i] = operator.Ref{Row: k}
-	}
-	cols := make([]arrow.Array, run.NumCols())
-	for i := range cols {
-		a, err := operator.Gather(context.Background(), w.c.mem, run.Column(i).DataType(), run.Columns()[i:i+1], refs)
-		if err != nil {
-			for _, done := range cols[:i] {
-				done.Release()
-			}
-			return nil, err
-		}
-		cols[i] = a
-	}
-	out := array.NewRecordBatch(w.meta.schema, cols, int64(len(idx)))
-	for _, a := range cols {
-		a.Release()
-	}
-	return out, nil
-}
-
-// concatPending turns the buffered batches into one and empties the buffer.
-func (w *tableWriter) concatPending() (arrow.RecordBatch, error) {
-	defer func() {
-		for _, b := range w.pending {
-			b.Release()
-		}
-		w.pending, w.pendN = nil, 0
-	}()
-	if len(w.pending) == 1 {
-		w.pending[0].Retain()
-		return w.pending[0], nil
-	}
-	cols := make([]arrow.Array, w.meta.schema.NumFields())
-	parts := make([]arrow.Array, len(w.pending))
-	for i := range cols {
-		for j, b := range w.pending {
-			parts[j] = b.Column(i)
-		}
-		a, err := array.Concatenate(parts, w.c.mem)
-		if err != nil {
-			for _, c := range cols[:i] {
-				c.Release()
-			}
-			return nil, sqlerr.Wrap(err, sqlerr.OutOfMemory, "could not buffer rows for relation %q: %v", w.meta.def.Name, err)
-		}
-		cols[i] = a
-	}
-	out := array.NewRecordBatch(w.meta.schema, cols, int64(w.pendN))
-	for _, a := range cols {
-		a.Release()
-	}
-	return out, nil
+	return nil
 }
 
 // finish hands over the statement's rows: the buffered batches when it
-// wrote no segment (a small statement), else its segments after writing
-// the rest (each holding one reference the caller now owns).
+// has at most LogRows rows (a small statement), else its segments once
+// written (each holding one reference the caller now owns).
 func (w *tableWriter) finish() ([]arrow.RecordBatch, []*segment, error) {
-	if len(w.segs) == 0 && w.pendN <= w.c.opts.LogRows {
+	if w.bg == nil && w.pendN <= w.c.opts.LogRows {
 		rows := w.pending
 		w.pending, w.pendN = nil, 0
 		return rows, nil, nil
 	}
-	if err := w.flushRun(); err != nil {
-		return nil, nil, err
+	if w.bg == nil {
+		if err := w.startBackground(); err != nil {
+			return nil, nil, err
+		}
 	}
-	segs := w.segs
-	w.segs = nil
-	return nil, segs, nil
+	segs, err := w.bg.wait()
+	return nil, segs, err
 }
 
 // abort discards everything the statement wrote.
 func (w *tableWriter) abort() {
-	for _, b := range w.pending {
-		b.Release()
-	}
+	releaseAll(w.pending)
 	w.pending, w.pendN = nil, 0
-	if w.cur != nil {
-		w.cur.abort()
-		w.cur = nil
+	if w.bg != nil {
+		w.bg.abort()
 	}
-	discard(w.segs)
-	w.segs = nil
 }
 
 // discard drops segments that will never be committed.

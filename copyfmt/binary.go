@@ -70,6 +70,9 @@ func (rd *Reader) binaryRow() (bool, error) {
 			return false, err
 		}
 	}
+	if ok, err := rd.bufferedRow(); ok || err != nil {
+		return ok, err
+	}
 	var b4 [4]byte
 	if _, err := io.ReadFull(rd.in, b4[:2]); err != nil {
 		if errors.Is(err, io.EOF) {
@@ -116,14 +119,76 @@ func (rd *Reader) binaryRow() (bool, error) {
 		if err := rd.readFull(rd.buf); err != nil {
 			return false, err
 		}
-		if err := sqltypes.DecodeBinary(rd.builders[i], rd.types[i], rd.buf); err != nil {
-			e := sqlerr.From(err)
-			ctx := fmt.Sprintf("COPY %s, line %d, column %s", rd.opts.Table, rd.rowLine, rd.schema.Field(i).Name)
-			if e.Detail != "" {
-				ctx = e.Detail + "\n" + ctx
-			}
-			return false, e.WithDetail("%s", ctx)
+		if err := rd.decodeBinary(i, rd.buf); err != nil {
+			return false, err
 		}
 	}
 	return true, nil
+}
+
+// bufferedRow decodes the next tuple where it lies in the read buffer,
+// when all of it is there (no copy, no read call per field). It returns
+// false, having consumed nothing, for anything else: a tuple that spans
+// the buffer's end or is larger than it, the trailer, the end of the
+// data, malformed input; binaryRow then reads field by field and reports
+// what is wrong.
+func (rd *Reader) bufferedRow() (bool, error) {
+	if rd.in.Buffered() < 2 {
+		rd.in.Peek(2) // fill the buffer; a failure is binaryRow's to report
+	}
+	buf, _ := rd.in.Peek(rd.in.Buffered())
+	if len(buf) < 2 || int(int16(binary.BigEndian.Uint16(buf))) != len(rd.builders) {
+		return false, nil
+	}
+	// The lengths first: nothing is appended unless the tuple is whole.
+	off := 2
+	for range rd.builders {
+		if off+4 > len(buf) {
+			return false, nil
+		}
+		n := int(int32(binary.BigEndian.Uint32(buf[off:])))
+		off += 4
+		if n < -1 || n > rd.opts.MaxLine {
+			return false, nil
+		}
+		if n > 0 {
+			if off += n; off > len(buf) {
+				return false, nil
+			}
+		}
+	}
+	rd.line++
+	rd.rowLine = rd.line
+	off = 2
+	for i, b := range rd.builders {
+		n := int(int32(binary.BigEndian.Uint32(buf[off:])))
+		off += 4
+		if n == -1 {
+			if !rd.schema.Field(i).Nullable {
+				return false, rd.binErr(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", rd.schema.Field(i).Name, rd.opts.Table)
+			}
+			b.AppendNull()
+			continue
+		}
+		if err := rd.decodeBinary(i, buf[off:off+n]); err != nil {
+			return false, err
+		}
+		off += n
+	}
+	rd.in.Discard(off)
+	return true, nil
+}
+
+// decodeBinary appends one binary value to column i. data may alias the
+// read buffer: builders copy what they append.
+func (rd *Reader) decodeBinary(i int, data []byte) error {
+	if err := sqltypes.DecodeBinary(rd.builders[i], rd.types[i], data); err != nil {
+		e := sqlerr.From(err)
+		ctx := fmt.Sprintf("COPY %s, line %d, column %s", rd.opts.Table, rd.rowLine, rd.schema.Field(i).Name)
+		if e.Detail != "" {
+			ctx = e.Detail + "\n" + ctx
+		}
+		return e.WithDetail("%s", ctx)
+	}
+	return nil
 }

@@ -248,11 +248,32 @@ func (rd *Reader) Next() bool {
 	for i, b := range rd.builders {
 		cols[i] = b.NewArray()
 	}
+	if !rd.done {
+		rd.reserve(n, cols)
+	}
 	rd.cur = array.NewRecordBatch(rd.schema, cols, int64(n))
 	for _, c := range cols {
 		c.Release()
 	}
 	return true
+}
+
+// reserve sizes the builders for another batch like the one just built
+// (n rows, cols): growing them value by value from empty costs a copy of
+// every buffer at each doubling.
+func (rd *Reader) reserve(n int, cols []arrow.Array) {
+	for i, b := range rd.builders {
+		b.Reserve(n)
+		if bb, ok := b.(*array.BinaryBuilder); ok {
+			if a, ok := cols[i].(array.BinaryLike); ok {
+				bb.ReserveData(len(a.ValueBytes()))
+			}
+		} else if sb, ok := b.(*array.StringBuilder); ok {
+			if a, ok := cols[i].(array.BinaryLike); ok {
+				sb.ReserveData(len(a.ValueBytes()))
+			}
+		}
+	}
 }
 
 // readLine reads one physical line (without its terminator) appended to

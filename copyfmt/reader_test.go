@@ -3,8 +3,11 @@ package copyfmt
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -22,12 +25,18 @@ var testSchema = arrow.NewSchema([]arrow.Field{
 // readAll parses input and renders every value with ValueStr ("NULL").
 func readAll(t *testing.T, input string, opts Options) ([][]string, error) {
 	t.Helper()
+	return readAllFrom(t, strings.NewReader(input), opts)
+}
+
+// readAllFrom is readAll of a stream.
+func readAllFrom(t *testing.T, in io.Reader, opts Options) ([][]string, error) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	if opts.Table == "" {
 		opts.Table = "t"
 	}
-	r, err := NewReader(strings.NewReader(input), testSchema, opts, mem)
+	r, err := NewReader(in, testSchema, opts, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -221,12 +230,67 @@ func TestBinaryFormat(t *testing.T) {
 		{"long value", binStream([][]any{{int32(1), "a", "123456789"}}, true), "22P03", "timestamp", "COPY t, line 1, column ts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := readAll(t, tc.input, Options{Format: Binary})
-			e, ok := sqlerr.As(err)
-			require.True(t, ok, "%v", err)
-			require.Equal(t, tc.code, e.Code, e.Message)
-			require.Contains(t, e.Message, tc.msg)
-			require.Contains(t, e.Detail, tc.detail)
+			// Whole in the read buffer (decoded where it lies) and a
+			// byte at a time (read field by field): the same error.
+			for _, in := range []io.Reader{strings.NewReader(tc.input), iotest.OneByteReader(strings.NewReader(tc.input))} {
+				_, err := readAllFrom(t, in, Options{Format: Binary})
+				e, ok := sqlerr.As(err)
+				require.True(t, ok, "%v", err)
+				require.Equal(t, tc.code, e.Code, e.Message)
+				require.Contains(t, e.Message, tc.msg)
+				require.Contains(t, e.Detail, tc.detail)
+			}
 		})
+	}
+}
+
+// chunkReader returns its input in pieces of random sizes.
+type chunkReader struct {
+	data []byte
+	rng  *rand.Rand
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.data), 1+c.rng.IntN(3000))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// TestBinaryTuplesAcrossReads decodes the same binary stream delivered
+// whole, in random pieces and a byte at a time: tuples decoded where they
+// lie in the read buffer and tuples read field by field (those that span
+// a read, or are larger than the buffer) must give the same rows.
+func TestBinaryTuplesAcrossReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var rows [][]any
+	for i := range 3000 {
+		row := []any{int32(i), nil, nil}
+		if rng.IntN(5) > 0 {
+			row[1] = strings.Repeat(string(rune('a'+i%26)), rng.IntN(40))
+		}
+		if i%700 == 3 {
+			row[1] = strings.Repeat("big", 30000) // larger than the read buffer
+		}
+		if rng.IntN(4) > 0 {
+			row[2] = rng.Int64N(1 << 50)
+		}
+		rows = append(rows, row)
+	}
+	input := binStream(rows, true)
+	want, err := readAllFrom(t, iotest.OneByteReader(strings.NewReader(input)), Options{Format: Binary})
+	require.NoError(t, err)
+	require.Len(t, want, len(rows))
+	for name, in := range map[string]io.Reader{
+		"whole":  strings.NewReader(input),
+		"pieces": &chunkReader{data: []byte(input), rng: rng},
+		"halves": iotest.HalfReader(strings.NewReader(input)),
+	} {
+		got, err := readAllFrom(t, in, Options{Format: Binary, BatchRows: 100})
+		require.NoError(t, err, name)
+		require.Equal(t, want, got, name)
 	}
 }

@@ -3,6 +3,8 @@ package pgwire
 import (
 	"context"
 	"io"
+	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -59,6 +61,39 @@ type copyReader struct {
 	cur      []byte
 	finished bool
 	err      error
+	// big is the array of the last CopyData too large for the input
+	// buffer (clients send 64 KiB ones), read into again by the next.
+	big []byte
+}
+
+// maxCopyReuse bounds the CopyData buffer a COPY keeps between messages.
+const maxCopyReuse = 1 << 20
+
+// readLargeCopy is readLargeFor for COPY data: the body goes into buf's
+// array (the last message's, consumed by now) when it has room for it,
+// else into a new one grown as the bytes arrive.
+func (c *conn) readLargeCopy(n int, call context.Context, buf []byte) (frame, error) {
+	in := &c.in
+	typ := in.buf[in.r]
+	const chunk = 64 << 10
+	body := buf[:0]
+	if cap(body) < n {
+		body = make([]byte, 0, min(n, chunk))
+	}
+	body = append(body, in.buf[in.r+5:in.w]...)
+	in.r, in.w = 0, 0
+	for len(body) < n {
+		if len(body) == cap(body) {
+			body = slices.Grow(body, min(len(body), n-len(body)))
+		}
+		m, err := c.waitRead(body[len(body):min(cap(body), n)], call, time.Time{})
+		body = body[:len(body)+m]
+		if err != nil {
+			return frame{}, err
+		}
+	}
+	c.ready = false
+	return frame{typ: typ, body: body}, nil
 }
 
 func (cr *copyReader) Read(p []byte) (int, error) {
@@ -69,7 +104,7 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 		if cr.finished {
 			return 0, io.EOF
 		}
-		f, err := cr.c.readCopyMsg(cr.ctx)
+		f, own, err := cr.c.readCopyMsg(cr.ctx, cr.big)
 		if err != nil {
 			if cr.ctx.Err() != nil {
 				// Cancelled: the error is the call's, not the stream's.
@@ -81,6 +116,9 @@ func (cr *copyReader) Read(p []byte) (int, error) {
 		switch f.typ {
 		case 'd':
 			cr.cur = f.body
+			if own && cap(f.body) <= maxCopyReuse {
+				cr.big = f.body[:0]
+			}
 		case 'c':
 			cr.finished = true
 		case 'f':

@@ -494,41 +494,45 @@ func (c *conn) ownInput() func() {
 }
 
 // readCopyMsg returns the next client message during COPY FROM STDIN;
-// the wait ends when the call is cancelled.
-func (c *conn) readCopyMsg(call context.Context) (frame, error) {
+// the wait ends when the call is cancelled. A message too large for the
+// input buffer is read into reuse's array when it is large enough; own
+// says the body is in an array of its own (not the input buffer), which
+// the caller may pass as reuse once done with it.
+func (c *conn) readCopyMsg(call context.Context, reuse []byte) (f frame, own bool, err error) {
 	in := &c.in
 	for {
 		f, ok, n, err := in.complete(c.srv.cfg.MaxMessageSize, frontendTypes)
 		if err != nil {
 			// The COPY fails; the main loop meets the bad header next
 			// and ends the connection with it.
-			return frame{}, errConnLost
+			return frame{}, false, errConnLost
 		}
 		if ok {
 			if f.typ == 'X' {
 				// Terminate: the client is gone; nothing of the COPY
 				// is kept.
 				c.abort(errTerminated)
-				return frame{}, context.Cause(call)
+				return frame{}, false, context.Cause(call)
 			}
-			return f, nil
+			return f, false, nil
 		}
 		if in.err != nil {
-			return frame{}, errConnLost
+			return frame{}, false, errConnLost
 		}
 		if len(c.w.buf) > 0 {
 			if err := c.w.flush(); err != nil {
-				return frame{}, err
+				return frame{}, false, err
 			}
 		}
 		if n+5 > inputSize {
-			return c.readLargeFor(n, call, time.Time{})
+			f, err := c.readLargeCopy(n, call, reuse)
+			return f, err == nil, err
 		}
 		in.room(max(5+n-(in.w-in.r), 1))
 		m, err := c.waitRead(in.buf[in.w:], call, time.Time{})
 		in.w += m
 		if err != nil {
-			return frame{}, err
+			return frame{}, false, err
 		}
 	}
 }
