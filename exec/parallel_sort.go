@@ -135,7 +135,7 @@ func (p *ParallelSort) Close() error {
 func (p *ParallelSort) work(ctx context.Context, w int) error {
 	budget := &p.budgets[w]
 	var parts []arrow.RecordBatch
-	var pos []int64
+	var seqs []int64 // each part's morsel sequence
 	defer func() { releaseBatches(parts) }()
 	for {
 		b, err := p.inputs[w].Next(ctx)
@@ -150,10 +150,7 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 			continue
 		}
 		parts = append(parts, b)
-		seq := p.views[w].Seq() << 32
-		for i := range b.NumRows() {
-			pos = append(pos, seq|i)
-		}
+		seqs = append(seqs, p.views[w].Seq())
 		if err := budget.retain(b); err != nil {
 			return err
 		}
@@ -167,6 +164,15 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 	all, err := concatBatches(p.mem, p.Schema(), parts)
 	if err != nil {
 		return err
+	}
+	// Each row's position, allocated once at its size (appending row by
+	// row regrew it a dozen times on millions of rows).
+	pos := make([]int64, 0, all.NumRows())
+	for k, b := range parts {
+		seq := seqs[k] << 32
+		for i := range b.NumRows() {
+			pos = append(pos, seq|i)
+		}
 	}
 	run := &p.runs[w]
 	run.rows, run.pos = all, pos
