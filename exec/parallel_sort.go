@@ -27,8 +27,9 @@ import (
 // goroutine outlives it; cancellation or the first error stops every
 // worker): the merge cuts the rows into one key range per worker at
 // splitters sampled from the runs, and each worker merges its range. The
-// gather of each output batch then runs on the caller's goroutine, batch
-// by batch, as the serial Sort's does. Each worker's rows count against
+// output batches (the serial Sort's: BatchSize rows of the merged order)
+// are gathered from the runs in parallel too, the next one per worker at
+// each Next that finds none waiting. Each worker's rows count against
 // SortOptions.MemoryLimit (per worker) or the query's account.
 type ParallelSort struct {
 	morsels *Morsels
