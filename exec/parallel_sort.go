@@ -27,8 +27,9 @@ import (
 // goroutine outlives it; cancellation or the first error stops every
 // worker): the merge cuts the rows into one key range per worker at
 // splitters sampled from the runs, and each worker merges its range. The
-// gather of each output batch then runs on the caller's goroutine, batch
-// by batch, as the serial Sort's does. Each worker's rows count against
+// output batches (the serial Sort's: BatchSize rows of the merged order)
+// are gathered from the runs in parallel too, the next one per worker at
+// each Next that finds none waiting. Each worker's rows count against
 // SortOptions.MemoryLimit (per worker) or the query's account.
 type ParallelSort struct {
 	morsels *Morsels
@@ -46,6 +47,7 @@ type ParallelSort struct {
 	// runs (numbers, dates, timestamps), so the merge compares those.
 	fast   bool
 	pos    int
+	ready  []arrow.RecordBatch // gathered output batches not yet returned
 	loaded bool
 }
 
@@ -115,6 +117,8 @@ func (p *ParallelSort) Open(ctx context.Context) error {
 
 func (p *ParallelSort) Close() error {
 	var errs []error
+	releaseBatches(p.ready)
+	p.ready = nil
 	for i := range p.runs {
 		if p.runs[i].rows != nil {
 			p.runs[i].rows.Release()
@@ -132,7 +136,7 @@ func (p *ParallelSort) Close() error {
 func (p *ParallelSort) work(ctx context.Context, w int) error {
 	budget := &p.budgets[w]
 	var parts []arrow.RecordBatch
-	var pos []int64
+	var seqs []int64 // each part's morsel sequence
 	defer func() { releaseBatches(parts) }()
 	for {
 		b, err := p.inputs[w].Next(ctx)
@@ -147,10 +151,7 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 			continue
 		}
 		parts = append(parts, b)
-		seq := p.views[w].Seq() << 32
-		for i := range b.NumRows() {
-			pos = append(pos, seq|i)
-		}
+		seqs = append(seqs, p.views[w].Seq())
 		if err := budget.retain(b); err != nil {
 			return err
 		}
@@ -164,6 +165,15 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 	all, err := concatBatches(p.mem, p.Schema(), parts)
 	if err != nil {
 		return err
+	}
+	// Each row's position, allocated once at its size (appending row by
+	// row regrew it a dozen times on millions of rows).
+	pos := make([]int64, 0, all.NumRows())
+	for k, b := range parts {
+		seq := seqs[k] << 32
+		for i := range b.NumRows() {
+			pos = append(pos, seq|i)
+		}
 	}
 	run := &p.runs[w]
 	run.rows, run.pos = all, pos
@@ -233,6 +243,15 @@ func (p *ParallelSort) load(ctx context.Context) error {
 	p.loaded = true
 	if err := runWorkers(ctx, len(p.inputs), p.work); err != nil {
 		return err
+	}
+	// Arrow counts a slice's NULLs lazily, a write: count them now, before
+	// the merge's and the gather's workers read the runs at once.
+	for _, run := range p.runs {
+		if run.rows != nil {
+			for _, col := range run.rows.Columns() {
+				col.NullN()
+			}
+		}
 	}
 	n := len(p.runs)
 	p.cmps = make([][]func(i, j int) int, n)
@@ -397,12 +416,52 @@ func (p *ParallelSort) Next(ctx context.Context) (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
-	if p.pos >= len(p.refs) {
-		return nil, io.EOF
+	if len(p.ready) == 0 {
+		if p.pos >= len(p.refs) {
+			return nil, io.EOF
+		}
+		if err := p.gatherAhead(ctx); err != nil {
+			return nil, err
+		}
 	}
-	end := min(len(p.refs), p.pos+p.opts.BatchSize)
-	refs := p.refs[p.pos:end]
-	p.pos = end
+	out := p.ready[0]
+	p.ready[0] = nil
+	p.ready = p.ready[1:]
+	return out, nil
+}
+
+// gatherAhead gathers the next output batches, one per worker, in
+// parallel: the gather reads the runs at random rows, so it costs as much
+// as the sort itself and would otherwise be the serial part of the query.
+// The batches are the ones the serial Sort emits (BatchSize rows each from
+// the merged order), so at most workers-1 of them wait in ready.
+func (p *ParallelSort) gatherAhead(ctx context.Context) error {
+	size := p.opts.BatchSize
+	k := min(len(p.inputs), (len(p.refs)-p.pos+size-1)/size)
+	batches := make([]arrow.RecordBatch, k)
+	gather := func(ctx context.Context, w int) error {
+		lo := p.pos + w*size
+		b, err := p.gather(ctx, p.refs[lo:min(len(p.refs), lo+size)])
+		batches[w] = b
+		return err
+	}
+	var err error
+	if k == 1 {
+		err = gather(ctx, 0)
+	} else {
+		err = runWorkers(ctx, k, gather)
+	}
+	if err != nil {
+		releaseBatches(batches)
+		return err
+	}
+	p.pos = min(len(p.refs), p.pos+k*size)
+	p.ready = batches
+	return nil
+}
+
+// gather builds the output rows refs from the runs.
+func (p *ParallelSort) gather(ctx context.Context, refs []operator.Ref) (arrow.RecordBatch, error) {
 	schema := p.Schema()
 	cols := make([]arrow.Array, schema.NumFields())
 	srcs := make([]arrow.Array, len(p.runs))

@@ -419,50 +419,152 @@ func radixable(entries []sortEntry, norms [][]uint64, exact []bool, keys []SortK
 	return len(entries) > 1
 }
 
-// radixSort sorts entries by (k0[, k1]) with a stable least-significant-
-// digit radix sort on bytes, skipping the bytes where every key agrees:
-// entries start in row order, so ties keep it.
+// radixSort sorts entries by (k0[, k1]) stably (entries start in row
+// order, so ties keep it) and returns them sorted (in entries or in a
+// scratch slice of the same length). It reads the keys as 8*m digits of a
+// byte, most significant first, and skips the digits where every key
+// agrees. Large ranges are cut by their top digit into buckets (a stable
+// counting pass over main memory); a bucket small enough for the cache is
+// finished by least-significant-digit passes there. A least-significant-
+// digit sort of the whole input instead makes every digit a pass over
+// main memory with 256 scattered write streams: five times slower on ten
+// million rows of (1000 keys, random float).
 func radixSort(entries []sortEntry, m int) []sortEntry {
-	tmp := make([]sortEntry, len(entries))
-	for key := m - 1; key >= 0; key-- {
-		second := key == 1
-		var counts [8][256]int
-		for i := range entries {
-			v := entries[i].k0
-			if second {
-				v = entries[i].k1
+	if len(entries) < 2 {
+		return entries
+	}
+	// The digits where some key differs from the first's.
+	var diff [2]uint64
+	f := entries[0]
+	for i := range entries {
+		diff[0] |= entries[i].k0 ^ f.k0
+		diff[1] |= entries[i].k1 ^ f.k1
+	}
+	var digits []uint8
+	for key := 0; key < m; key++ {
+		for d := 7; d >= 0; d-- {
+			if byte(diff[key]>>(8*d)) != 0 {
+				digits = append(digits, uint8(8*key+7-d))
 			}
-			for d := 0; d < 8; d++ {
-				counts[d][byte(v>>(8*d))]++
-			}
-		}
-		for d := 0; d < 8; d++ {
-			c := &counts[d]
-			first := entries[0].k0
-			if second {
-				first = entries[0].k1
-			}
-			if c[byte(first>>(8*d))] == len(entries) {
-				continue // every key has this byte
-			}
-			sum := 0
-			for i := range c {
-				c[i], sum = sum, sum+c[i]
-			}
-			shift := 8 * d
-			for _, e := range entries {
-				v := e.k0
-				if second {
-					v = e.k1
-				}
-				dig := byte(v >> shift)
-				tmp[c[dig]] = e
-				c[dig]++
-			}
-			entries, tmp = tmp, entries
 		}
 	}
+	if len(digits) == 0 {
+		return entries
+	}
+	tmp := make([]sortEntry, len(entries))
+	radixRange(entries, tmp, digits, false)
 	return entries
+}
+
+// radixCache is the largest range radixRange finishes by least-significant-
+// digit passes (two slices of it stay in a core's L2 cache); radixSmall
+// the largest it insertion-sorts. Variables so that tests can shrink them.
+var (
+	radixCache = 1 << 14
+	radixSmall = 48
+)
+
+// digit is digit d of e's key: bytes of k0 then of k1, most significant
+// first.
+func digit(e *sortEntry, d uint8) byte {
+	if d < 8 {
+		return byte(e.k0 >> (56 - 8*d))
+	}
+	return byte(e.k1 >> (56 - 8*(d-8)))
+}
+
+func entryLess(x, y *sortEntry) bool {
+	if x.k0 != y.k0 {
+		return x.k0 < y.k0
+	}
+	return x.k1 < y.k1
+}
+
+// radixRange sorts data stably by digits (the ones that can differ, most
+// significant first), with other (same length) as scratch; the result ends
+// in other if into, else in data.
+func radixRange(data, other []sortEntry, digits []uint8, into bool) {
+	for len(digits) > 0 && len(data) > radixCache {
+		var counts [256]int
+		d := digits[0]
+		for i := range data {
+			counts[digit(&data[i], d)]++
+		}
+		digits = digits[1:]
+		if counts[digit(&data[0], d)] == len(data) {
+			continue
+		}
+		sum := 0
+		for i := range counts {
+			counts[i], sum = sum, sum+counts[i]
+		}
+		starts := counts
+		for i := range data {
+			dig := digit(&data[i], d)
+			other[counts[dig]] = data[i]
+			counts[dig]++
+		}
+		// The entries are in other now: each bucket's result belongs in
+		// data when into was false, in other when it was true.
+		for b := range 256 {
+			lo, hi := starts[b], counts[b]
+			if hi-lo > 0 {
+				radixRange(other[lo:hi], data[lo:hi], digits, !into)
+			}
+		}
+		return
+	}
+	switch {
+	case len(digits) == 0 || len(data) < 2:
+	case len(data) <= radixSmall:
+		for i := 1; i < len(data); i++ {
+			e := data[i]
+			j := i
+			for ; j > 0 && entryLess(&e, &data[j-1]); j-- {
+				data[j] = data[j-1]
+			}
+			data[j] = e
+		}
+	default:
+		if radixLSD(data, other, digits) {
+			data, other = other, data
+			into = !into
+		}
+	}
+	if into {
+		copy(other, data)
+	}
+}
+
+// radixLSD sorts data stably by digits, least significant last in digits
+// first, passing the entries between data and other; it reports whether
+// the result ended in other.
+func radixLSD(data, other []sortEntry, digits []uint8) (swapped bool) {
+	var counts [16][256]int32
+	for i := range data {
+		for n, d := range digits {
+			counts[n][digit(&data[i], d)]++
+		}
+	}
+	for n := len(digits) - 1; n >= 0; n-- {
+		c := &counts[n]
+		d := digits[n]
+		if int(c[digit(&data[0], d)]) == len(data) {
+			continue
+		}
+		var sum int32
+		for i := range c {
+			c[i], sum = sum, sum+c[i]
+		}
+		for i := range data {
+			dig := digit(&data[i], d)
+			other[c[dig]] = data[i]
+			c[dig]++
+		}
+		data, other = other, data
+		swapped = !swapped
+	}
+	return swapped
 }
 
 // Sort materializes its input and emits it ordered by keys. The sort is
