@@ -198,8 +198,8 @@ type keyBatch struct {
 	// anyNull: some row is NULL (null has a true); false lets lookups skip
 	// reading null.
 	anyNull bool
-	// shared marks buf as borrowed from an array (valid while the batch
-	// is held), not owned scratch; sharedU64 the same for u64.
+	// shared marks buf and offs as borrowed from an array (valid while
+	// the batch is held), not owned scratch; sharedU64 the same for u64.
 	shared    bool
 	sharedU64 bool
 }
@@ -275,8 +275,26 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		return
 	}
 	if kb.shared {
-		// buf was an array's buffer: never append into it.
-		kb.buf, kb.shared = nil, false
+		// buf and offs were an array's: never write into them.
+		kb.buf, kb.offs, kb.shared = nil, nil, false
+	}
+	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil && n > 0 {
+		if a, ok := cols[0].(offsets32); ok {
+			// One variable-width key, zero copy: the array's own
+			// offsets (absolute positions in its values buffer, so buf
+			// is the whole buffer: no rebasing pass) and bytes. full
+			// is the buffer too: immutable like the keys, so the last
+			// keys are read in place as well.
+			i32Scratch.put(kb.offs)
+			kb.offs = a.ValueOffsets()
+			kb.buf = a.ValueBytes()[:0]
+			if bufs := cols[0].Data().Buffers(); len(bufs) > 2 && bufs[2] != nil {
+				kb.buf = bufs[2].Bytes()
+			}
+			kb.full = kb.buf
+			kb.shared = true
+			return
+		}
 	}
 	kb.buf = kb.buf[:0]
 	if cap(kb.offs) < n+1 {
@@ -287,28 +305,9 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil {
 		// One variable-width key: its bytes are the key, whatever the
 		// array's offset width, so string and large_string agree.
-		if a, ok := cols[0].(offsets32); ok && n > 0 {
-			// Zero copy: point at the array's own bytes and offsets.
-			kb.buf = a.ValueBytes()
-			offs := a.ValueOffsets()
-			base := offs[0]
-			for i := 0; i <= n; i++ {
-				kb.offs[i] = offs[i] - base
-			}
-			kb.full = kb.buf
-			if bufs := cols[0].Data().Buffers(); len(bufs) > 2 && bufs[2] != nil && bufs[2].Len() >= int(offs[n]) {
-				// The values buffer past this batch's last key (the
-				// rest of a sliced array's bytes): immutable like
-				// the keys, so the last keys are read in place too.
-				kb.full = bufs[2].Bytes()[base:]
-			}
-			kb.shared = true
-			return
-		} else {
-			for i := 0; i < n; i++ {
-				kb.offs[i] = int32(len(kb.buf))
-				kb.buf = append(kb.buf, varValue(cols[0], i)...)
-			}
+		for i := 0; i < n; i++ {
+			kb.offs[i] = int32(len(kb.buf))
+			kb.buf = append(kb.buf, varValue(cols[0], i)...)
 		}
 		kb.offs[n] = int32(len(kb.buf))
 		kb.full = kb.buf[:cap(kb.buf)]

@@ -48,6 +48,15 @@ type keyWords struct {
 // shift by 64 gives 0).
 func lowBytes(k int) uint64 { return ^uint64(0) >> (64 - 8*uint(k)) }
 
+// keyMasks[n] masks the two words of an n-byte key to its bytes: a table
+// read costs the lookup loop fewer instructions than two lowBytes.
+var keyMasks = func() (m [shortKey + 1][2]uint64) {
+	for n := range m {
+		m[n] = [2]uint64{lowBytes(min(n, 8)), lowBytes(max(n-8, 0))}
+	}
+	return m
+}()
+
 // wordsAt returns the words of the n-byte key at full[off:off+n], n <=
 // shortKey. full may extend past the batch's keys (keyBatch.full): a key
 // with 16 readable bytes from its start is read with two loads and masked
@@ -235,10 +244,11 @@ func (t *keyTable) findBytesRows(kb *keyBatch, ids []int32, from int, onlyAbsent
 	var m int32
 	for i := from; i < len(ids); i++ {
 		off, l := int(offs[i]), int(offs[i+1]-offs[i])
-		if l <= shortKey && off+shortKey <= len(full) {
+		if uint(l) <= shortKey && off+shortKey <= len(full) {
 			b := full[off : off+shortKey : off+shortKey]
-			w0 := binary.LittleEndian.Uint64(b[:8]) & lowBytes(min(l, 8))
-			w1 := binary.LittleEndian.Uint64(b[8:]) & lowBytes(max(l-8, 0))
+			km := &keyMasks[l]
+			w0 := binary.LittleEndian.Uint64(b[:8]) & km[0]
+			w1 := binary.LittleEndian.Uint64(b[8:]) & km[1]
 			hi, lo := bits.Mul64(w0^s0, w1^s1^uint64(l))
 			h := (hi ^ lo) & hmask
 			grp := &groups[(h>>shift)&mask]
