@@ -225,6 +225,7 @@ func (r *lineRight) walkBackward(ctx context.Context, lt *onColumn, lk *leftKeys
 
 	lo, hi := r.sp.Lo, r.sp.Hi
 	plain := r.plainBackward()
+	iw, intWin := newIntWindow(lo, hi, r.float)
 	ltv, lvalid := lt.t[:n], lt.valid
 	stride := bs.stride
 
@@ -268,7 +269,13 @@ func (r *lineRight) walkBackward(ctx context.Context, lt *onColumn, lk *leftKeys
 		{
 			l := ltv[i]
 			b, wlo := l, uint64(0)
-			if !plain {
+			if !plain && intWin {
+				wl, wb, empty := iw.at(l)
+				if empty {
+					goto out
+				}
+				b, wlo = wb, wl
+			} else if !plain {
 				w := windowFor(l, lo, hi, r.float)
 				if w.empty {
 					goto out

@@ -1,10 +1,10 @@
 package asof
 
 import (
-	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -189,12 +189,17 @@ type keyBatch struct {
 	u64  []uint64
 	buf  []byte
 	offs []int32 // row i's key is buf[offs[i]:offs[i+1]]
+	// full is buf extended as far as reads may go (buf[:k], k >=
+	// len(buf)): short keys are read with whole-word loads (wordsAt).
+	// The bytes past len(buf) are the array's or the scratch's own, and
+	// are masked off.
+	full []byte
 	null []bool
 	// anyNull: some row is NULL (null has a true); false lets lookups skip
 	// reading null.
 	anyNull bool
-	// shared marks buf as borrowed from an array (valid while the batch
-	// is held), not owned scratch; sharedU64 the same for u64.
+	// shared marks buf and offs as borrowed from an array (valid while
+	// the batch is held), not owned scratch; sharedU64 the same for u64.
 	shared    bool
 	sharedU64 bool
 }
@@ -270,8 +275,26 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		return
 	}
 	if kb.shared {
-		// buf was an array's buffer: never append into it.
-		kb.buf, kb.shared = nil, false
+		// buf and offs were an array's: never write into them.
+		kb.buf, kb.offs, kb.shared = nil, nil, false
+	}
+	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil && n > 0 {
+		if a, ok := cols[0].(offsets32); ok {
+			// One variable-width key, zero copy: the array's own
+			// offsets (absolute positions in its values buffer, so buf
+			// is the whole buffer: no rebasing pass) and bytes. full
+			// is the buffer too: immutable like the keys, so the last
+			// keys are read in place as well.
+			i32Scratch.put(kb.offs)
+			kb.offs = a.ValueOffsets()
+			kb.buf = a.ValueBytes()[:0]
+			if bufs := cols[0].Data().Buffers(); len(bufs) > 2 && bufs[2] != nil {
+				kb.buf = bufs[2].Bytes()
+			}
+			kb.full = kb.buf
+			kb.shared = true
+			return
+		}
 	}
 	kb.buf = kb.buf[:0]
 	if cap(kb.offs) < n+1 {
@@ -282,23 +305,12 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 	if len(cols) == 1 && (e.cols[0].class == keyString || e.cols[0].class == keyBinary) && e.nullSafe == nil {
 		// One variable-width key: its bytes are the key, whatever the
 		// array's offset width, so string and large_string agree.
-		if a, ok := cols[0].(offsets32); ok && n > 0 {
-			// Zero copy: point at the array's own bytes and offsets.
-			kb.buf = a.ValueBytes()
-			offs := a.ValueOffsets()
-			base := offs[0]
-			for i := 0; i <= n; i++ {
-				kb.offs[i] = offs[i] - base
-			}
-			kb.shared = true
-			return
-		} else {
-			for i := 0; i < n; i++ {
-				kb.offs[i] = int32(len(kb.buf))
-				kb.buf = append(kb.buf, varValue(cols[0], i)...)
-			}
+		for i := 0; i < n; i++ {
+			kb.offs[i] = int32(len(kb.buf))
+			kb.buf = append(kb.buf, varValue(cols[0], i)...)
 		}
 		kb.offs[n] = int32(len(kb.buf))
+		kb.full = kb.buf[:cap(kb.buf)]
 		return
 	}
 	for i := 0; i < n; i++ {
@@ -330,6 +342,7 @@ func (e *keyEncoding) encode(cols []arrow.Array, n int, kb *keyBatch) {
 		}
 	}
 	kb.offs[n] = int32(len(kb.buf))
+	kb.full = kb.buf[:cap(kb.buf)]
 }
 
 func varValue(c arrow.Array, i int) []byte {
@@ -460,11 +473,17 @@ type keyTable struct {
 	// its length is absent. nHashed counts the keys in slots.
 	direct  []int32
 	nHashed int
-	// byte mode
+	// byte mode (textkeys.go): groups is the open-addressing table
+	// (mask and shift index groups of four slots); words, hashes and offs
+	// are per id.
+	groups []slotGroup
+	words  []keyWords
 	hashes []uint64
 	offs   []int // key id's bytes are arena[offs[id]:offs[id+1]]
 	arena  []byte
 	seed   maphash.Seed
+	s0, s1 uint64 // short keys' hash seeds
+	hmask  uint64 // ANDed into every byte key's hash: ^Options.hashClear
 	// test hooks
 	hashU64   func(uint64) uint64
 	hashBytes func([]byte) uint64
@@ -472,12 +491,18 @@ type keyTable struct {
 
 func newKeyTable(u64 bool, opts *Options) *keyTable {
 	t := &keyTable{u64: u64, seed: maphash.MakeSeed(), hashU64: opts.hashU64, hashBytes: opts.hashBytes}
-	t.slots = make([]int32, 64)
-	for i := range t.slots {
-		t.slots[i] = -1
+	if u64 {
+		t.slots = make([]int32, 64)
+		for i := range t.slots {
+			t.slots[i] = -1
+		}
+		t.mask, t.shift = 63, 64-6
+	} else {
+		t.groups = make([]slotGroup, 16)
+		t.mask, t.shift = 15, 64-4
+		t.s0, t.s1 = rand.Uint64(), rand.Uint64()
+		t.hmask = ^opts.hashClear
 	}
-	t.mask = 63
-	t.shift = 64 - 6
 	t.offs = []int{0}
 	return t
 }
@@ -501,15 +526,8 @@ func (t *keyTable) hu(k uint64) uint64 {
 // fibMul is 2^64 divided by the golden ratio (Fibonacci hashing).
 const fibMul = 0x9e3779b97f4a7c15
 
-// slot maps a hash to a table position using its high bits.
+// slot maps a hash to a table position using its high bits (u64 mode).
 func (t *keyTable) slot(h uint64) uint64 { return (h >> t.shift) & t.mask }
-
-func (t *keyTable) hb(b []byte) uint64 {
-	if t.hashBytes != nil {
-		return t.hashBytes(b)
-	}
-	return maphash.Bytes(t.seed, b)
-}
 
 // directLimit bounds the keys the direct index covers (256 KB of int32s at
 // most), and directOn says whether it is used: not under the test hook that
@@ -574,37 +592,11 @@ func (t *keyTable) internU64(k uint64) int32 {
 	return id
 }
 
-func (t *keyTable) findBytes(b []byte, h uint64) int32 {
-	for p := t.slot(h); ; p = (p + 1) & t.mask {
-		id := t.slots[p]
-		if id < 0 || (t.hashes[id] == h && bytes.Equal(t.arena[t.offs[id]:t.offs[id+1]], b)) {
-			return id
-		}
-	}
-}
-
-func (t *keyTable) internBytes(b []byte, h uint64) int32 {
-	p := t.slot(h)
-	for ; ; p = (p + 1) & t.mask {
-		id := t.slots[p]
-		if id < 0 {
-			break
-		}
-		if t.hashes[id] == h && bytes.Equal(t.arena[t.offs[id]:t.offs[id+1]], b) {
-			return id
-		}
-	}
-	id := int32(len(t.hashes))
-	t.hashes = append(t.hashes, h)
-	t.arena = append(t.arena, b...)
-	t.offs = append(t.offs, len(t.arena))
-	t.slots[p] = id
-	t.nHashed++
-	t.maybeGrow()
-	return id
-}
-
 func (t *keyTable) maybeGrow() {
+	if !t.u64 {
+		t.growBytes()
+		return
+	}
 	// Keep the load factor at or below 1/4: short probe sequences keep
 	// the probe loop's exit branch predictable, and the table stays small
 	// (16 bytes a key).
@@ -619,16 +611,10 @@ func (t *keyTable) maybeGrow() {
 	t.mask = size - 1
 	t.shift--
 	for id := 0; id < t.len(); id++ {
-		var h uint64
-		if t.u64 {
-			if t.keys[id] < directLimit && t.directOn() {
-				continue // in direct, not in slots
-			}
-			h = t.hu(t.keys[id])
-		} else {
-			h = t.hashes[id]
+		if t.keys[id] < directLimit && t.directOn() {
+			continue // in direct, not in slots
 		}
-		p := t.slot(h)
+		p := t.slot(t.hu(t.keys[id]))
 		for t.slots[p] >= 0 {
 			p = (p + 1) & t.mask
 		}
@@ -647,7 +633,7 @@ func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent b
 		// A test hook hashes: keep the general path.
 		for i := from; i < len(ids); i++ {
 			if !onlyAbsent || ids[i] < 0 {
-				ids[i] = t.lookup(kb, nil, i)
+				ids[i] = t.lookup(kb, i)
 				miss = miss || (ids[i] < 0 && !kb.null[i])
 			}
 		}
@@ -705,33 +691,15 @@ func (t *keyTable) findU64Rows(kb *keyBatch, ids []int32, from int, onlyAbsent b
 	return m < 0
 }
 
-// lookup finds the id of row i of kb, -1 when absent or NULL. hashes caches
-// the byte-key hashes of kb (computed by hashAll).
-func (t *keyTable) lookup(kb *keyBatch, hashes []uint64, i int) int32 {
+// lookup finds the id of row i of kb, -1 when absent or NULL.
+func (t *keyTable) lookup(kb *keyBatch, i int) int32 {
 	if kb.null[i] {
 		return -1
 	}
 	if t.u64 {
 		return t.findU64(kb.u64[i])
 	}
-	return t.findBytes(kb.key(i), hashes[i])
-}
-
-func (t *keyTable) hashAll(kb *keyBatch, hashes []uint64) []uint64 {
-	if t.u64 {
-		return hashes[:0]
-	}
-	if cap(hashes) < kb.n {
-		u64Scratch.put(hashes)
-		hashes = u64Scratch.get(kb.n)
-	}
-	hashes = hashes[:kb.n]
-	for i := 0; i < kb.n; i++ {
-		if !kb.null[i] {
-			hashes[i] = t.hb(kb.key(i))
-		}
-	}
-	return hashes
+	return t.findRow(kb, i)
 }
 
 // keyDict is one key dictionary shared by every right input that matches on
@@ -759,22 +727,20 @@ func newKeyDict(u64 bool, opts *Options) *keyDict {
 
 func (d *keyDict) len() int { return int(d.size.Load()) }
 
-// hashAll computes the byte-key hashes of kb into hashes (nothing for u64
-// keys). It reads only the table's fixed seed and hooks: no lock needed.
-func (d *keyDict) hashAll(kb *keyBatch, hashes []uint64) []uint64 { return d.t.hashAll(kb, hashes) }
+// hashAll returns hashes emptied: the lookups hash each key as they read
+// it (findBytesRows says why). The hashes arguments of hashAll, intern,
+// lookup and lookupAll are kept for their callers (morsel.go, pairs.go)
+// and are unused.
+func (d *keyDict) hashAll(kb *keyBatch, hashes []uint64) []uint64 { return hashes[:0] }
 
-// intern assigns ids to every row of kb (-1 for NULL keys); hashes are kb's
-// hashes from hashAll.
+// intern assigns ids to every row of kb (-1 for NULL keys).
 func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
 	d.mu.RLock()
 	miss := false
 	if d.t.u64 {
 		miss = d.t.findU64Rows(kb, ids[:kb.n], 0, false)
 	} else {
-		for i := 0; i < kb.n; i++ {
-			ids[i] = d.t.lookup(kb, hashes, i)
-			miss = miss || (ids[i] < 0 && !kb.null[i])
-		}
+		miss = d.t.findBytesRows(kb, ids[:kb.n], 0, false)
 	}
 	d.mu.RUnlock()
 	if !miss {
@@ -789,7 +755,8 @@ func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
 		if d.t.u64 {
 			ids[i] = d.t.internU64(kb.u64[i])
 		} else {
-			ids[i] = d.t.internBytes(kb.key(i), hashes[i])
+			b := kb.key(i)
+			ids[i] = d.t.internBytes(b, d.t.hashKey(b))
 		}
 	}
 	d.size.Store(int64(d.t.len()))
@@ -805,11 +772,7 @@ func (d *keyDict) lookup(kb *keyBatch, hashes []uint64, ids []int32, from int) i
 		d.t.findU64Rows(kb, ids, from, true)
 		return d.t.len()
 	}
-	for i := from; i < len(ids); i++ {
-		if ids[i] < 0 {
-			ids[i] = d.t.lookup(kb, hashes, i)
-		}
-	}
+	d.t.findBytesRows(kb, ids, from, true)
 	return d.t.len()
 }
 
@@ -822,9 +785,7 @@ func (d *keyDict) lookupAll(kb *keyBatch, hashes []uint64, ids []int32) int {
 		d.t.findU64Rows(kb, ids, 0, false)
 		return d.t.len()
 	}
-	for i := range ids {
-		ids[i] = d.t.lookup(kb, hashes, i)
-	}
+	d.t.findBytesRows(kb, ids, 0, false)
 	return d.t.len()
 }
 

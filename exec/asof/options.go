@@ -176,6 +176,9 @@ type Options struct {
 	// hashBytes, when set, replaces the key hash (tests force collisions).
 	hashBytes func([]byte) uint64
 	hashU64   func(uint64) uint64
+	// hashClear are bits cleared from every byte key's hash, in the
+	// lookups' written-out loop too (tests force collisions there).
+	hashClear uint64
 	// compactSlack overrides the dead rows tolerated before compaction
 	// (negative means zero: compact at every chance).
 	compactSlack int64

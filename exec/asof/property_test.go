@@ -33,6 +33,11 @@ type genCase struct {
 	compact bool // compact at every chance
 	// keyMajor sorts every input by (keys..., t) and joins key-major.
 	keyMajor bool
+	// keyPool, when set, holds the text keys drawn (TestTextKeyShapes),
+	// and hashBytes and hashClear set the Options of the same names.
+	keyPool   []string
+	hashBytes func([]byte) uint64
+	hashClear uint64
 }
 
 func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordBatch {
@@ -88,6 +93,9 @@ func genTables(mem memory.Allocator, g *genCase, rng *rand.Rand) []arrow.RecordB
 				var kv any = int64(rng.IntN(card))
 				if g.strKey {
 					kv = fmt.Sprintf("key-%d", rng.IntN(card))
+					if g.keyPool != nil {
+						kv = g.keyPool[rng.IntN(len(g.keyPool))]
+					}
 				}
 				if rng.IntN(12) == 0 {
 					kv = nil
@@ -326,7 +334,7 @@ func checkCase(t testing.TB, g *genCase) {
 	for i := range specs {
 		specs[i].Input = ops[i+1]
 	}
-	opts := Options{Allocator: mem, Serial: g.serial}
+	opts := Options{Allocator: mem, Serial: g.serial, hashBytes: g.hashBytes, hashClear: g.hashClear}
 	if g.compact {
 		opts.compactSlack = -1
 	}

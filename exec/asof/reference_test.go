@@ -112,7 +112,9 @@ func keyOf(cols []arrow.Array, nullSafe []bool, i int) (string, bool) {
 		case int8, int16, int32, int64:
 			v = fmt.Sprint(x)
 		}
-		fmt.Fprintf(&sb, "%v\x00", v)
+		// Quoted: text keys may hold zero bytes, and ("a\x00", "b") must
+		// not render as ("a", "\x00b") does.
+		fmt.Fprintf(&sb, "%q\x00", fmt.Sprint(v))
 	}
 	return sb.String(), true
 }

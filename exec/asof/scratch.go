@@ -61,8 +61,11 @@ func (kb *keyBatch) free() {
 	if !kb.sharedU64 {
 		u64Scratch.put(kb.u64)
 	}
-	i32Scratch.put(kb.offs)
+	if !kb.shared {
+		i32Scratch.put(kb.offs)
+	}
 	kb.null, kb.u64, kb.sharedU64, kb.offs = nil, nil, false, nil
+	kb.buf, kb.full, kb.shared = nil, nil, false
 }
 
 func (lk *leftKeys) free() {

@@ -36,7 +36,7 @@ func TestFindU64Rows(t *testing.T) {
 	ids := make([]int32, kb.n)
 	tab.findU64Rows(kb, ids, 0, false)
 	for i := range ids {
-		if want := tab.lookup(kb, nil, i); ids[i] != want {
+		if want := tab.lookup(kb, i); ids[i] != want {
 			t.Fatalf("row %d: id %d, want %d", i, ids[i], want)
 		}
 	}
@@ -48,7 +48,7 @@ func TestFindU64Rows(t *testing.T) {
 	for i := range ids {
 		want := int32(7)
 		if i == 10 || i == 11 {
-			want = tab.lookup(kb, nil, i)
+			want = tab.lookup(kb, i)
 		}
 		if ids[i] != want {
 			t.Fatalf("onlyAbsent row %d: id %d, want %d", i, ids[i], want)
