@@ -113,9 +113,8 @@ type core[V any] struct {
 	keepOn bool
 
 	// dict is the key dictionary this input shares with the others that
-	// match on the same left key columns; rhash is scratch for hashes.
-	dict  *keyDict
-	rhash []uint64
+	// match on the same left key columns.
+	dict *keyDict
 
 	// Read cursor over the current right batch.
 	cur     column[V]
@@ -351,8 +350,7 @@ func (r *core[V]) enterBatch(b arrow.RecordBatch, n int) {
 			// The tracker checked the column when the tee read the batch.
 			_ = maskWith(b.Column(r.sp.condCol), &r.kb, nil)
 		}
-		r.rhash = r.dict.hashAll(&r.kb, r.rhash)
-		r.dict.intern(&r.kb, r.rhash, r.curIDs)
+		r.dict.intern(&r.kb, r.curIDs)
 	}
 	r.growKeys(r.curIDs)
 	cols := make([]arrow.Array, len(r.sp.Payload), len(r.sp.Payload)+1)
@@ -732,7 +730,7 @@ func (l *leftIDs) resolve(i int) int32 {
 		*l.scratch = buf
 		l.ids, l.own = buf, true
 	}
-	l.known = l.dict.lookup(&l.lk.kb, l.lk.hashes, l.ids, i)
+	l.known = l.dict.lookup(&l.lk.kb, l.ids, i)
 	return l.ids[i]
 }
 

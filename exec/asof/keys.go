@@ -727,14 +727,9 @@ func newKeyDict(u64 bool, opts *Options) *keyDict {
 
 func (d *keyDict) len() int { return int(d.size.Load()) }
 
-// hashAll returns hashes emptied: the lookups hash each key as they read
-// it (findBytesRows says why). The hashes arguments of hashAll, intern,
-// lookup and lookupAll are kept for their callers (morsel.go, pairs.go)
-// and are unused.
-func (d *keyDict) hashAll(kb *keyBatch, hashes []uint64) []uint64 { return hashes[:0] }
-
 // intern assigns ids to every row of kb (-1 for NULL keys).
-func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
+// The lookups hash each key as they read it (findBytesRows says why).
+func (d *keyDict) intern(kb *keyBatch, ids []int32) {
 	d.mu.RLock()
 	miss := false
 	if d.t.u64 {
@@ -765,7 +760,7 @@ func (d *keyDict) intern(kb *keyBatch, hashes []uint64, ids []int32) {
 // lookup looks up rows [from, len(ids)) of kb whose id is -1 (all of them
 // on a fresh slice) and returns the dictionary's size at that moment: every
 // key not found is absent from the first size ids.
-func (d *keyDict) lookup(kb *keyBatch, hashes []uint64, ids []int32, from int) int {
+func (d *keyDict) lookup(kb *keyBatch, ids []int32, from int) int {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.t.u64 {
@@ -778,7 +773,7 @@ func (d *keyDict) lookup(kb *keyBatch, hashes []uint64, ids []int32, from int) i
 
 // lookupAll sets every row's id (-1 when absent or NULL) and returns the
 // dictionary's size at that moment, as lookup does on a fresh slice.
-func (d *keyDict) lookupAll(kb *keyBatch, hashes []uint64, ids []int32) int {
+func (d *keyDict) lookupAll(kb *keyBatch, ids []int32) int {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.t.u64 {
@@ -793,20 +788,18 @@ func (d *keyDict) lookupAll(kb *keyBatch, hashes []uint64, ids []int32) int {
 // and looked up once by the join, then read (never written) by every right
 // input of the dictionary's group.
 type leftKeys struct {
-	kb     keyBatch
-	hashes []uint64
-	ids    []int32 // -1: NULL, or absent when looked up
-	known  int     // the dictionary's size when ids were looked up
+	kb    keyBatch
+	ids   []int32 // -1: NULL, or absent when looked up
+	known int     // the dictionary's size when ids were looked up
 }
 
 // load encodes and looks up the keys of cols (n rows).
 func (lk *leftKeys) load(enc *keyEncoding, d *keyDict, cols []arrow.Array, n int) {
 	enc.encode(cols, n, &lk.kb)
-	lk.hashes = d.hashAll(&lk.kb, lk.hashes)
 	if cap(lk.ids) < n {
 		i32Scratch.put(lk.ids)
 		lk.ids = i32Scratch.get(n)
 	}
 	lk.ids = lk.ids[:n]
-	lk.known = d.lookupAll(&lk.kb, lk.hashes, lk.ids)
+	lk.known = d.lookupAll(&lk.kb, lk.ids)
 }

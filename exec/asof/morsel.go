@@ -119,7 +119,6 @@ type Morsel struct {
 	leftDone bool
 	seq      int64
 	kb       keyBatch
-	hashes   []uint64
 }
 
 var _ operator.Operator = (*Morsel)(nil)
@@ -458,7 +457,7 @@ func (m *Morsel) internFresh(ctx context.Context, r *morselRight) error {
 			select {
 			case m.interns <- b:
 			default:
-				m.hashes = b.intern(&m.kb, m.hashes)
+				b.intern(&m.kb)
 				m.iwg.Done()
 			}
 		}
@@ -466,7 +465,7 @@ func (m *Morsel) internFresh(ctx context.Context, r *morselRight) error {
 	for {
 		select {
 		case b := <-m.interns:
-			m.hashes = b.intern(&m.kb, m.hashes)
+			b.intern(&m.kb)
 			m.iwg.Done()
 			continue
 		default:
@@ -486,19 +485,18 @@ func (m *Morsel) work(ctx context.Context) {
 	defer m.wg.Done()
 	var kb keyBatch
 	defer kb.free()
-	var hashes []uint64
 	for {
 		var mo *morsel
 		select {
 		case b := <-m.interns:
-			hashes = b.intern(&kb, hashes)
+			b.intern(&kb)
 			m.iwg.Done()
 			continue
 		default:
 		}
 		select {
 		case b := <-m.interns:
-			hashes = b.intern(&kb, hashes)
+			b.intern(&kb)
 			m.iwg.Done()
 			continue
 		case j, ok := <-m.jobs:
@@ -872,7 +870,7 @@ func (r *morselRight) idBuf(n int) []int32 {
 }
 
 // intern gives the rows of b their key ids in r.dict (into b.ids).
-func (b *rbuf) intern(kb *keyBatch, hashes []uint64) []uint64 {
+func (b *rbuf) intern(kb *keyBatch) {
 	r := b.r
 	cols := make([]arrow.Array, len(r.r.Keys))
 	for i, c := range r.r.Keys {
@@ -880,9 +878,7 @@ func (b *rbuf) intern(kb *keyBatch, hashes []uint64) []uint64 {
 	}
 	n := len(b.t)
 	r.enc.encode(cols, n, kb)
-	hashes = r.dict.hashAll(kb, hashes)
-	r.dict.intern(kb, hashes, b.ids)
-	return hashes
+	r.dict.intern(kb, b.ids)
 }
 
 // lastRows returns, per key, the last of the buffered rows [from, to),

@@ -91,7 +91,6 @@ type pairState struct {
 	read    int64
 	rt      onColumn
 	kb      keyBatch
-	hashes  []uint64
 	ids     []int32
 
 	// unmatched are dropped rows that won nothing (RIGHT, FULL), waiting
@@ -168,12 +167,11 @@ func (p *pairState) keep(ctx context.Context, b arrow.RecordBatch, n int) error 
 			return err
 		}
 	}
-	p.hashes = p.dict.hashAll(&p.kb, p.hashes)
 	if cap(p.ids) < n {
 		p.ids = make([]int32, n)
 	}
 	p.ids = p.ids[:n]
-	p.dict.intern(&p.kb, p.hashes, p.ids)
+	p.dict.intern(&p.kb, p.ids)
 	p.seq = slices.Grow(p.seq, n)
 	var s int32
 	if k := len(p.free); k > 0 {
@@ -497,7 +495,7 @@ func (p *pairState) match(ctx context.Context, lb arrow.RecordBatch, lt *onColum
 func (p *pairState) leftKey(ctx context.Context, lk *leftKeys, i int, w window) (int32, error) {
 	for {
 		if lk.ids[i] < 0 {
-			p.dict.lookup(&lk.kb, lk.hashes, lk.ids[:i+1], i)
+			p.dict.lookup(&lk.kb, lk.ids[:i+1], i)
 		}
 		if k := lk.ids[i]; k >= 0 && int(k) < len(p.byKey) {
 			return k, nil

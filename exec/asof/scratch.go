@@ -71,8 +71,7 @@ func (kb *keyBatch) free() {
 func (lk *leftKeys) free() {
 	lk.kb.free()
 	i32Scratch.put(lk.ids)
-	u64Scratch.put(lk.hashes)
-	lk.ids, lk.hashes = nil, nil
+	lk.ids = nil
 }
 
 func (lb *leftBatch) free() {

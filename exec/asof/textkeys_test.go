@@ -99,7 +99,7 @@ func TestTextKeyTable(t *testing.T) {
 			defer kb.free()
 			enc.encode([]arrow.Array{all}, all.Len(), &kb)
 			ids := make([]int32, all.Len())
-			d.intern(&kb, nil, ids)
+			d.intern(&kb, ids)
 			want := map[string]int32{}
 			for i, k := range present {
 				require.Equal(t, ids[i], ids[i+len(present)], "key %q", k)
@@ -138,7 +138,7 @@ func TestTextKeyTable(t *testing.T) {
 				n := to - from
 				enc.encode([]arrow.Array{sl}, n, &kb)
 				got := make([]int32, n)
-				d.lookupAll(&kb, nil, got)
+				d.lookupAll(&kb, got)
 				for i := range got {
 					exp := int32(-1)
 					if k := seq[from+i]; k != nil {
