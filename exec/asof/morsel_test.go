@@ -98,28 +98,7 @@ func TestMorselStopsEveryWorker(t *testing.T) {
 			op, err := newMorsel(left, rs, Options{Allocator: mem}, 4, 100)
 			require.NoError(t, err)
 			require.IsType(t, &Morsel{}, op)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			require.NoError(t, op.Open(ctx))
-			b, err := op.Next(ctx)
-			require.NoError(t, err)
-			b.Release()
-			switch how {
-			case "cancel":
-				cancel()
-				_, err = op.Next(ctx)
-				require.ErrorIs(t, err, context.Canceled)
-			case "left error", "right error":
-				err = operator.Drain(ctx, op, func(arrow.RecordBatch) error { return nil })
-				require.ErrorContains(t, err, "input failed")
-			}
-			require.NoError(t, op.Close())
-			require.True(t, left.closed)
-			for _, r := range rs {
-				require.True(t, r.Input.(*pgenSource).closed)
-			}
-			waitGoroutines(t, before)
-			mem.AssertSize(t, 0)
+			checkStops(t, op, how, left, rs, before, mem)
 		})
 	}
 }

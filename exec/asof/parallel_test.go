@@ -176,28 +176,37 @@ func TestParallelStopsEveryWorker(t *testing.T) {
 			}
 			op, err := NewParallel(left, rs, Options{Allocator: mem}, 4)
 			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			require.NoError(t, op.Open(ctx))
-			b, err := op.Next(ctx)
-			require.NoError(t, err)
-			b.Release()
-			switch how {
-			case "cancel":
-				cancel()
-				_, err = op.Next(ctx)
-				require.ErrorIs(t, err, context.Canceled)
-			case "left error", "right error":
-				err = operator.Drain(ctx, op, func(arrow.RecordBatch) error { return nil })
-				require.ErrorContains(t, err, "input failed")
-			}
-			require.NoError(t, op.Close())
-			require.True(t, left.closed)
-			for _, r := range rs {
-				require.True(t, r.Input.(*pgenSource).closed)
-			}
-			waitGoroutines(t, before)
-			mem.AssertSize(t, 0)
+			checkStops(t, op, how, left, rs, before, mem)
 		})
 	}
+}
+
+// checkStops reads one batch of op, then stops it as how says (close after
+// the batch as LIMIT does, cancel, or drain into an input's error), and
+// requires every input closed, no goroutine left beyond before and every
+// buffer of mem back.
+func checkStops(t *testing.T, op operator.Operator, how string, left *pgenSource, rs []Right, before int, mem *memory.CheckedAllocator) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	require.NoError(t, op.Open(ctx))
+	b, err := op.Next(ctx)
+	require.NoError(t, err)
+	b.Release()
+	switch how {
+	case "cancel":
+		cancel()
+		_, err = op.Next(ctx)
+		require.ErrorIs(t, err, context.Canceled)
+	case "left error", "right error":
+		err = operator.Drain(ctx, op, func(arrow.RecordBatch) error { return nil })
+		require.ErrorContains(t, err, "input failed")
+	}
+	require.NoError(t, op.Close())
+	require.True(t, left.closed)
+	for _, r := range rs {
+		require.True(t, r.Input.(*pgenSource).closed)
+	}
+	waitGoroutines(t, before)
+	mem.AssertSize(t, 0)
 }
