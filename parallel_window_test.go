@@ -2,7 +2,6 @@ package asofsql_test
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -58,24 +57,7 @@ func TestParallelWindowMatchesSerial(t *testing.T) {
 		`SELECT k, t, sum(p) OVER (PARTITION BY k ORDER BY t ROWS 9 PRECEDING), lead(p) OVER (PARTITION BY k ORDER BY t) FROM wo`: par + " hash(wo.k)",
 		`SELECT id, row_number() OVER (ORDER BY g) FROM ev`:                                                                       "serial: no PARTITION BY: one partition",
 	}
-	for q, shows := range queries {
-		var want []string
-		for _, w := range []int{1, 2, 3, 8} {
-			_, err := s.Exec(t.Context(), fmt.Sprintf("SET max_parallel_workers_per_gather = %d", w))
-			require.NoError(t, err)
-			got, err := sessRows(t, s, q)
-			require.NoError(t, err, q)
-			plan, err := sessRows(t, s, "EXPLAIN "+q)
-			require.NoError(t, err)
-			if w == 1 {
-				want = got
-				require.NotContains(t, strings.Join(plan, "\n"), "workers=", q)
-				continue
-			}
-			require.Contains(t, strings.Join(plan, "\n"), strings.ReplaceAll(shows, "%d", fmt.Sprint(w)), q)
-			require.Equal(t, want, got, "%s at %d workers", q, w)
-		}
-	}
+	checkDegrees(t, s, queries, []int{1, 2, 3, 8}, nil)
 	plan, err := sessRows(t, s, "EXPLAIN SELECT g, sum(random()) OVER (PARTITION BY g) FROM ev")
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(plan, "\n"), "(serial: volatile function or subquery in an argument)")
