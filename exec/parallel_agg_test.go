@@ -22,22 +22,9 @@ import (
 func parallelAgg(groupBy []expr.Expr, names []string, aggs []exec.AggSpec, opts exec.AggOptions,
 	pipe func(mem memory.Allocator, in exec.Operator) (exec.Operator, error)) func(memory.Allocator, []exec.Operator, int) (exec.Operator, error) {
 	return func(mem memory.Allocator, in []exec.Operator, workers int) (exec.Operator, error) {
-		m := exec.NewMorsels(in[0])
-		var views []*exec.MorselView
-		var inputs []exec.Operator
-		for w := 0; w < workers; w++ {
-			v := m.View()
-			var op exec.Operator = v
-			if pipe != nil {
-				var err error
-				if op, err = pipe(mem, v); err != nil {
-					for _, in := range inputs {
-						in.Close()
-					}
-					return nil, err
-				}
-			}
-			views, inputs = append(views, v), append(inputs, op)
+		m, views, inputs, err := morselPipes(mem, in[0], workers, pipe)
+		if err != nil {
+			return nil, err
 		}
 		return exec.NewParallelHashAggregate(m, views, inputs, mem, groupBy, names, aggs, eval.Env{}, opts)
 	}
@@ -185,4 +172,29 @@ func requireGoroutines(t *testing.T, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	require.LessOrEqual(t, runtime.NumGoroutine(), n, "goroutines left running")
+}
+
+// morselPipes cuts in into morsels and builds each of workers pipelines
+// over its own view with pipe (nil: the view itself), as the planner's
+// parallel operators run; on an error it closes the pipelines built.
+func morselPipes(mem memory.Allocator, in exec.Operator, workers int,
+	pipe func(mem memory.Allocator, in exec.Operator) (exec.Operator, error)) (*exec.Morsels, []*exec.MorselView, []exec.Operator, error) {
+	m := exec.NewMorsels(in)
+	var views []*exec.MorselView
+	var inputs []exec.Operator
+	for w := 0; w < workers; w++ {
+		v := m.View()
+		var op exec.Operator = v
+		if pipe != nil {
+			var err error
+			if op, err = pipe(mem, v); err != nil {
+				for _, in := range inputs {
+					in.Close()
+				}
+				return nil, nil, nil, err
+			}
+		}
+		views, inputs = append(views, v), append(inputs, op)
+	}
+	return m, views, inputs, nil
 }

@@ -17,22 +17,9 @@ import (
 func parallelSort(keys []exec.SortKey, opts exec.SortOptions,
 	pipe func(mem memory.Allocator, in exec.Operator) (exec.Operator, error)) func(memory.Allocator, []exec.Operator, int) (exec.Operator, error) {
 	return func(mem memory.Allocator, in []exec.Operator, workers int) (exec.Operator, error) {
-		m := exec.NewMorsels(in[0])
-		var views []*exec.MorselView
-		var inputs []exec.Operator
-		for w := 0; w < workers; w++ {
-			v := m.View()
-			var op exec.Operator = v
-			if pipe != nil {
-				var err error
-				if op, err = pipe(mem, v); err != nil {
-					for _, in := range inputs {
-						in.Close()
-					}
-					return nil, err
-				}
-			}
-			views, inputs = append(views, v), append(inputs, op)
+		m, views, inputs, err := morselPipes(mem, in[0], workers, pipe)
+		if err != nil {
+			return nil, err
 		}
 		return exec.NewParallelSort(m, views, inputs, mem, keys, opts)
 	}

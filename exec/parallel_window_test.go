@@ -61,22 +61,9 @@ func symWindows(stacked bool, batch int) func(mem memory.Allocator, in exec.Oper
 func parallelWindow(chain func(memory.Allocator, exec.Operator) (exec.Operator, error), opts exec.WindowOptions,
 	pipe func(mem memory.Allocator, in exec.Operator) (exec.Operator, error), project []int) func(memory.Allocator, []exec.Operator, int) (exec.Operator, error) {
 	return func(mem memory.Allocator, in []exec.Operator, workers int) (exec.Operator, error) {
-		m := exec.NewMorsels(in[0])
-		var views []*exec.MorselView
-		var inputs []exec.Operator
-		for w := 0; w < workers; w++ {
-			v := m.View()
-			var op exec.Operator = v
-			if pipe != nil {
-				var err error
-				if op, err = pipe(mem, v); err != nil {
-					for _, in := range inputs {
-						in.Close()
-					}
-					return nil, err
-				}
-			}
-			views, inputs = append(views, v), append(inputs, op)
+		m, views, inputs, err := morselPipes(mem, in[0], workers, pipe)
+		if err != nil {
+			return nil, err
 		}
 		p, err := exec.NewParallelWindow(m, views, inputs, mem, []int{1}, []exec.SortKey{{Col: 1, Nulls: exec.NullsLast}},
 			func(in exec.Operator) (exec.Operator, error) { return chain(mem, in) }, opts)
