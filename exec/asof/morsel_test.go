@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec/exectest"
 	"github.com/asofsql/asofsql/exec/operator"
@@ -51,32 +50,9 @@ func TestMorselMatchesSerial(t *testing.T) {
 // TestMorselOrderErrors: a disorder in either input is the serial join's
 // error, with the row counted over the whole input.
 func TestMorselOrderErrors(t *testing.T) {
-	for _, side := range []string{"left", "right"} {
-		t.Run(side, func(t *testing.T) {
-			run := func(workers int) error {
-				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-				defer mem.AssertSize(t, 0)
-				left := newPGen(mem, 20, 50, 5, 0, 10)
-				rs := morselRights(mem, Left)
-				if side == "left" {
-					left.swapAt = 333
-				} else {
-					rs[0].Input.(*pgenSource).swapAt = 444
-				}
-				op, err := newMorsel(left, rs, Options{Allocator: mem, LeftName: "l"}, workers, 40)
-				require.NoError(t, err)
-				defer op.Close()
-				return operator.Drain(context.Background(), op, func(arrow.RecordBatch) error { return nil })
-			}
-			want := run(1)
-			require.Error(t, want)
-			for _, w := range []int{2, 3} {
-				got := run(w)
-				require.Error(t, got)
-				require.Equal(t, want.Error(), got.Error())
-			}
-		})
-	}
+	checkOrderErrors(t, morselRights, func(left operator.Operator, rs []Right, opts Options, workers int) (operator.Operator, error) {
+		return newMorsel(left, rs, opts, workers, 40)
+	})
 }
 
 // TestMorselStopsEveryWorker: after reading one batch and closing (what

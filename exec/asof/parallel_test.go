@@ -115,20 +115,31 @@ func TestParallelFallsBack(t *testing.T) {
 // TestParallelOrderErrors: a disorder in either input is the serial
 // join's error, with the row counted over the whole input.
 func TestParallelOrderErrors(t *testing.T) {
+	checkOrderErrors(t, pgenRights, func(left operator.Operator, rs []Right, opts Options, workers int) (operator.Operator, error) {
+		return NewParallel(left, rs, opts, workers)
+	})
+}
+
+// checkOrderErrors requires the error build's join gives at 2 and 3
+// workers for a disorder in the left or the first right input (rights
+// builds those) to be the one it gives at 1 worker, the serial join's.
+func checkOrderErrors(t *testing.T, rights func(memory.Allocator, ...Kind) []Right,
+	build func(left operator.Operator, rs []Right, opts Options, workers int) (operator.Operator, error)) {
 	for _, side := range []string{"left", "right"} {
 		t.Run(side, func(t *testing.T) {
 			run := func(workers int) error {
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				defer mem.AssertSize(t, 0)
 				left := newPGen(mem, 20, 50, 5, 0, 10)
-				rs := pgenRights(mem, Left)
+				rs := rights(mem, Left)
 				if side == "left" {
 					left.swapAt = 333
 				} else {
 					rs[0].Input.(*pgenSource).swapAt = 444
 				}
-				op, err := NewParallel(left, rs, Options{Allocator: mem, LeftName: "l"}, workers)
+				op, err := build(left, rs, Options{Allocator: mem, LeftName: "l"}, workers)
 				require.NoError(t, err)
+				defer op.Close()
 				return operator.Drain(context.Background(), op, func(arrow.RecordBatch) error { return nil })
 			}
 			want := run(1)
