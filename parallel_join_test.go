@@ -2,7 +2,6 @@ package asofsql_test
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -59,12 +58,8 @@ func TestParallelJoinStopWorkers(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	db := joinDB(t, mem)
 	defer db.Close()
-	s := db.Session()
+	s, waitIdle := workersSession(t, db, 3)
 	defer s.Close()
-	_, err := s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
-	require.NoError(t, err)
-	before := runtime.NumGoroutine()
-	waitIdle := func() { t.Helper(); waitGoroutines(t, before) }
 	rows, err := sessRows(t, s, `SELECT ev.id, dim.name FROM ev JOIN dim ON ev.g = dim.g LIMIT 3`)
 	require.NoError(t, err)
 	require.Len(t, rows, 3)

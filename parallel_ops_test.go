@@ -98,12 +98,8 @@ func TestParallelOpsStopWorkers(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	db := opsDB(t, mem)
 	defer db.Close()
-	s := db.Session()
+	s, waitIdle := workersSession(t, db, 3)
 	defer s.Close()
-	_, err := s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
-	require.NoError(t, err)
-	before := runtime.NumGoroutine()
-	waitIdle := func() { t.Helper(); waitGoroutines(t, before) }
 	rows, err := sessRows(t, s, `SELECT id % 1000, count(*) FROM ev GROUP BY 1 LIMIT 3`)
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
@@ -169,4 +165,16 @@ func TestParallelOpsExplainAnalyze(t *testing.T) {
 	text = strings.Join(plan, "\n")
 	require.Contains(t, text, "GatherMerge workers=3 (sorted runs merged, ties in input order) [ordering: ev.sym]")
 	require.Contains(t, text, "Morsels workers=3 (numbered in input order) (actual rows=40000 batches=5 ")
+}
+
+// workersSession opens a session of db planning for workers; waitIdle
+// waits until no more goroutines run than when it was opened (a query's
+// workers all stopped). The caller closes the session.
+func workersSession(t *testing.T, db *asofsql.DB, workers int) (s *asofsql.Session, waitIdle func()) {
+	t.Helper()
+	s = db.Session()
+	_, err := s.Exec(t.Context(), fmt.Sprintf("SET max_parallel_workers_per_gather = %d", workers))
+	require.NoError(t, err)
+	before := runtime.NumGoroutine()
+	return s, func() { t.Helper(); waitGoroutines(t, before) }
 }

@@ -2,7 +2,6 @@ package asofsql_test
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -71,12 +70,8 @@ func TestParallelWindowStopWorkers(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	db := opsDB(t, mem)
 	defer db.Close()
-	s := db.Session()
+	s, waitIdle := workersSession(t, db, 3)
 	defer s.Close()
-	_, err := s.Exec(t.Context(), "SET max_parallel_workers_per_gather = 3")
-	require.NoError(t, err)
-	before := runtime.NumGoroutine()
-	waitIdle := func() { t.Helper(); waitGoroutines(t, before) }
 	rows, err := sessRows(t, s, `SELECT id, rank() OVER (PARTITION BY g ORDER BY v) FROM ev LIMIT 3`)
 	require.NoError(t, err)
 	require.Len(t, rows, 3)
