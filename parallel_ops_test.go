@@ -105,16 +105,7 @@ func TestParallelOpsStopWorkers(t *testing.T) {
 	require.Len(t, rows, 3)
 	waitIdle()
 
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	c, err := s.Query(ctx, `SELECT sym, sum(v) FROM ev GROUP BY sym`)
-	if err == nil {
-		for c.Next() {
-		}
-		err = c.Err()
-		c.Close()
-	}
-	require.ErrorIs(t, err, context.Canceled)
+	requireCancelled(t, s, `SELECT sym, sum(v) FROM ev GROUP BY sym`)
 	waitIdle()
 
 	// 22012 in a worker's projection, in a late morsel.
@@ -123,7 +114,7 @@ func TestParallelOpsStopWorkers(t *testing.T) {
 	waitIdle()
 
 	// A parallel sort read in part, then closed.
-	c, err = s.Query(t.Context(), `SELECT id, sym FROM ev ORDER BY sym, id DESC`)
+	c, err := s.Query(t.Context(), `SELECT id, sym FROM ev ORDER BY sym, id DESC`)
 	require.NoError(t, err)
 	require.True(t, c.Next())
 	c.Close()
@@ -177,4 +168,21 @@ func workersSession(t *testing.T, db *asofsql.DB, workers int) (s *asofsql.Sessi
 	require.NoError(t, err)
 	before := runtime.NumGoroutine()
 	return s, func() { t.Helper(); waitGoroutines(t, before) }
+}
+
+// requireCancelled runs q on s under a context cancelled before it starts
+// and requires the query (its start or its rows) to end in
+// context.Canceled.
+func requireCancelled(t *testing.T, s *asofsql.Session, q string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c, err := s.Query(ctx, q)
+	if err == nil {
+		for c.Next() {
+		}
+		err = c.Err()
+		c.Close()
+	}
+	require.ErrorIs(t, err, context.Canceled)
 }
