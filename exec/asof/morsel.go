@@ -1,6 +1,7 @@
 package asof
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -32,23 +33,32 @@ import (
 //     input order (spec: at equal t the last wins when Δ <= 0): the
 //     key's last row. The serial Join then picks among the prime and the
 //     slice exactly as it would among all rows. The primes are a prefix
-//     over the morsels: the reader finds, per key, the last row of the
-//     right rows between the previous morsel's start and this one's
+//     over the morsels, a chain of primeCells: the morsel's worker, once
+//     the previous morsel's prime is made, finds per key the last row of
+//     the right rows between the previous morsel's slice and this one's
 //     (walking their key ids backward), and replaces those keys' rows in
-//     the previous prime: linear in the keys and the rows, no map.
+//     the previous prime: linear in the keys and the rows, no map. Each
+//     worker makes its morsel's prime before its join, so the next
+//     morsel's worker waits for a walk, not for a join.
 //
-// The reader interns each right batch's keys once, into a key dictionary
-// per right input that lives as long as the Morsel; the ids go with the
+// Each right batch's keys are interned once, into a key dictionary per
+// right input that lives as long as the Morsel, by the first worker that
+// needs them (rbuf.ensure): the worker of the morsel whose slice holds
+// the rows, or of the one whose prime walks them. The ids go with the
 // rows to the morsels' joins (idBatches), which use that same dictionary
 // (Options.dicts) and skip their own encode, hash and lookup. So the
-// right side's key work is the serial join's, done once; the joins also
-// share one output buffer pool (Options.pool). What the morsels add to the
-// serial join's work: the chunk walks (an id read per right row), a prime
-// per morsel (a row per key, gathered, and joined as a right row), the
-// order checks of both inputs, and a join's setup per morsel.
+// right side's key work is the serial join's, done once and in parallel;
+// the joins also share one output buffer pool (Options.pool). What the
+// morsels add to the serial join's work: the chunk walks (an id read per
+// right row), a prime per morsel (a row per key, gathered, and joined as a
+// right row), the order checks of both inputs, and a join's setup per
+// morsel. The reader's part, the only serial one, is reading the inputs,
+// their order checks and cutting the slices (in session 9 it also
+// interned every right key and made the primes: a fifth of S4's CPU, on
+// the critical path).
 //
 // It is a pipeline with no synchronous phase: while the workers join, the
-// reader reads, checks and interns the next morsels' rows, and Next
+// reader reads and checks the next morsels' rows, and Next
 // returns a morsel's output batches as its worker makes them, in morsel
 // order, so the output is the serial join's rows with no reassembly. At
 // most depth morsels are in flight (cut but not yet returned in full):
@@ -106,19 +116,14 @@ type Morsel struct {
 	slots  chan struct{}
 	cur    *morsel      // the morsel whose output Next returns
 	done   atomic.Int64 // the morsels Next is done with (their joins ended)
-	// interns offers the workers right batches to intern (see
-	// internFresh); iwg counts the offered ones not yet interned.
-	interns chan *rbuf
-	iwg     sync.WaitGroup
 
 	// The reader's own state: the left batch the last morsel ended in and
-	// the first row of it not yet taken, and its scratch for interning.
+	// the first row of it not yet taken.
 	carry    arrow.RecordBatch
 	carryT   []int64
 	carryOff int
 	leftDone bool
 	seq      int64
-	kb       keyBatch
 }
 
 var _ operator.Operator = (*Morsel)(nil)
@@ -129,7 +134,7 @@ type morselRight struct {
 	r     Right
 	enc   keyEncoding
 	check orderCheck
-	bufs  []rbuf
+	bufs  []*rbuf
 	next  int64 // global index of the row after the buffered ones
 	done  bool
 	// dict gives the right keys dense ids; the workers share it (it is
@@ -140,15 +145,37 @@ type morselRight struct {
 	spareIDs [][]int32
 	pending  []pendingIDs
 	// stamp[id] == epoch marks the keys lastRows met in its last walk.
+	// The walks of one input follow each other (each waits for the
+	// previous morsel's prime), on whichever worker: they share these.
 	stamp []int32
 	epoch int32
-	// prime: per key, the last right row before the buffer's first row,
-	// in input order; primeIDs[i] is the key id of its row i.
-	prime    arrow.RecordBatch
-	primeIDs []int32
+	// last is the prime of the latest morsel cut (made or not yet), the
+	// next one's previous prime.
+	last *primeCell
 	// low is the first row a later morsel may take (the rows before it
-	// are in the prime).
+	// are in the primes).
 	low int64
+}
+
+// primeCell is one morsel's prime for one right input: per key, the last
+// right row before the morsel's slice, in input order, and their key ids.
+// The morsel's worker makes it from the previous morsel's prime (prev) and
+// the right rows between the two slices (chunk: rows [lo, hi) of the
+// buffers chunk, which the cell holds a reference to), once prev is ready:
+// the primes are a chain over the morsels, each link made by a worker, so
+// the walk and the interning of the rows it needs are off the reader.
+//
+// A cell holds a reference to b until the next morsel's worker has made
+// its own prime from it (or Close, for the last one and any the workers
+// never made): see makePrime and releaseCells.
+type primeCell struct {
+	prev   *primeCell
+	chunk  []*rbuf
+	lo, hi int64
+	ready  chan struct{} // closed once b and ids, or err, are set
+	b      arrow.RecordBatch
+	ids    []int32
+	err    error
 }
 
 // pendingIDs is a trimmed buffer's id array, which the joins of morsels
@@ -164,6 +191,10 @@ type rbuf struct {
 	start int64   // global index of row 0
 	ids   []int32 // its rows' key ids in r.dict (-1: a NULL key), once interned
 	r     *morselRight
+	// The first worker that needs the ids interns them (ensure) under mu;
+	// the others wait for it.
+	mu       sync.Mutex
+	interned bool
 }
 
 // primeRow is one row of a prime: its key's id and where the row is (Src
@@ -375,6 +406,11 @@ type morsel struct {
 	// its t range) and their rows' key ids. The worker takes them.
 	in  [][]arrow.RecordBatch
 	ids [][][]int32
+	// Per right: the buffers of the slice (with a reference), whose keys
+	// the worker interns (ensure) before the join, and the prime to make
+	// (backward only).
+	need  [][]*rbuf
+	cells []*primeCell
 
 	mu     sync.Mutex
 	out    []arrow.RecordBatch // made by the worker, not yet returned
@@ -390,8 +426,19 @@ func (mo *morsel) signal() {
 	}
 }
 
+// releaseNeed drops mo's references to the buffers of its slices.
+func (mo *morsel) releaseNeed() {
+	for _, need := range mo.need {
+		for _, b := range need {
+			b.b.Release()
+		}
+	}
+	mo.need = nil
+}
+
 // release drops what mo holds.
 func (mo *morsel) release() {
+	mo.releaseNeed()
 	releaseAll(mo.left)
 	mo.left = nil
 	releaseAll(mo.out)
@@ -411,7 +458,6 @@ func (m *Morsel) start(ctx context.Context) {
 	m.queue = make(chan *morsel, m.depth)
 	m.jobs = make(chan *morsel, m.depth)
 	m.slots = make(chan struct{}, m.depth)
-	m.interns = make(chan *rbuf, 64)
 	m.wg.Add(1 + m.workers)
 	go m.read(wctx)
 	for range m.workers {
@@ -443,72 +489,17 @@ func (m *Morsel) read(ctx context.Context) {
 	}
 }
 
-// internFresh gives the newly buffered right batches of r their key ids.
-// The reader offers them to the workers (interns) and interns them itself
-// too, taking them back from the same queue, then waits for the ones a
-// worker took: a worker takes one only between two joins, so the workers
-// share the interning when they would otherwise wait for the reader (text
-// keys: the reader's critical path), and leave it to the reader when busy.
-func (m *Morsel) internFresh(ctx context.Context, r *morselRight) error {
-	for bi := range r.bufs {
-		if b := &r.bufs[bi]; b.ids == nil {
-			b.ids = r.idBuf(len(b.t))
-			m.iwg.Add(1)
-			select {
-			case m.interns <- b:
-			default:
-				b.intern(&m.kb)
-				m.iwg.Done()
-			}
-		}
-	}
-	for {
-		select {
-		case b := <-m.interns:
-			b.intern(&m.kb)
-			m.iwg.Done()
-			continue
-		default:
-		}
-		break
-	}
-	// The buffers are not touched again until every one is interned.
-	m.iwg.Wait()
-	return ctx.Err()
-}
-
-// work joins morsels until there are no more, and interns right batches
-// the reader offers between two joins (see internFresh). A morsel whose
-// join fails or is cancelled ends with its error; the reader stops at the
-// cancellation Next or Close then makes.
+// work joins morsels until there are no more: for each, it interns the
+// keys of the right rows the morsel takes, makes its primes (after the
+// previous morsel's), and runs its join. A morsel whose join fails or is
+// cancelled ends with its error; the reader stops at the cancellation Next
+// or Close then makes.
 func (m *Morsel) work(ctx context.Context) {
 	defer m.wg.Done()
 	var kb keyBatch
 	defer kb.free()
-	for {
-		var mo *morsel
-		select {
-		case b := <-m.interns:
-			b.intern(&kb)
-			m.iwg.Done()
-			continue
-		default:
-		}
-		select {
-		case b := <-m.interns:
-			b.intern(&kb)
-			m.iwg.Done()
-			continue
-		case j, ok := <-m.jobs:
-			if !ok {
-				return
-			}
-			mo = j
-		}
-		err := ctx.Err()
-		if err == nil {
-			err = m.join(ctx, mo)
-		}
+	for mo := range m.jobs {
+		err := m.join(ctx, mo, &kb)
 		mo.mu.Lock()
 		mo.joined, mo.jerr = true, err
 		for _, in := range mo.in {
@@ -521,8 +512,37 @@ func (m *Morsel) work(ctx context.Context) {
 }
 
 // join runs mo's serial join, handing each output batch to Next as it
-// comes.
-func (m *Morsel) join(ctx context.Context, mo *morsel) error {
+// comes, once its right rows' keys are interned and its primes made.
+func (m *Morsel) join(ctx context.Context, mo *morsel, kb *keyBatch) error {
+	// The primes (made first: the next morsel's worker waits for them),
+	// then the keys of the rows of the slices. Every prime is made, even
+	// after an error, so that a later morsel's worker never waits on one.
+	var err error
+	for ri, r := range m.rights {
+		if c := mo.cells[ri]; c != nil {
+			b, ids, perr := r.makePrime(ctx, m.opts.Allocator, c, kb)
+			if perr != nil {
+				err = cmp.Or(err, perr)
+				continue
+			}
+			mo.in[ri] = slices.Insert(mo.in[ri], 0, b)
+			mo.ids[ri] = slices.Insert(mo.ids[ri], 0, ids)
+		}
+	}
+	if err == nil {
+		for _, need := range mo.need {
+			for _, b := range need {
+				if err = ctx.Err(); err != nil {
+					break
+				}
+				b.ensure(kb)
+			}
+		}
+	}
+	mo.releaseNeed()
+	if err != nil {
+		return err
+	}
 	rights := make([]Right, len(m.rights))
 	for ri, r := range m.rights {
 		rights[ri] = r.r
@@ -682,6 +702,8 @@ func (m *Morsel) cut(ctx context.Context) (*morsel, error) {
 	}
 	mo.in = make([][]arrow.RecordBatch, len(m.rights))
 	mo.ids = make([][][]int32, len(m.rights))
+	mo.need = make([][]*rbuf, len(m.rights))
+	mo.cells = make([]*primeCell, len(m.rights))
 	for ri, r := range m.rights {
 		if err := m.cutRight(ctx, mo, ri, r); err != nil {
 			mo.release()
@@ -691,16 +713,13 @@ func (m *Morsel) cut(ctx context.Context) (*morsel, error) {
 	return mo, nil
 }
 
-// cutRight reads the right rows mo needs from input ri, interns their
-// keys, and builds mo's input from it: the prime, then the rows of mo's t
-// range.
+// cutRight reads the right rows mo needs from input ri and builds mo's
+// input from it: the rows of mo's t range and, for a backward join, the
+// prime its worker is to make.
 func (m *Morsel) cutRight(ctx context.Context, mo *morsel, ri int, r *morselRight) error {
 	sp := r.r
 	end := satAdd(satAdd(mo.last, sp.Hi.Int), 1)
 	if err := r.fill(ctx, m.opts.Allocator, end); err != nil {
-		return err
-	}
-	if err := m.internFresh(ctx, r); err != nil {
 		return err
 	}
 	var start int64
@@ -717,12 +736,16 @@ func (m *Morsel) cutRight(ctx context.Context, mo *morsel, ri int, r *morselRigh
 		to = from
 	}
 	if sp.Lo.Unbounded {
-		if err := r.advancePrime(ctx, m.opts.Allocator, from); err != nil {
-			return err
+		// The prime after the rows [low, from): the worker makes it.
+		c := &primeCell{prev: r.last, lo: r.low, hi: from, ready: make(chan struct{})}
+		if r.low < from {
+			bi, _ := r.at(r.low)
+			for ; bi < len(r.bufs) && r.bufs[bi].start < from; bi++ {
+				r.bufs[bi].b.Retain()
+				c.chunk = append(c.chunk, r.bufs[bi])
+			}
 		}
-		r.prime.Retain()
-		mo.in[ri] = append(mo.in[ri], r.prime)
-		mo.ids[ri] = append(mo.ids[ri], r.primeIDs)
+		r.last, mo.cells[ri] = c, c
 	}
 	if from < to {
 		bi, row := r.at(from)
@@ -731,11 +754,15 @@ func (m *Morsel) cutRight(ctx context.Context, mo *morsel, ri int, r *morselRigh
 			n := int(min(int64(len(b.t)), int64(row)+to-g))
 			mo.in[ri] = append(mo.in[ri], b.b.NewSlice(int64(row), int64(n)))
 			mo.ids[ri] = append(mo.ids[ri], b.ids[row:n])
+			b.b.Retain() // the reader may trim b before the worker interns it
+			mo.need[ri] = append(mo.need[ri], b)
 			g += int64(n - row)
 		}
 	}
 	r.low = from
-	r.trim(from, mo.seq, m.done.Load())
+	// The trimmed buffers' ids may be read by mo's prime (its chunk) as
+	// well as by the joins of the morsels before it.
+	r.trim(from, mo.seq+1, m.done.Load())
 	return nil
 }
 
@@ -811,7 +838,7 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 		for _, c := range b.Columns() {
 			c.NullN()
 		}
-		r.bufs = append(r.bufs, rbuf{b: b, t: t, start: r.next, r: r})
+		r.bufs = append(r.bufs, &rbuf{b: b, t: t, start: r.next, r: r, ids: r.idBuf(len(t))})
 		r.next += b.NumRows()
 	}
 	return nil
@@ -820,7 +847,7 @@ func (r *morselRight) fill(ctx context.Context, mem memory.Allocator, end int64)
 // search returns the global index of the first buffered row with t >= v
 // (after: t > v).
 func (r *morselRight) search(v int64, after bool) int64 {
-	bi, _ := slices.BinarySearchFunc(r.bufs, v, func(b rbuf, v int64) int {
+	bi, _ := slices.BinarySearchFunc(r.bufs, v, func(b *rbuf, v int64) int {
 		last := b.t[len(b.t)-1]
 		if last < v || after && last == v {
 			return -1
@@ -847,7 +874,7 @@ func (r *morselRight) search(v int64, after bool) int64 {
 
 // at returns the buffer and row of global index g.
 func (r *morselRight) at(g int64) (int, int) {
-	bi, _ := slices.BinarySearchFunc(r.bufs, g, func(b rbuf, g int64) int {
+	bi, _ := slices.BinarySearchFunc(r.bufs, g, func(b *rbuf, g int64) int {
 		if b.start+int64(len(b.t)) <= g {
 			return -1
 		}
@@ -869,6 +896,17 @@ func (r *morselRight) idBuf(n int) []int32 {
 	return i32Scratch.get(n)
 }
 
+// ensure interns b's keys unless done: the first caller interns them,
+// any other at the same time waits for it.
+func (b *rbuf) ensure(kb *keyBatch) {
+	b.mu.Lock()
+	if !b.interned {
+		b.intern(kb)
+		b.interned = true
+	}
+	b.mu.Unlock()
+}
+
 // intern gives the rows of b their key ids in r.dict (into b.ids).
 func (b *rbuf) intern(kb *keyBatch) {
 	r := b.r
@@ -881,31 +919,31 @@ func (b *rbuf) intern(kb *keyBatch) {
 	r.dict.intern(kb, b.ids)
 }
 
-// lastRows returns, per key, the last of the buffered rows [from, to),
-// the latest first, and leaves r.stamp[id] == r.epoch for exactly their
-// keys. It walks the rows' ids backward, so a key costs one entry however
-// many rows it has, and stops once it has met every key of the dictionary:
-// with many rows per key (S1: 1,000 keys, 128K rows) the walk is a few
-// thousand rows long.
-func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow, error) {
+// lastRows returns, per key, the last of c's chunk rows [c.lo, c.hi), the
+// latest first, and leaves r.stamp[id] == r.epoch for exactly their keys.
+// It walks the rows' ids backward, so a key costs one entry however many
+// rows it has, and stops once it has met every key of the dictionary: with
+// many rows per key (S1: 1,000 keys, 128K rows) the walk is a few thousand
+// rows long. Every row of the chunk is interned first: the early stop
+// needs every key of the rows it skips in the dictionary.
+func (r *morselRight) lastRows(ctx context.Context, c *primeCell, kb *keyBatch) ([]primeRow, error) {
+	for _, b := range c.chunk {
+		b.ensure(kb)
+	}
 	var out []primeRow
 	keys := r.dict.len()
 	if len(r.stamp) < keys {
 		r.stamp = append(r.stamp, make([]int32, keys-len(r.stamp))...)
 	}
 	r.epoch++
-	if from >= to {
-		return out, nil
-	}
 	stamp, epoch := r.stamp, r.epoch
-	bi, _ := r.at(to - 1)
-	for g := to; g > from; bi-- {
+	for bi := len(c.chunk) - 1; bi >= 0; bi-- {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b := r.bufs[bi]
-		// Rows [lo, hi) of this buffer are in the range.
-		lo, hi := int(max(from-b.start, 0)), int(min(g-b.start, int64(len(b.t))))
+		b := c.chunk[bi]
+		// Rows [lo, hi) of this buffer are in the chunk.
+		lo, hi := int(max(c.lo-b.start, 0)), int(min(c.hi-b.start, int64(len(b.t))))
 		ids := b.ids[:hi]
 		for i := hi - 1; i >= lo; i-- {
 			id := ids[i]
@@ -918,26 +956,65 @@ func (r *morselRight) lastRows(ctx context.Context, from, to int64) ([]primeRow,
 				return out, nil
 			}
 		}
-		g = b.start + int64(lo)
 	}
 	return out, nil
 }
 
-// advancePrime moves the prime to row from: per key, the last right row
-// before from, in input order. The rows [low, from) all follow the
-// prime's, so the new prime is the old one's rows whose key they lack,
-// then their last row per key, in input order.
-func (r *morselRight) advancePrime(ctx context.Context, mem memory.Allocator, from int64) error {
-	if r.prime != nil && from == r.low {
-		return nil
+// makePrime makes c once the previous prime is ready: per key, the last
+// right row before c.hi, in input order. The chunk's rows all follow the
+// previous prime's, so it is the previous prime's rows whose key the chunk
+// lacks, then the chunk's last row per key, in input order. It returns the
+// prime with a reference for the caller's join, and always closes c.ready.
+// The previous prime's reference and the chunk's are dropped once used.
+func (r *morselRight) makePrime(ctx context.Context, mem memory.Allocator, c *primeCell, kb *keyBatch) (arrow.RecordBatch, []int32, error) {
+	defer close(c.ready)
+	prev := c.prev
+	var prime arrow.RecordBatch
+	var primeIDs []int32
+	if prev != nil {
+		select {
+		case <-prev.ready:
+		case <-ctx.Done():
+			c.err = ctx.Err()
+			return nil, nil, c.err
+		}
+		if prev.err != nil {
+			c.err = prev.err
+			return nil, nil, c.err
+		}
+		prime, primeIDs = prev.b, prev.ids
 	}
-	chunk, err := r.lastRows(ctx, r.low, from)
+	if prime != nil && len(c.chunk) == 0 {
+		// No rows between the slices: the previous prime, passed on.
+		c.b, c.ids, prev.b, c.prev = prime, primeIDs, nil, nil
+		c.b.Retain()
+		return c.b, c.ids, nil
+	}
+	b, ids, err := r.nextPrime(ctx, mem, c, kb, prime, primeIDs)
 	if err != nil {
-		return err
+		c.err = err
+		return nil, nil, err
 	}
-	refs := make([]operator.Ref, 0, len(r.primeIDs)+len(chunk))
-	ids := make([]int32, 0, len(r.primeIDs)+len(chunk))
-	for i, id := range r.primeIDs {
+	c.b, c.ids = b, ids
+	if prev != nil {
+		prev.b.Release()
+		prev.b, c.prev = nil, nil
+	}
+	releaseChunk(c)
+	c.b.Retain()
+	return c.b, c.ids, nil
+}
+
+// nextPrime builds the prime after c's chunk from the previous one (prime,
+// primeIDs; nil before the first morsel).
+func (r *morselRight) nextPrime(ctx context.Context, mem memory.Allocator, c *primeCell, kb *keyBatch, prime arrow.RecordBatch, primeIDs []int32) (arrow.RecordBatch, []int32, error) {
+	chunk, err := r.lastRows(ctx, c, kb)
+	if err != nil {
+		return nil, nil, err
+	}
+	refs := make([]operator.Ref, 0, len(primeIDs)+len(chunk))
+	ids := make([]int32, 0, len(primeIDs)+len(chunk))
+	for i, id := range primeIDs {
 		if r.stamp[id] != r.epoch { // not a key of the chunk
 			refs = append(refs, operator.Ref{Src: 0, Row: int32(i)})
 			ids = append(ids, id)
@@ -948,33 +1025,48 @@ func (r *morselRight) advancePrime(ctx context.Context, mem memory.Allocator, fr
 		ids = append(ids, chunk[i].id)
 	}
 	schema := r.r.Input.Schema()
-	srcs := make([]arrow.Array, len(r.bufs)+1)
+	srcs := make([]arrow.Array, len(c.chunk)+1)
 	cols := make([]arrow.Array, schema.NumFields())
-	for c := range cols {
-		if r.prime != nil {
-			srcs[0] = r.prime.Column(c)
+	for col := range cols {
+		if prime != nil {
+			srcs[0] = prime.Column(col)
 		} else {
-			srcs[0] = array.MakeArrayOfNull(mem, schema.Field(c).Type, 0)
+			srcs[0] = array.MakeArrayOfNull(mem, schema.Field(col).Type, 0)
 			defer srcs[0].Release()
 		}
-		for i, b := range r.bufs {
-			srcs[i+1] = b.b.Column(c)
+		for i, b := range c.chunk {
+			srcs[i+1] = b.b.Column(col)
 		}
-		if cols[c], err = operator.Gather(ctx, mem, schema.Field(c).Type, srcs, refs); err != nil {
-			releaseArrays(cols[:c])
-			return err
+		if cols[col], err = operator.Gather(ctx, mem, schema.Field(col).Type, srcs, refs); err != nil {
+			releaseArrays(cols[:col])
+			return nil, nil, err
 		}
-		cols[c].NullN() // the joins read it at once (see fill)
+		cols[col].NullN() // the joins read it at once (see fill)
 	}
-	prime := array.NewRecordBatch(schema, cols, int64(len(refs)))
+	b := array.NewRecordBatch(schema, cols, int64(len(refs)))
 	releaseArrays(cols)
-	if r.prime != nil {
-		r.prime.Release()
+	return b, ids, nil
+}
+
+func releaseChunk(c *primeCell) {
+	for _, b := range c.chunk {
+		b.b.Release()
 	}
-	// The joins of earlier morsels may still read the old ids: they are
-	// replaced, never written.
-	r.prime, r.primeIDs = prime, ids
-	return nil
+	c.chunk = nil
+}
+
+// releaseCells drops what the primes of r still hold once the workers have
+// stopped: walking back from the latest, the chunks of the ones never
+// made, down to the latest made one's prime.
+func (r *morselRight) releaseCells() {
+	for c := r.last; c != nil; c = c.prev {
+		releaseChunk(c)
+		if c.b != nil {
+			c.b.Release()
+			c.b = nil
+		}
+	}
+	r.last = nil
 }
 
 // trim releases the buffered batches wholly before global index g. Their
@@ -1018,7 +1110,6 @@ func (m *Morsel) Close() error {
 		m.carry.Release()
 		m.carry = nil
 	}
-	m.kb.free()
 	m.pool.Close()
 	return m.closeInputs()
 }
@@ -1037,10 +1128,7 @@ func (m *Morsel) closeInputs() error {
 			i32Scratch.put(p.ids)
 		}
 		r.bufs, r.spareIDs, r.pending = nil, nil, nil
-		if r.prime != nil {
-			r.prime.Release()
-			r.prime = nil
-		}
+		r.releaseCells()
 	}
 	for _, r := range m.specs {
 		if err := r.Input.Close(); err != nil && first == nil {
