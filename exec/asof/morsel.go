@@ -925,10 +925,13 @@ func (b *rbuf) intern(kb *keyBatch) {
 // rows it has, and stops once it has met every key of the dictionary: with
 // many rows per key (S1: 1,000 keys, 128K rows) the walk is a few thousand
 // rows long. Every row of the chunk is interned first: the early stop
-// needs every key of the rows it skips in the dictionary.
+// needs every key of the rows it skips in the dictionary. The chunk is
+// mostly the previous morsel's slice, which that morsel's worker interns
+// from its start: this one interns from the end, so that two workers
+// share the buffers neither has interned yet rather than queue on them.
 func (r *morselRight) lastRows(ctx context.Context, c *primeCell, kb *keyBatch) ([]primeRow, error) {
-	for _, b := range c.chunk {
-		b.ensure(kb)
+	for i := len(c.chunk) - 1; i >= 0; i-- {
+		c.chunk[i].ensure(kb)
 	}
 	var out []primeRow
 	keys := r.dict.len()
