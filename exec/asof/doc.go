@@ -149,10 +149,11 @@
 // rows through a per-key prime (each key's last right row before the
 // range), computed as a prefix over the morsels; the morsels' outputs
 // concatenate in left order with no reassembly. It is a pipeline: one
-// reader goroutine cuts the morsels (reading and checking both inputs,
-// interning the right keys, moving the prime) while the workers join the
-// earlier ones, and each morsel's output is returned as its worker makes
-// it; a fixed number of morsels in flight bounds memory. It takes bounded
+// reader goroutine cuts the morsels (reading and checking both inputs)
+// while the workers intern the right keys their morsels need, make each
+// morsel's prime from the previous one's (a chain, each link made before
+// its join) and join, and each morsel's output is returned as its worker
+// makes it; a fixed number of morsels in flight bounds memory. It takes bounded
 // ranges and backward ones on 64-bit integer, date and timestamp on
 // columns, and falls back to NewParallel otherwise.
 //
