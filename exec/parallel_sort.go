@@ -488,7 +488,7 @@ func (p *ParallelSort) gatherAhead(ctx context.Context) error {
 		var b arrow.RecordBatch
 		var err error
 		if p.rs != nil {
-			b, err = p.rs.gather(ctx, p.mem, p.Schema(), lo, hi, w)
+			b, err = p.rs.gather(ctx, p, lo, hi, w)
 		} else {
 			b, err = p.gather(ctx, p.refs[lo:hi])
 		}

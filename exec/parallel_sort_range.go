@@ -2,13 +2,16 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/asofsql/asofsql/exec/eval"
 	"github.com/asofsql/asofsql/exec/operator"
+	"github.com/asofsql/asofsql/sqltypes"
 )
 
 // rangeSort is ParallelSort's range path, taken when every key is a
@@ -40,8 +43,13 @@ type rangeSort struct {
 	// sort's second buffer, dropped after the sort.
 	entries []sortEntry
 	scratch []sortEntry
-	cols    []rangeCol       // per output column, its value in every part
-	refs    [][]operator.Ref // per gathering worker, reused
+	cols    []rangeCol // per output column, its value in every part
+	// decode[c] is the key whose normalized form in the entries gives
+	// output column c (-1: gathered from the parts instead). The gather
+	// reads the parts at random rows, a cache miss a column and row;
+	// a key column decoded from the entry costs none.
+	decode []int
+	refs   [][]operator.Ref // per gathering worker, reused
 }
 
 // rangeCol is one column of every part: the value bytes and NULL bitmaps
@@ -242,8 +250,16 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 		rs.fill(p, i, bufs[w], &scratch[w])
 		return bufs[w]
 	}
+	// lossy[w*m+l]: worker w saw a value of key l that its normalized
+	// form does not give back (a float -0 or NaN).
+	lossy := make([]bool, workers*rs.m)
 	err := runWorkers(ctx, workers, func(ctx context.Context, w int) error {
 		for i := share[w]; i < share[w+1]; i++ {
+			for l := range rs.m {
+				if !lossy[w*rs.m+l] && !decodable(rs.parts[i].Column(p.keys[l].Col), p.types[l]) {
+					lossy[w*rs.m+l] = true
+				}
+			}
 			c := counts[i*ranges : (i+1)*ranges]
 			if ranges == 1 {
 				c[0] = rs.starts[i+1] - rs.starts[i]
@@ -260,6 +276,23 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	rs.decode = make([]int, len(rs.cols))
+	for c := range rs.decode {
+		rs.decode[c] = -1
+		for l := range rs.m {
+			if p.keys[l].Col != c || rs.cols[c].width == 0 {
+				continue
+			}
+			ok := true
+			for w := range workers {
+				ok = ok && !lossy[w*rs.m+l]
+			}
+			if ok {
+				rs.decode[c] = l
+				break
+			}
+		}
 	}
 	// Each range starts after the rows of the ones before; within it the
 	// parts come in morsel order.
@@ -314,7 +347,8 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 }
 
 // gather builds output rows [lo, hi) of the sorted order, as worker w.
-func (rs *rangeSort) gather(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, lo, hi, w int) (arrow.RecordBatch, error) {
+func (rs *rangeSort) gather(ctx context.Context, p *ParallelSort, lo, hi, w int) (arrow.RecordBatch, error) {
+	mem, schema := p.mem, p.Schema()
 	es := rs.entries[lo:hi]
 	n := len(es)
 	mask := int32(1)<<rs.shift - 1
@@ -337,7 +371,11 @@ func (rs *rangeSort) gather(ctx context.Context, mem memory.Allocator, schema *a
 			continue
 		}
 		fc := operator.NewFixedColumn(mem, dt, n)
-		col.fill(fc, refs)
+		if l := rs.decode[c]; l >= 0 {
+			rs.decodeKey(fc, es, l, p.keys[l].Desc, p.types[l])
+		} else {
+			col.fill(fc, refs)
+		}
 		cols[c] = fc.Finish()
 	}
 	out := array.NewRecordBatch(schema, cols, int64(n))
@@ -366,5 +404,74 @@ func (col *rangeCol) fill(fc *operator.FixedColumn, refs []operator.Ref) {
 			continue
 		}
 		copy(out[i*w:(i+1)*w], col.values[r.Src][int(r.Row)*w:])
+	}
+}
+
+// decodable reports whether every value of a key column of type t comes
+// back from its normalized key: always for integers, dates and
+// timestamps; for floats, unless a value is -0 (normalized as 0) or NaN
+// (all NaNs normalize alike).
+func decodable(a arrow.Array, t sqltypes.Type) bool {
+	switch t.Kind {
+	case sqltypes.Int2, sqltypes.Int4, sqltypes.Date, sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
+		return true
+	case sqltypes.Float8:
+		for _, f := range eval.FixedValues[float64](a) {
+			if f != f || f == 0 && math.Signbit(f) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// decodeKey writes the values of key l, of type t, from the entries'
+// normalized keys into fc (len(es) rows, none NULL): the inverse of
+// normalizeExact for the values decodable accepts.
+func (rs *rangeSort) decodeKey(fc *operator.FixedColumn, es []sortEntry, l int, desc bool, t sqltypes.Type) {
+	const sign = uint64(1) << 63
+	vb, out := fc.Validity(), fc.Values()
+	n := len(es)
+	for i := range n / 8 {
+		vb[i] = 0xff
+	}
+	for i := n &^ 7; i < n; i++ {
+		vb[i>>3] |= 1 << (i & 7)
+	}
+	var flip uint64
+	if desc {
+		flip = ^uint64(0)
+	}
+	key := func(e *sortEntry) uint64 {
+		if l == 0 {
+			return e.k0 ^ flip
+		}
+		return e.k1 ^ flip
+	}
+	switch t.Kind {
+	case sqltypes.Int2:
+		for i := range es {
+			binary.LittleEndian.PutUint16(out[2*i:], uint16(key(&es[i])^sign))
+		}
+	case sqltypes.Int4, sqltypes.Date:
+		for i := range es {
+			binary.LittleEndian.PutUint32(out[4*i:], uint32(key(&es[i])^sign))
+		}
+	case sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ:
+		out64 := arrow.Uint64Traits.CastFromBytes(out)
+		for i := range es {
+			out64[i] = key(&es[i]) ^ sign
+		}
+	case sqltypes.Float8:
+		out64 := arrow.Uint64Traits.CastFromBytes(out)
+		for i := range es {
+			k := key(&es[i])
+			if k&sign != 0 {
+				out64[i] = k &^ sign
+			} else {
+				out64[i] = ^k
+			}
+		}
 	}
 }
