@@ -15,10 +15,14 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// ParallelSort is Sort run by workers, as PostgreSQL's Gather Merge over
-// per-worker sorts: each worker drains its pipeline over the morsels it
-// takes and sorts its rows into a run (the serial Sort's stable sort),
-// and the runs are merged by (keys, morsel sequence, row in morsel).
+// ParallelSort is Sort run by workers. Each worker drains its pipeline
+// over the morsels it takes. When every key is a number, date or
+// timestamp without NULLs and there are at most two keys, the range path
+// (rangeSort) sorts: the rows are cut into one key range per worker,
+// each worker sorts one range, and the output is the ranges in order,
+// with no merge. Otherwise, as PostgreSQL's Gather Merge over per-worker
+// sorts, each worker sorts its rows into a run (the serial Sort's stable
+// sort), and the runs are merged by (keys, morsel sequence, row in morsel).
 // Since a worker's rows are in (sequence, row) order and its sort is
 // stable, the merge yields rows with equal keys in input order: the output
 // is the serial Sort's, row for row, at every degree.
