@@ -90,7 +90,9 @@ func (p *ParallelSort) newRangeSort() *rangeSort {
 	if uint64(len(parts))<<shift > 1<<31 {
 		return nil // entries' rows would not fit in an int32
 	}
-	slices.SortFunc(parts, func(a, b part) int { return int(a.seq - b.seq) })
+	// Stable: a pipeline's parts of one morsel (same sequence) stay in the
+	// order it emitted them.
+	slices.SortStableFunc(parts, func(a, b part) int { return int(a.seq - b.seq) })
 	rs := &rangeSort{shift: shift, m: len(p.keys), starts: make([]int, len(parts)+1)}
 	for i, pt := range parts {
 		rs.parts = append(rs.parts, pt.b)
