@@ -15,10 +15,14 @@ import (
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
-// ParallelSort is Sort run by workers, as PostgreSQL's Gather Merge over
-// per-worker sorts: each worker drains its pipeline over the morsels it
-// takes and sorts its rows into a run (the serial Sort's stable sort),
-// and the runs are merged by (keys, morsel sequence, row in morsel).
+// ParallelSort is Sort run by workers. Each worker drains its pipeline
+// over the morsels it takes. When every key is a number, date or
+// timestamp without NULLs and there are at most two keys, the range path
+// (rangeSort) sorts: the rows are cut into one key range per worker,
+// each worker sorts one range, and the output is the ranges in order,
+// with no merge. Otherwise, as PostgreSQL's Gather Merge over per-worker
+// sorts, each worker sorts its rows into a run (the serial Sort's stable
+// sort), and the runs are merged by (keys, morsel sequence, row in morsel).
 // Since a worker's rows are in (sequence, row) order and its sort is
 // stable, the merge yields rows with equal keys in input order: the output
 // is the serial Sort's, row for row, at every degree.
@@ -49,6 +53,11 @@ type ParallelSort struct {
 	pos    int
 	ready  []arrow.RecordBatch // gathered output batches not yet returned
 	loaded bool
+	// parts[w] are the batches worker w drained, seqs[w] their morsel
+	// sequences; the merge path's runs or the range path take them.
+	parts [][]arrow.RecordBatch
+	seqs  [][]int64
+	rs    *rangeSort // the range path, when it applies
 }
 
 // sortRun is one worker's sorted rows: all of them, their order, and each
@@ -98,6 +107,8 @@ func NewParallelSort(morsels *Morsels, views []*MorselView, inputs []Operator, m
 		p.budgets = append(p.budgets, newBudget("sort", mem, opts.MemoryLimit))
 	}
 	p.runs = make([]sortRun, len(inputs))
+	p.parts = make([][]arrow.RecordBatch, len(inputs))
+	p.seqs = make([][]int64, len(inputs))
 	return p, nil
 }
 
@@ -119,6 +130,14 @@ func (p *ParallelSort) Close() error {
 	var errs []error
 	releaseBatches(p.ready)
 	p.ready = nil
+	for w := range p.parts {
+		releaseBatches(p.parts[w])
+		p.parts[w] = nil
+	}
+	if p.rs != nil {
+		releaseBatches(p.rs.parts)
+		p.rs = nil
+	}
 	for i := range p.runs {
 		if p.runs[i].rows != nil {
 			p.runs[i].rows.Release()
@@ -132,16 +151,14 @@ func (p *ParallelSort) Close() error {
 	return errors.Join(errs...)
 }
 
-// work is worker w: it drains its pipeline and sorts what it got.
-func (p *ParallelSort) work(ctx context.Context, w int) error {
+// drain is worker w's first step: it drains its pipeline into
+// p.parts[w], each part's morsel sequence in p.seqs[w].
+func (p *ParallelSort) drain(ctx context.Context, w int) error {
 	budget := &p.budgets[w]
-	var parts []arrow.RecordBatch
-	var seqs []int64 // each part's morsel sequence
-	defer func() { releaseBatches(parts) }()
 	for {
 		b, err := p.inputs[w].Next(ctx)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
 			return err
@@ -150,8 +167,13 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 			b.Release()
 			continue
 		}
-		parts = append(parts, b)
-		seqs = append(seqs, p.views[w].Seq())
+		// Arrow counts a column's NULLs lazily, a write: count them here,
+		// on the part's only reader, before other workers read it.
+		for _, col := range b.Columns() {
+			col.NullN()
+		}
+		p.parts[w] = append(p.parts[w], b)
+		p.seqs[w] = append(p.seqs[w], p.views[w].Seq())
 		if err := budget.retain(b); err != nil {
 			return err
 		}
@@ -159,6 +181,15 @@ func (p *ParallelSort) work(ctx context.Context, w int) error {
 			return err
 		}
 	}
+}
+
+// work is worker w on the merge path: it sorts the parts it drained
+// into its run.
+func (p *ParallelSort) work(ctx context.Context, w int) error {
+	budget := &p.budgets[w]
+	parts, seqs := p.parts[w], p.seqs[w]
+	p.parts[w], p.seqs[w] = nil, nil
+	defer func() { releaseBatches(parts) }()
 	if len(parts) == 0 {
 		return nil
 	}
@@ -241,6 +272,13 @@ func (p *ParallelSort) lessFast(a, b sortRef) bool {
 // the output order.
 func (p *ParallelSort) load(ctx context.Context) error {
 	p.loaded = true
+	if err := runWorkers(ctx, len(p.inputs), p.drain); err != nil {
+		return err
+	}
+	if rs := p.newRangeSort(); rs != nil {
+		p.rs = rs
+		return p.loadRanges(ctx)
+	}
 	if err := runWorkers(ctx, len(p.inputs), p.work); err != nil {
 		return err
 	}
@@ -417,7 +455,7 @@ func (p *ParallelSort) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 	}
 	if len(p.ready) == 0 {
-		if p.pos >= len(p.refs) {
+		if p.pos >= p.rows() {
 			return nil, io.EOF
 		}
 		if err := p.gatherAhead(ctx); err != nil {
@@ -430,6 +468,14 @@ func (p *ParallelSort) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return out, nil
 }
 
+// rows is the number of rows of the output.
+func (p *ParallelSort) rows() int {
+	if p.rs != nil {
+		return len(p.rs.entries)
+	}
+	return len(p.refs)
+}
+
 // gatherAhead gathers the next output batches, one per worker, in
 // parallel: the gather reads the runs at random rows, so it costs as much
 // as the sort itself and would otherwise be the serial part of the query.
@@ -437,11 +483,19 @@ func (p *ParallelSort) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // the merged order), so at most workers-1 of them wait in ready.
 func (p *ParallelSort) gatherAhead(ctx context.Context) error {
 	size := p.opts.BatchSize
-	k := min(len(p.inputs), (len(p.refs)-p.pos+size-1)/size)
+	total := p.rows()
+	k := min(len(p.inputs), (total-p.pos+size-1)/size)
 	batches := make([]arrow.RecordBatch, k)
 	gather := func(ctx context.Context, w int) error {
 		lo := p.pos + w*size
-		b, err := p.gather(ctx, p.refs[lo:min(len(p.refs), lo+size)])
+		hi := min(total, lo+size)
+		var b arrow.RecordBatch
+		var err error
+		if p.rs != nil {
+			b, err = p.rs.gather(ctx, p, lo, hi, w)
+		} else {
+			b, err = p.gather(ctx, p.refs[lo:hi])
+		}
 		batches[w] = b
 		return err
 	}
@@ -455,7 +509,7 @@ func (p *ParallelSort) gatherAhead(ctx context.Context) error {
 		releaseBatches(batches)
 		return err
 	}
-	p.pos = min(len(p.refs), p.pos+k*size)
+	p.pos = min(total, p.pos+k*size)
 	p.ready = batches
 	return nil
 }

@@ -24,12 +24,18 @@ var sortDiffSchema = arrow.NewSchema([]arrow.Field{
 	sqltypes.Float8Type.Field("f", true),
 	sqltypes.TextType.Field("s", true),
 	sqltypes.Int8Type.Field("u", false),
+	sqltypes.Float8Type.Field("g", false),
+	sqltypes.Int8Type.Field("z", false),
+	sqltypes.Float8Type.Field("h", false),
 }, nil)
 
 // sortDiffTable is n rows full of ties and awkward values: k one of 5
 // (10% NULL), f from NaN, ±0, ±Inf and a few numbers (10% NULL), s text
 // sharing a long prefix, some values prefixes of others (10% NULL), u
-// without NULLs from 3 values; id numbers the rows.
+// without NULLs from 3 values; g without NULLs from f's values; z
+// without NULLs and skewed: most rows in one radix bucket (1000 to 1009,
+// ties), the others anywhere in the int64 range; h without NULLs, NaN or
+// -0 (so decodable from its normalized key); id numbers the rows.
 func sortDiffTable(n int) func(mem memory.Allocator) []arrow.RecordBatch {
 	return func(mem memory.Allocator) []arrow.RecordBatch {
 		rng := rand.New(rand.NewPCG(3, 4))
@@ -56,6 +62,17 @@ func sortDiffTable(n int) func(mem memory.Allocator) []arrow.RecordBatch {
 				bld.Field(3).(*array.StringBuilder).Append("common/prefix/" + strs[rng.IntN(len(strs))])
 			}
 			bld.Field(4).(*array.Int64Builder).Append(int64(rng.IntN(3)))
+			bld.Field(5).(*array.Float64Builder).Append(floats[rng.IntN(len(floats))])
+			z := 1000 + rng.Int64N(10)
+			if rng.IntN(5) == 0 {
+				z = int64(rng.Uint64())
+			}
+			bld.Field(6).(*array.Int64Builder).Append(z)
+			h := []float64{0, math.Inf(1), math.Inf(-1), -1e-300, 7}[rng.IntN(5)]
+			if rng.IntN(2) == 0 {
+				h = rng.NormFloat64() * 1e6
+			}
+			bld.Field(7).(*array.Float64Builder).Append(h)
 		}
 		return []arrow.RecordBatch{bld.NewRecordBatch()}
 	}
@@ -92,6 +109,15 @@ func TestParallelSortDiff(t *testing.T) {
 		{{Col: 3}}, // text with a shared prefix, ties
 		{{Col: 3, Desc: true, Nulls: exec.NullsLast}, {Col: 1}},
 		{{Col: 1}, {Col: 3, Nulls: exec.NullsFirst}, {Col: 2}},
+		// Without NULLs, at most two keys of numbers: the range path.
+		{{Col: 5}},                       // NaN, ±0, ±Inf, ties
+		{{Col: 5, Desc: true}, {Col: 4}}, // DESC, then ties on both keys
+		{{Col: 6}},                       // skewed: one radix bucket holds most rows
+		{{Col: 6, Desc: true}, {Col: 5, Desc: true}}, // skewed DESC
+		{{Col: 0, Desc: true}},                       // no ties (Int4)
+		{{Col: 7}},                                   // floats without NaN or -0
+		{{Col: 7, Desc: true}, {Col: 6}},
+		{{Col: 4}, {Col: 6}, {Col: 5}}, // three keys without NULLs: the merge
 	} {
 		want := serialSorted(t, table, keys)
 		// One output batch size per key set, in turn: every key set at
@@ -124,29 +150,31 @@ func TestParallelSortDiff(t *testing.T) {
 // (LIMIT) or whose context is cancelled leaves no worker and no memory.
 func TestParallelSortEarlyClose(t *testing.T) {
 	before := runtime.NumGoroutine()
-	keys := []exec.SortKey{{Col: 3}, {Col: 0}}
-	for _, workers := range []int{1, 2, 3, 8} {
-		for _, cancel := range []bool{false, true} {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			table := sortDiffTable(500)(mem)
-			in := exectest.Split(table[0], exectest.Layout{Size: 7}, 0)
-			table[0].Release()
-			op, err := parallelSort(keys, exec.SortOptions{BatchSize: 10}, nil)(mem, []exec.Operator{exec.NewBatches(sortDiffSchema, in)}, workers)
-			require.NoError(t, err)
-			ctx, stop := context.WithCancel(context.Background())
-			require.NoError(t, op.Open(ctx))
-			b, err := op.Next(ctx)
-			require.NoError(t, err)
-			require.EqualValues(t, 10, b.NumRows())
-			b.Release()
-			if cancel {
+	// Text keys take the merge path; numbers without NULLs the range path.
+	for _, keys := range [][]exec.SortKey{{{Col: 3}, {Col: 0}}, {{Col: 6}, {Col: 0}}} {
+		for _, workers := range []int{1, 2, 3, 8} {
+			for _, cancel := range []bool{false, true} {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				table := sortDiffTable(500)(mem)
+				in := exectest.Split(table[0], exectest.Layout{Size: 7}, 0)
+				table[0].Release()
+				op, err := parallelSort(keys, exec.SortOptions{BatchSize: 10}, nil)(mem, []exec.Operator{exec.NewBatches(sortDiffSchema, in)}, workers)
+				require.NoError(t, err)
+				ctx, stop := context.WithCancel(context.Background())
+				require.NoError(t, op.Open(ctx))
+				b, err := op.Next(ctx)
+				require.NoError(t, err)
+				require.EqualValues(t, 10, b.NumRows())
+				b.Release()
+				if cancel {
+					stop()
+					_, err = op.Next(ctx)
+					require.ErrorIs(t, err, context.Canceled)
+				}
+				require.NoError(t, op.Close())
 				stop()
-				_, err = op.Next(ctx)
-				require.ErrorIs(t, err, context.Canceled)
+				mem.AssertSize(t, 0)
 			}
-			require.NoError(t, op.Close())
-			stop()
-			mem.AssertSize(t, 0)
 		}
 	}
 	requireGoroutines(t, before)
