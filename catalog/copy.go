@@ -73,6 +73,11 @@ func (tx *Tx) CopyFrom(ctx context.Context, name string, r io.Reader, opts CopyO
 	for i, c := range target {
 		fields[i] = meta.schema.Field(c)
 	}
+	// The decoder's buffers come back from the segment writer through a
+	// pool of the statement's own (copyPool); closed after src is
+	// released, once the writer is done with them.
+	pool := newCopyPool(tx.c.mem)
+	defer pool.close()
 	src, err := copyfmt.NewReader(r, arrow.NewSchema(fields, nil), copyfmt.Options{
 		Format:    format,
 		Delimiter: opts.Delimiter,
@@ -84,7 +89,7 @@ func (tx *Tx) CopyFrom(ctx context.Context, name string, r io.Reader, opts CopyO
 		BatchRows: tx.c.opts.BatchRows,
 		MaxLine:   opts.MaxLine,
 		Values:    opts.Values,
-	}, tx.c.mem)
+	}, pool)
 	if err != nil {
 		return 0, tx.fail(err)
 	}

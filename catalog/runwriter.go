@@ -23,9 +23,10 @@ const writerQueue = 8
 // table's order (any order, for an unordered table) stream into a segment
 // of up to Options.RunRows rows, re-cut into batches of Options.BatchRows
 // rows, without being copied or sorted. When a batch breaks the order, the
-// segment so far ends and the rows from there on are buffered into a run
-// of RunRows rows, stably sorted and written as one segment; the next run
-// tries streaming again. Segments are listed in input order, which commit
+// segment so far ends and the rest of the statement is buffered in runs of
+// RunRows rows, each stably sorted (unless it came in order) and written as
+// one segment: an input out of order makes one segment per run, not a run
+// and a short streamed segment in turn. Segments are listed in input order, which commit
 // turns into their tie-breaking order, so equal keys keep their input
 // order. A finished segment is fsynced on a goroutine of its own while the
 // next one is written; wait returns once every one is durable.
@@ -54,6 +55,8 @@ type runWriter struct {
 	carryN int
 	buf    []arrow.RecordBatch // a run out of order, sorted when full
 	bufN   int
+	broken bool           // the order broke: the rest goes in runs
+	bufIn  bool           // buf's rows are in order so far
 	syncs  sync.WaitGroup // segments being fsynced
 }
 
@@ -141,15 +144,21 @@ func (r *runWriter) loop() {
 // take places one batch; the caller keeps its reference.
 func (r *runWriter) take(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
-	if r.bufN == 0 {
-		if r.inOrder(rec) {
+	if !r.broken {
+		if r.inOrder(r.last, rec) {
 			return r.stream(rec)
 		}
 		// The order breaks: what streamed so far is a segment, and the
-		// run from here on is sorted.
+		// rest goes in runs.
+		r.broken = true
 		if err := r.endStream(); err != nil {
 			return err
 		}
+	}
+	if r.bufN == 0 {
+		r.bufIn = r.inOrder(nil, rec)
+	} else if r.bufIn {
+		r.bufIn = r.inOrder(r.buf[len(r.buf)-1], rec)
 	}
 	rec.Retain()
 	r.buf = append(r.buf, rec)
@@ -160,14 +169,14 @@ func (r *runWriter) take(rec arrow.RecordBatch) error {
 	return nil
 }
 
-// inOrder reports whether rec's rows are in the table's order and, when a
-// segment is streaming, come at or after its last row.
-func (r *runWriter) inOrder(rec arrow.RecordBatch) bool {
+// inOrder reports whether rec's rows are in the table's order and come at
+// or after the last row of prev, if any.
+func (r *runWriter) inOrder(prev, rec arrow.RecordBatch) bool {
 	m := r.meta
 	if !m.ordered() {
 		return true
 	}
-	if r.last != nil && m.cmpRows(r.last, int(r.last.NumRows())-1, rec, 0) > 0 {
+	if prev != nil && m.cmpRows(prev, int(prev.NumRows())-1, rec, 0) > 0 {
 		return false
 	}
 	for i := 1; i < int(rec.NumRows()); i++ {
@@ -302,27 +311,38 @@ func (r *runWriter) seal(sw *segWriter) error {
 	return nil
 }
 
-// sortRun writes the buffered run stably sorted as one segment.
+// sortRun writes the buffered run stably sorted as one segment: batches
+// already in order and of the segment's batch size as they are, others
+// gathered in sorted order.
 func (r *runWriter) sortRun() error {
-	buf := r.buf
+	buf, n := r.buf, r.bufN
 	r.buf, r.bufN = nil, 0
 	defer releaseAll(buf)
-	var refs []operator.Ref
+	m := r.meta
+	sw, err := r.c.newSegWriter(m)
+	if err != nil {
+		return err
+	}
+	step := r.c.opts.BatchRows
+	if r.bufIn && uniformBatches(buf, step) {
+		for _, rec := range buf {
+			if err := sw.write(rec); err != nil {
+				sw.abort()
+				return err
+			}
+		}
+		return r.seal(sw)
+	}
+	refs := make([]operator.Ref, 0, n)
 	for b, rec := range buf {
 		for i := range int(rec.NumRows()) {
 			refs = append(refs, operator.Ref{Src: int32(b), Row: int32(i)})
 		}
 	}
-	m := r.meta
-	slices.SortStableFunc(refs, func(x, y operator.Ref) int {
-		return m.cmpRows(buf[x.Src], int(x.Row), buf[y.Src], int(y.Row))
-	})
-	sw, err := r.c.newSegWriter(m)
-	if err != nil {
-		return err
+	if !r.bufIn {
+		sortRefs(m, buf, refs)
 	}
 	srcs := make([]arrow.Array, len(buf))
-	step := r.c.opts.BatchRows
 	for off := 0; off < len(refs); off += step {
 		part := refs[off:min(len(refs), off+step)]
 		cols := make([]arrow.Array, m.schema.NumFields())
@@ -376,4 +396,120 @@ func (r *runWriter) cleanup() {
 		discard(r.segs)
 		r.segs = nil
 	}
+}
+
+// uniformBatches reports whether every batch but the last has step rows and
+// none more: the batches a segment is cut into.
+func uniformBatches(buf []arrow.RecordBatch, step int) bool {
+	for i, rec := range buf {
+		if n := int(rec.NumRows()); n > step || (n < step && i < len(buf)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortRefs sorts refs, rows of buf, stably into the table's order: by a
+// least-significant-digit radix sort when the table is ordered by one
+// integer or timestamp column without NULLs in buf (COPY's usual case),
+// else by comparing rows.
+func sortRefs(m *tableMeta, buf []arrow.RecordBatch, refs []operator.Ref) {
+	if keys := intKeys(m, buf, len(refs)); keys != nil {
+		for i := range keys {
+			keys[i].ref = refs[i]
+		}
+		keys = radixSort(keys, make([]keyRef, len(keys)))
+		for i := range keys {
+			refs[i] = keys[i].ref
+		}
+		return
+	}
+	slices.SortStableFunc(refs, func(x, y operator.Ref) int {
+		return m.cmpRows(buf[x.Src], int(x.Row), buf[y.Src], int(y.Row))
+	})
+}
+
+// keyRef is a row with its key mapped to an unsigned integer of the same
+// order.
+type keyRef struct {
+	k   uint64
+	ref operator.Ref
+}
+
+// intKeys returns the key of each row of buf, in row order, as order-
+// preserving unsigned integers; nil when the table's order is not one
+// integer-like column or a key is NULL.
+func intKeys(m *tableMeta, buf []arrow.RecordBatch, n int) []keyRef {
+	if len(m.keys) != 1 {
+		return nil
+	}
+	keys := make([]keyRef, 0, n)
+	const flip = 1 << 63 // signed to unsigned order
+	for _, rec := range buf {
+		a := rec.Column(m.keys[0])
+		if a.NullN() > 0 {
+			return nil
+		}
+		switch a := a.(type) {
+		case *array.Timestamp:
+			for _, v := range a.TimestampValues() {
+				keys = append(keys, keyRef{k: uint64(v) ^ flip})
+			}
+		case *array.Int64:
+			for _, v := range a.Int64Values() {
+				keys = append(keys, keyRef{k: uint64(v) ^ flip})
+			}
+		case *array.Int32:
+			for _, v := range a.Int32Values() {
+				keys = append(keys, keyRef{k: uint64(int64(v)) ^ flip})
+			}
+		case *array.Int16:
+			for _, v := range a.Int16Values() {
+				keys = append(keys, keyRef{k: uint64(int64(v)) ^ flip})
+			}
+		case *array.Date32:
+			for _, v := range a.Date32Values() {
+				keys = append(keys, keyRef{k: uint64(int64(v)) ^ flip})
+			}
+		default:
+			return nil
+		}
+	}
+	return keys
+}
+
+// radixSort sorts a by k, stably, one byte a pass from the least
+// significant, skipping bytes no two keys differ in; tmp is scratch of
+// a's length. It returns the sorted slice (a or tmp).
+func radixSort(a, tmp []keyRef) []keyRef {
+	if len(a) == 0 {
+		return a
+	}
+	or, and := uint64(0), ^uint64(0)
+	for _, e := range a {
+		or |= e.k
+		and &= e.k
+	}
+	diff := or ^ and
+	for shift := 0; shift < 64; shift += 8 {
+		if byte(diff>>shift) == 0 {
+			continue
+		}
+		var count [256]int
+		for _, e := range a {
+			count[byte(e.k>>shift)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, e := range a {
+			d := byte(e.k >> shift)
+			tmp[count[d]] = e
+			count[d]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
 }

@@ -110,3 +110,74 @@ func TestLargeStatementFailsLate(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, entries)
 }
+
+// TestDisorderedInputOneSegmentPerRun loads batches each in order but
+// overlapping the one before (as from producers whose chunks interleave):
+// once the order breaks, the rest goes in runs, one segment each, instead
+// of a sorted run and a short streamed segment in turn. Keys with NULLs
+// (sorted last, stably) take the comparison sort instead of the radix one.
+func TestDisorderedInputOneSegmentPerRun(t *testing.T) {
+	const rows, runRows, batchRows = 1000, 100, 16
+	inputs := map[string]func(i int) string{
+		"overlapping batches": func(i int) string {
+			k := i%batchRows + i/batchRows*(batchRows/2)
+			return fmt.Sprintf("2024-01-01 %02d:%02d:%02d", k/3600, k/60%60, k%60)
+		},
+		"NULL keys": func(i int) string {
+			if i%7 == 3 {
+				return ""
+			}
+			k := (i * 37) % 101
+			return fmt.Sprintf("2024-01-01 00:%02d:%02d", k/60, k%60)
+		},
+	}
+	modes(t, Options{AutoCompact: -1, RunRows: runRows, BatchRows: batchRows, LogRows: 10}, func(t *testing.T, open func() *Catalog) {
+		for name, key := range inputs {
+			t.Run(name, func(t *testing.T) {
+				c := open()
+				ctx := context.Background()
+				def := quotesDef
+				def.Name = "q_" + strings.ReplaceAll(name, " ", "_")
+				createTable(t, c, def)
+				var in strings.Builder
+				type row struct {
+					key string
+					seq int
+				}
+				var want []row
+				for i := range rows {
+					k := key(i)
+					fmt.Fprintf(&in, "%s,s%04d,1\n", k, i)
+					want = append(want, row{k, i})
+				}
+				slices.SortStableFunc(want, func(a, b row) int {
+					switch {
+					case a.key == "" || b.key == "":
+						return strings.Compare(b.key, a.key) // NULLs last
+					}
+					return strings.Compare(a.key, b.key)
+				})
+				tx := c.Begin()
+				_, err := tx.CopyFrom(ctx, def.Name, strings.NewReader(in.String()), CopyOptions{Format: "csv"})
+				require.NoError(t, err)
+				require.NoError(t, tx.Commit(ctx))
+				c = open()
+				got := scanRows(t, c, def.Name, ScanOptions{Columns: []int{1}})
+				require.Len(t, got, rows)
+				for i, w := range want {
+					require.Equal(t, fmt.Sprintf("s%04d", w.seq), got[i][0], "row %d", i)
+				}
+				info, err := c.Table(def.Name)
+				require.NoError(t, err)
+				// The first batch streams; the order breaks at the second;
+				// runs end at the first batch boundary at or past runRows
+				// rows (7 batches).
+				runs := (rows - batchRows + 7*batchRows - 1) / (7 * batchRows)
+				if name == "NULL keys" {
+					runs = (rows + 7*batchRows - 1) / (7 * batchRows)
+				}
+				require.LessOrEqual(t, info.Segments, runs+1, "segments")
+			})
+		}
+	})
+}

@@ -431,15 +431,17 @@ func (sw *segWriter) write(rec arrow.RecordBatch) error {
 	st := sw.seg.stats
 	if sw.meta.ordered() {
 		k := rec.Column(sw.meta.keys[0])
+		// The statistics outlive rec, whose buffers a COPY reuses
+		// (copyPool): a text key is copied.
 		if st.min == nil {
 			if v, ok := valueAt(k, 0); ok {
-				st.min = v
+				st.min = ownValue(v)
 			}
 		}
 		// Sorted with NULLs last: the last non-NULL is the batch maximum.
 		for i := n - 1; i >= 0; i-- {
 			if v, ok := valueAt(k, i); ok {
-				st.max = v
+				st.max = ownValue(v)
 				break
 			}
 		}

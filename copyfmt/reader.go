@@ -260,10 +260,13 @@ func (rd *Reader) Next() bool {
 
 // reserve sizes the builders for another batch like the one just built
 // (n rows, cols): growing them value by value from empty costs a copy of
-// every buffer at each doubling.
+// every buffer at each doubling. Arrow's builders round a reservation up
+// to the power of two above it (8192 rows would get room for 16384):
+// asking for n-1 gives exactly n when n is a power of two, the usual batch
+// size, and never less than n.
 func (rd *Reader) reserve(n int, cols []arrow.Array) {
 	for i, b := range rd.builders {
-		b.Reserve(n)
+		b.Reserve(n - 1)
 		if bb, ok := b.(*array.BinaryBuilder); ok {
 			if a, ok := cols[i].(array.BinaryLike); ok {
 				bb.ReserveData(len(a.ValueBytes()))

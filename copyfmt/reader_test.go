@@ -294,3 +294,26 @@ func TestBinaryTuplesAcrossReads(t *testing.T) {
 		require.Equal(t, want, got, name)
 	}
 }
+
+// TestBuildersSizedForOneBatch checks the builders are reserved for
+// exactly the next batch of the usual (power-of-two) size, not twice it:
+// Arrow rounds a reservation up past a power of two.
+func TestBuildersSizedForOneBatch(t *testing.T) {
+	const batch = 1024
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	data := ticksData(Binary, 3*batch)
+	r, err := NewReader(bytes.NewReader(data), ticksSchema, Options{Format: Binary, Table: "ticks", BatchRows: batch}, mem)
+	require.NoError(t, err)
+	defer r.Release()
+	require.True(t, r.Next())
+	for i, b := range r.builders {
+		require.Equal(t, batch, b.Cap(), "builder %d", i)
+	}
+	rows := int(r.RecordBatch().NumRows())
+	for r.Next() {
+		rows += int(r.RecordBatch().NumRows())
+	}
+	require.NoError(t, r.Err())
+	require.Equal(t, 3*batch, rows)
+}
