@@ -10,8 +10,9 @@
 // out of it into the slice that arrow-go's IPC reader wraps. With
 // DialOptions the body is copied once, from the frames straight into its
 // own slice; frame buffers are not zeroed (the transport overwrites every
-// byte it hands on), and the connection reads the socket in larger
-// pieces. The batches received are the same bytes.
+// byte it hands on), the connection reads the socket in larger pieces,
+// and its flow-control window is fixed (4 MiB) rather than grown with
+// pings. The batches received are the same bytes.
 package flightclient
 
 import (
