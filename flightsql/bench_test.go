@@ -51,32 +51,34 @@ func benchData(b *testing.B) *asofsql.DB {
 }
 
 // BenchmarkFetch fetches the same 1M-row ASOF result through Flight SQL
-// (arrow-go's client, which keeps every batch it receives until the end,
-// as a client collecting a table does; and flight-parallel: at degree 2,
-// its 2 endpoints fetched at once, each on its own connection), pgx in binary format twice (Scan
-// into typed Go values, as an application does; and raw values, pgx's
-// cheapest path, which decodes nothing: a floor no application reaches)
-// and the embedded API, interleaved within each iteration so that the
-// paths see the same machine load. It reports each path's median wall
-// and CPU time per row (CPU: user+system of the whole process, client
-// and server, summed over cores) and the ratios the issue sets targets
-// for: pgx/flight (at least 5; pgx-raw/flight beside it) and
-// flight/embedded (at most 2).
+// (arrow-go's client with flightclient's dial options, which keeps every
+// batch it receives until the end, as a client collecting a table does;
+// and flight-parallel: at degree 2, its 2 endpoints fetched at once, each
+// on its own connection), pgx in binary format twice (Scan into typed Go
+// values, as an application does; and raw values, pgx's cheapest path,
+// which decodes nothing: a floor no application reaches) and the embedded
+// API, interleaved within each iteration so that the paths see the same
+// machine load. It reports each path's median wall and CPU time per row
+// (CPU: user+system of the whole process, client and server, summed over
+// cores) and the ratios the issue sets targets for: pgx/flight (at least
+// 5; pgx-raw/flight beside it) and flight/embedded (at most 2).
 func BenchmarkFetch(b *testing.B) {
 	db := benchData(b)
 	ctx := context.Background()
 
 	faddr, _ := serve(b, db, flightsql.Config{})
 	fe := &env{db: db, addr: faddr}
-	fc := fe.client(b)
+	// The Flight clients are arrow-go's with the dial options
+	// docs/clients.md recommends to every Go client (flightclient).
+	fc := fe.fastClient(b)
 	// flight-parallel: a connection whose session plans 2 parts, and one
 	// client (connection) per endpoint, as a parallel reader has.
-	pfc := fe.client(b)
+	pfc := fe.fastClient(b)
 	two, err := flight.NewSessionOptionValues(map[string]any{"max_parallel_workers_per_gather": int64(2)})
 	require.NoError(b, err)
 	_, err = pfc.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: two})
 	require.NoError(b, err)
-	readers := []*afsql.Client{fe.client(b), fe.client(b)}
+	readers := []*afsql.Client{fe.fastClient(b), fe.fastClient(b)}
 
 	psrv, err := server.New(db, pgwire.Config{})
 	require.NoError(b, err)

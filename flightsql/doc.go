@@ -109,8 +109,9 @@
 //
 // and a client:
 //
-//	c, err := flightsql.NewClient("127.0.0.1:31337", nil, nil,
-//	    grpc.WithTransportCredentials(insecure.NewCredentials())) // arrow-go's
+//	opts := append(flightclient.DialOptions(), // package flightsql/flightclient
+//	    grpc.WithTransportCredentials(insecure.NewCredentials()))
+//	c, err := flightsql.NewClient("127.0.0.1:31337", nil, nil, opts...) // arrow-go's
 //	info, err := c.Execute(ctx, `SELECT * FROM trades ASOF JOIN quotes ON ts BETWEEN -10 AND 0 USING (sym)`)
 //	for _, ep := range info.Endpoint { // in order; or each on its own connection, at once
 //	    rdr, err := c.DoGet(ctx, ep.Ticket)

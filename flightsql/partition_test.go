@@ -180,7 +180,8 @@ func TestParallelFetch(t *testing.T) {
 	exec(t, serial, partSQL)
 	pc := servePG(t, e)
 	par := withDegree(t, e, 4)
-	clients := []*afsql.Client{e.client(t), e.client(t), e.client(t), e.client(t)}
+	// Two of the endpoints' clients with flightclient's options.
+	clients := []*afsql.Client{e.client(t), e.fastClient(t), e.client(t), e.fastClient(t)}
 	ctx := context.Background()
 	for _, q := range rowWiseQueries {
 		t.Run(q, func(t *testing.T) {
