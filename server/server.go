@@ -7,10 +7,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/pgwire"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -271,12 +273,56 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 		if err != nil {
 			return nil, err
 		}
-		cr := &copyResult{st: st.st, info: info, args: args}
-		if info.From {
-			return &copyIn{cr}, nil
-		}
-		return &copyOut{cr}, nil
+		return copyResultOf(st.st, info, args), nil
 	}
+	return st.run(ctx, func(base context.Context) (*asofsql.Cursor, error) {
+		return st.st.ExecuteBatch(base, params)
+	})
+}
+
+var _ pgwire.ValuesStatement = (*statement)(nil)
+
+// ExecuteValues is Execute with parameters the server decoded as values:
+// they are handed to the engine as lower.Values, which binding takes as
+// they are, without the Arrow arrays Execute's batch is made of.
+func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamValue) (pgwire.Result, error) {
+	if info, ok := st.st.Copy(); ok {
+		args := make([]any, len(params))
+		for i, p := range params {
+			args[i] = goValue(p)
+		}
+		return copyResultOf(st.st, info, args), nil
+	}
+	args := make([]any, len(params))
+	for i, p := range params {
+		args[i] = lower.Value{T: p.T, V: p.V, Go: goValue(p)}
+	}
+	return st.run(ctx, func(base context.Context) (*asofsql.Cursor, error) {
+		return st.st.Execute(base, args...)
+	})
+}
+
+// goValue is a decoded parameter as the natural Go value
+// sqltypes.GoValue gives for it: the value itself but for timestamps,
+// which are time.Time.
+func goValue(p pgwire.ParamValue) any {
+	if us, ok := p.V.(int64); ok && (p.T.Kind == sqltypes.Timestamp || p.T.Kind == sqltypes.TimestampTZ) {
+		return time.UnixMicro(us).UTC()
+	}
+	return p.V
+}
+
+func copyResultOf(st *asofsql.Stmt, info asofsql.CopyInfo, args []any) pgwire.Result {
+	cr := &copyResult{st: st, info: info, args: args}
+	if info.From {
+		return &copyIn{cr}
+	}
+	return &copyOut{cr}
+}
+
+// run starts the statement by exec on a context detached from the call's
+// and linked to it while exec runs.
+func (st *statement) run(ctx context.Context, exec func(base context.Context) (*asofsql.Cursor, error)) (pgwire.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -284,7 +330,7 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 	stop := link(ctx, cancel)
 	// Cancellation while it plans reaches the execution through base; a
 	// statement without rows that has run is not undone.
-	c, err := st.st.ExecuteBatch(base, params)
+	c, err := exec(base)
 	stop()
 	if err != nil {
 		cancel(nil)
@@ -327,8 +373,12 @@ type result struct {
 }
 
 func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	stop := link(ctx, r.cancel)
-	defer stop()
+	if !r.c.Done() {
+		// Only a cursor with rows to come runs anything that ctx's
+		// cancellation must reach.
+		stop := link(ctx, r.cancel)
+		defer stop()
+	}
 	if !r.c.Next() {
 		if err := r.c.Err(); err != nil {
 			return nil, err
