@@ -922,6 +922,9 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 		if err != nil {
 			return nil, err
 		}
+		if n == 1 {
+			return doneCursorN("INSERT 0 1", 1), nil // a driver's single-row INSERT: no string to build
+		}
 		return doneCursorN("INSERT 0 "+strconv.FormatInt(n, 10), n), nil
 	case *planner.Copy:
 		n, err := s.copy(ctx, snap, p, args, input)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -28,6 +29,18 @@ type rawSock struct {
 	net.Conn // deadlines, Close, addresses
 	sc       syscall.Conn
 	rc       syscall.RawConn
+	// The calls' state and callbacks (made once: a closure per call would
+	// be two allocations), one set per direction, each under its lock.
+	rmu     sync.Mutex
+	rp      []byte
+	rn      int
+	rerr    syscall.Errno
+	readFn  func(uintptr) bool
+	wmu     sync.Mutex
+	wp      []byte
+	wn      int
+	werr    syscall.Errno
+	writeFn func(uintptr) bool
 }
 
 // rawSocket returns nc with raw reads and writes when it is a TCP or Unix
@@ -43,7 +56,9 @@ func rawSocket(nc net.Conn) net.Conn {
 	if err != nil {
 		return nc
 	}
-	return &rawSock{Conn: nc, sc: sc, rc: rc}
+	s := &rawSock{Conn: nc, sc: sc, rc: rc}
+	s.readFn, s.writeFn = s.read, s.write
+	return s
 }
 
 // SyscallConn is the socket's (peerClosed polls it).
@@ -53,56 +68,74 @@ func (s *rawSock) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := s.rc.Read(func(fd uintptr) bool {
-		for {
-			r, e := sysRead(fd, p)
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait until readable (or the deadline)
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
+	s.rmu.Lock()
+	s.rp, s.rn, s.rerr = p, 0, 0
+	err := s.rc.Read(s.readFn)
+	n, errno := s.rn, s.rerr
+	s.rp = nil
+	s.rmu.Unlock()
 	switch {
 	case err != nil:
-		return 0, &net.OpError{Op: "read", Net: s.LocalAddr().Network(), Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: err}
+		return 0, s.opError("read", err)
 	case errno != 0:
-		return 0, &net.OpError{Op: "read", Net: s.LocalAddr().Network(), Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: os.NewSyscallError("read", errno)}
+		return 0, s.opError("read", os.NewSyscallError("read", errno))
 	case n == 0:
 		return 0, io.EOF
 	}
 	return n, nil
 }
 
-func (s *rawSock) Write(p []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := s.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			r, e := sysWrite(fd, p[n:])
-			switch e {
-			case 0:
-				n += int(r)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait until writable (or the deadline)
-			default:
-				errno = e
-				return true
-			}
+// read is Read's callback: false to wait until readable (or the
+// deadline).
+func (s *rawSock) read(fd uintptr) bool {
+	for {
+		r, e := sysRead(fd, s.rp)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
 		}
+		s.rn, s.rerr = r, e
 		return true
-	})
+	}
+}
+
+func (s *rawSock) Write(p []byte) (int, error) {
+	s.wmu.Lock()
+	s.wp, s.wn, s.werr = p, 0, 0
+	err := s.rc.Write(s.writeFn)
+	n, errno := s.wn, s.werr
+	s.wp = nil
+	s.wmu.Unlock()
 	if err == nil && errno != 0 {
 		err = os.NewSyscallError("write", errno)
 	}
 	if err != nil {
-		return n, &net.OpError{Op: "write", Net: s.LocalAddr().Network(), Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: err}
+		return n, s.opError("write", err)
 	}
 	return n, nil
+}
+
+// write is Write's callback: false to wait until writable (or the
+// deadline).
+func (s *rawSock) write(fd uintptr) bool {
+	for s.wn < len(s.wp) {
+		r, e := sysWrite(fd, s.wp[s.wn:])
+		switch e {
+		case 0:
+			s.wn += r
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			s.werr = e
+			return true
+		}
+	}
+	return true
+}
+
+func (s *rawSock) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: s.LocalAddr().Network(), Source: s.LocalAddr(), Addr: s.RemoteAddr(), Err: err}
 }

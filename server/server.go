@@ -275,9 +275,7 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 		}
 		return copyResultOf(st.st, info, args), nil
 	}
-	return st.run(ctx, func(base context.Context) (*asofsql.Cursor, error) {
-		return st.st.ExecuteBatch(base, params)
-	})
+	return st.run(ctx, params, nil)
 }
 
 var _ pgwire.ValuesStatement = (*statement)(nil)
@@ -297,9 +295,7 @@ func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamVal
 	for i, p := range params {
 		args[i] = lower.Value{T: p.T, V: p.V, Go: goValue(p)}
 	}
-	return st.run(ctx, func(base context.Context) (*asofsql.Cursor, error) {
-		return st.st.Execute(base, args...)
-	})
+	return st.run(ctx, nil, args)
 }
 
 // goValue is a decoded parameter as the natural Go value
@@ -320,9 +316,10 @@ func copyResultOf(st *asofsql.Stmt, info asofsql.CopyInfo, args []any) pgwire.Re
 	return &copyOut{cr}
 }
 
-// run starts the statement by exec on a context detached from the call's
-// and linked to it while exec runs.
-func (st *statement) run(ctx context.Context, exec func(base context.Context) (*asofsql.Cursor, error)) (pgwire.Result, error) {
+// run starts the statement with args (a Bind's decoded values) or else
+// params, on a context detached from the call's and linked to it while
+// the engine starts the statement.
+func (st *statement) run(ctx context.Context, params arrow.RecordBatch, args []any) (pgwire.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -330,7 +327,13 @@ func (st *statement) run(ctx context.Context, exec func(base context.Context) (*
 	stop := link(ctx, cancel)
 	// Cancellation while it plans reaches the execution through base; a
 	// statement without rows that has run is not undone.
-	c, err := exec(base)
+	var c *asofsql.Cursor
+	var err error
+	if args != nil {
+		c, err = st.st.Execute(base, args...)
+	} else {
+		c, err = st.st.ExecuteBatch(base, params)
+	}
 	stop()
 	if err != nil {
 		cancel(nil)
