@@ -142,6 +142,11 @@ func (c *Cursor) RecordBatch() arrow.RecordBatch { return c.cur }
 func (c *Cursor) Record() arrow.RecordBatch { return c.cur }
 
 // Next advances to the next batch; false at the end or on error (Err).
+// Done reports that the cursor has no more rows to read: Next returns
+// false at once, without running anything (a statement without rows is
+// done from the start).
+func (c *Cursor) Done() bool { return c.done }
+
 func (c *Cursor) Next() bool {
 	if c.cur != nil {
 		c.cur.Release()

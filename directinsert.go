@@ -90,10 +90,23 @@ func analyseDirect(p *planner.Insert) *directInsert {
 // insertDirect appends the bound row of d's plan.
 func (s *Session) insertDirect(ctx context.Context, d *directInsert, args []any) (int64, error) {
 	p := d.plan
-	// The same binding as lowering's: the same conversions and errors.
-	params, err := lower.Bind(p.Params, args, s.vopts)
-	if err != nil {
-		return 0, err
+	// Arguments the wire server decoded already (lower.Value, each of its
+	// parameter's type) are the literals' values as they are; any other
+	// takes the same binding as lowering's: the same conversions and
+	// errors.
+	decoded := len(args) == len(p.Params)
+	for i, a := range args {
+		if v, ok := a.(lower.Value); !ok || v.Go == nil || v.T != p.Params[i] {
+			decoded = false
+			break
+		}
+	}
+	var params []*expr.Literal
+	if !decoded {
+		var err error
+		if params, err = lower.Bind(p.Params, args, s.vopts); err != nil {
+			return 0, err
+		}
 	}
 	mem := s.db.opts.mem
 	if a := memacct.FromContext(ctx); a != nil {
@@ -108,7 +121,15 @@ func (s *Session) insertDirect(ctx context.Context, d *directInsert, args []any)
 		}
 	}()
 	for i, n := range d.cols {
-		a, err := oneValue(mem, p.Table.Columns[i].Type, d.schema.Field(i).Type, params[n])
+		var v any
+		var lit *expr.Literal
+		if decoded {
+			v = args[n].(lower.Value).V // what lower.Bind's literal would hold
+		} else {
+			lit = params[n]
+			v = lit.Value
+		}
+		a, err := oneValue(mem, p.Table.Columns[i].Type, d.schema.Field(i).Type, v, lit)
 		if err != nil {
 			return 0, err
 		}
@@ -118,7 +139,7 @@ func (s *Session) insertDirect(ctx context.Context, d *directInsert, args []any)
 	rdr := &oneBatch{schema: d.schema, rec: rec}
 	defer rdr.Release()
 	var n int64
-	err = s.writeTo(ctx, "INSERT", p.Table.Temp, func(tx *catalog.Tx) error {
+	err := s.writeTo(ctx, "INSERT", p.Table.Temp, func(tx *catalog.Tx) error {
 		var err error
 		n, err = tx.Insert(ctx, p.Table.Name, rdr)
 		return err
@@ -126,14 +147,15 @@ func (s *Session) insertDirect(ctx context.Context, d *directInsert, args []any)
 	return n, err
 }
 
-// oneValue is the one-row column of lit: built straight into buffers of
-// mem for the common BIGINT, timestamp, DOUBLE PRECISION and text values
-// (an Arrow builder costs a dozen allocations per column and row, the
-// larger part of a single-row INSERT's), by eval.LiteralColumn for
-// anything else, NULL included. dt is t's Arrow type.
-func oneValue(mem memory.Allocator, t sqltypes.Type, dt arrow.DataType, lit *expr.Literal) (arrow.Array, error) {
+// oneValue is the one-row column of the literal value v of type t (lit,
+// or nil to make it when needed): built straight into buffers of mem for
+// the common BIGINT, timestamp, DOUBLE PRECISION and text values (an
+// Arrow builder costs a dozen allocations per column and row, the larger
+// part of a single-row INSERT's), by eval.LiteralColumn for anything
+// else, NULL included. dt is t's Arrow type.
+func oneValue(mem memory.Allocator, t sqltypes.Type, dt arrow.DataType, v any, lit *expr.Literal) (arrow.Array, error) {
 	var bufs []*memory.Buffer
-	switch v := lit.Value.(type) {
+	switch v := v.(type) {
 	case int64:
 		if t.Kind != sqltypes.Int8 && t.Kind != sqltypes.Timestamp && t.Kind != sqltypes.TimestampTZ {
 			break
@@ -164,6 +186,9 @@ func oneValue(mem memory.Allocator, t sqltypes.Type, dt arrow.DataType, lit *exp
 		bufs = []*memory.Buffer{nil, off, data}
 	}
 	if bufs == nil {
+		if lit == nil {
+			lit = &expr.Literal{Value: v, T: t}
+		}
 		return eval.LiteralColumn(mem, t, []*expr.Literal{lit})
 	}
 	data := array.NewData(dt, 1, bufs, nil, 0, 0)

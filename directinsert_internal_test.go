@@ -220,7 +220,12 @@ func TestOneValue(t *testing.T) {
 		{Value: true, T: sqltypes.Type{Kind: sqltypes.Bool}},
 	}
 	for _, lit := range cases {
-		got, err := oneValue(mem, lit.T, lit.T.Arrow(), lit)
+		got, err := oneValue(mem, lit.T, lit.T.Arrow(), lit.Value, lit)
+		require.NoError(t, err)
+		got2, err := oneValue(mem, lit.T, lit.T.Arrow(), lit.Value, nil)
+		require.NoError(t, err)
+		require.True(t, array.Equal(got, got2))
+		got2.Release()
 		require.NoError(t, err)
 		want, err := eval.LiteralColumn(mem, lit.T, []*expr.Literal{lit})
 		require.NoError(t, err)

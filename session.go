@@ -443,7 +443,16 @@ func (s *Session) parseOne(ctx context.Context, sql string) (*parser.Statement, 
 // analyse plans st to describe it, observing ctx and statement_timeout;
 // keep keeps the plan and its snapshot for the first Execute.
 func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []sqltypes.Type, keep bool) (*Stmt, error) {
-	snap, err := s.snapshot()
+	var snap *snapshot
+	var err error
+	if _, ok := st.Node.(*parser.TransactionStmt); ok {
+		// BEGIN, COMMIT, ROLLBACK and savepoints read no relation: they
+		// need not see the block's own changes, whose view costs a
+		// COMMIT after many INSERTs more than the rest of it.
+		snap, err = s.committedSnapshot()
+	} else {
+		snap, err = s.snapshot()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -912,6 +921,9 @@ func (s *Session) dispatch(ctx, parent context.Context, snap *snapshot, st *Stmt
 		n, err := s.insert(ctx, snap, st, p, args)
 		if err != nil {
 			return nil, err
+		}
+		if n == 1 {
+			return doneCursorN("INSERT 0 1", 1), nil // a driver's single-row INSERT: no string to build
 		}
 		return doneCursorN("INSERT 0 "+strconv.FormatInt(n, 10), n), nil
 	case *planner.Copy:

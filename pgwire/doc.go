@@ -58,7 +58,11 @@
 //     parameter of unknown type (reported as OID 0) arrives as TEXT. So a
 //     bad value fails at Bind with the type's own error (22P02, 22003,
 //     08P01 for short binary data), as in Postgres, and every engine gets
-//     typed values.
+//     typed values. A Statement that implements ValuesStatement gets the
+//     common scalars (BIGINT, INTEGER, SMALLINT, DOUBLE PRECISION,
+//     BOOLEAN, TEXT, TIMESTAMP[TZ], well-formed) as ParamValues instead,
+//     decoded to the same values without Arrow arrays; any other Bind
+//     still arrives as a batch.
 //   - Results are encoded row by row straight into the output buffer with
 //     sqltypes.EncodeText/EncodeBinary (Postgres 15 formats, byte for
 //     byte). The buffer is flushed whenever it passes 32 KiB, and the next
@@ -109,7 +113,10 @@
 // appends the replies to the output buffer, and writes that at
 // ReadyForQuery, Flush, an error, when it passes 32 KiB, or before it
 // waits for the client; so a pipelined Bind/Describe/Execute/Sync costs
-// one read and one write and no hand-off between goroutines. Idle
+// one read and one write and no hand-off between goroutines. On Linux
+// those are raw system calls on the non-blocking TCP or Unix socket
+// (waits still go through the runtime's poller), so that the runtime's
+// sysmon thread is not woken for each statement (rawsock_linux.go). Idle
 // timeouts and shutdown end that wait through read deadlines. A message
 // taken from the buffer aliases it until the next is read; a watcher
 // only appends past the unread bytes, or moves them to a new array.

@@ -45,10 +45,13 @@ func (p *prepared) close() {
 // portal is a bound statement and, once executed, its running result. A
 // batch cut short by MaxRows stays pending for the next Execute.
 type portal struct {
-	name    string
-	ps      *prepared
-	params  arrow.RecordBatch // owned; nil without parameters
-	formats []int16           // one per column
+	name   string
+	ps     *prepared
+	params arrow.RecordBatch // owned; nil without parameters or with vals
+	// vals are the parameters decoded as values, for a ValuesStatement
+	// (params.go); nil otherwise.
+	vals    []ParamValue
+	formats []int16 // one per column
 	res     Result
 	pending arrow.RecordBatch
 	off     int
@@ -419,16 +422,24 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	if err != nil {
 		return err
 	}
-	params, err := c.decodeParams(ps, m.ParameterFormatCodes, m.Parameters)
-	if err != nil {
-		return err
+	var params arrow.RecordBatch
+	var vals []ParamValue
+	if _, ok := ps.stmt.(ValuesStatement); ok && np > 0 {
+		if v, ok := decodeValues(make([]ParamValue, 0, np), ps, m.ParameterFormatCodes, m.Parameters); ok {
+			vals = v
+		}
+	}
+	if vals == nil {
+		if params, err = c.decodeParams(ps, m.ParameterFormatCodes, m.Parameters); err != nil {
+			return err
+		}
 	}
 	if m.DestinationPortal == "" {
 		if old, ok := c.portals[""]; ok {
 			old.close()
 		}
 	}
-	c.portals[m.DestinationPortal] = &portal{name: m.DestinationPortal, ps: ps, params: params, formats: formats}
+	c.portals[m.DestinationPortal] = &portal{name: m.DestinationPortal, ps: ps, params: params, vals: vals, formats: formats}
 	c.w.send(&pgproto3.BindComplete{})
 	return nil
 }
@@ -610,7 +621,13 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 	ctx, done := c.callCtx()
 	defer done()
 	if p.res == nil {
-		res, err := p.ps.stmt.Execute(ctx, p.params)
+		var res Result
+		var err error
+		if p.vals != nil {
+			res, err = p.ps.stmt.(ValuesStatement).ExecuteValues(ctx, p.vals)
+		} else {
+			res, err = p.ps.stmt.Execute(ctx, p.params)
+		}
 		if err != nil {
 			c.dropPortal(p)
 			return c.sqlErr(ctx, err)

@@ -240,6 +240,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
+	nc = rawSocket(nc)
 	c := &conn{srv: s, raw: nc, nc: nc, ctx: ctx, abort: cancel}
 	c.w.nc = nc
 	s.conns[c] = struct{}{}

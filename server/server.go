@@ -7,10 +7,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/asofsql/asofsql"
+	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/pgwire"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -271,12 +273,53 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 		if err != nil {
 			return nil, err
 		}
-		cr := &copyResult{st: st.st, info: info, args: args}
-		if info.From {
-			return &copyIn{cr}, nil
-		}
-		return &copyOut{cr}, nil
+		return copyResultOf(st.st, info, args), nil
 	}
+	return st.run(ctx, params, nil)
+}
+
+var _ pgwire.ValuesStatement = (*statement)(nil)
+
+// ExecuteValues is Execute with parameters the server decoded as values:
+// they are handed to the engine as lower.Values, which binding takes as
+// they are, without the Arrow arrays Execute's batch is made of.
+func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamValue) (pgwire.Result, error) {
+	if info, ok := st.st.Copy(); ok {
+		args := make([]any, len(params))
+		for i, p := range params {
+			args[i] = goValue(p)
+		}
+		return copyResultOf(st.st, info, args), nil
+	}
+	args := make([]any, len(params))
+	for i, p := range params {
+		args[i] = lower.Value{T: p.T, V: p.V, Go: goValue(p)}
+	}
+	return st.run(ctx, nil, args)
+}
+
+// goValue is a decoded parameter as the natural Go value
+// sqltypes.GoValue gives for it: the value itself but for timestamps,
+// which are time.Time.
+func goValue(p pgwire.ParamValue) any {
+	if us, ok := p.V.(int64); ok && (p.T.Kind == sqltypes.Timestamp || p.T.Kind == sqltypes.TimestampTZ) {
+		return time.UnixMicro(us).UTC()
+	}
+	return p.V
+}
+
+func copyResultOf(st *asofsql.Stmt, info asofsql.CopyInfo, args []any) pgwire.Result {
+	cr := &copyResult{st: st, info: info, args: args}
+	if info.From {
+		return &copyIn{cr}
+	}
+	return &copyOut{cr}
+}
+
+// run starts the statement with args (a Bind's decoded values) or else
+// params, on a context detached from the call's and linked to it while
+// the engine starts the statement.
+func (st *statement) run(ctx context.Context, params arrow.RecordBatch, args []any) (pgwire.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -284,7 +327,13 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 	stop := link(ctx, cancel)
 	// Cancellation while it plans reaches the execution through base; a
 	// statement without rows that has run is not undone.
-	c, err := st.st.ExecuteBatch(base, params)
+	var c *asofsql.Cursor
+	var err error
+	if args != nil {
+		c, err = st.st.Execute(base, args...)
+	} else {
+		c, err = st.st.ExecuteBatch(base, params)
+	}
 	stop()
 	if err != nil {
 		cancel(nil)
@@ -327,8 +376,12 @@ type result struct {
 }
 
 func (r *result) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	stop := link(ctx, r.cancel)
-	defer stop()
+	if !r.c.Done() {
+		// Only a cursor with rows to come runs anything that ctx's
+		// cancellation must reach.
+		stop := link(ctx, r.cancel)
+		defer stop()
+	}
 	if !r.c.Next() {
 		if err := r.c.Err(); err != nil {
 			return nil, err
