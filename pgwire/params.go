@@ -151,19 +151,23 @@ func decodeValues(vals []ParamValue, ps *prepared, fcodes []int16, data [][]byte
 	vals = vals[:0]
 	for i, t := range ps.params {
 		t = paramType(t)
-		var f int16
-		switch len(fcodes) {
-		case 0:
-		case 1:
-			f = fcodes[0]
-		default:
-			f = fcodes[i]
-		}
-		v, ok := fastParam(t, f, data[i])
+		v, ok := fastParam(t, paramFormat(fcodes, i), data[i])
 		if !ok {
 			return vals[:0], false
 		}
 		vals = append(vals, ParamValue{T: t, V: v})
 	}
 	return vals, true
+}
+
+// paramFormat is parameter i's format code in a Bind that sent fcodes:
+// none means text for all, one applies to all (as in Postgres).
+func paramFormat(fcodes []int16, i int) int16 {
+	switch len(fcodes) {
+	case 0:
+		return 0
+	case 1:
+		return fcodes[0]
+	}
+	return fcodes[i]
 }

@@ -500,14 +500,7 @@ func (c *conn) decodeParams(ps *prepared, fcodes []int16, vals [][]byte) (arrow.
 	}()
 	for i, t := range types {
 		t = paramType(t)
-		var f int16
-		switch len(fcodes) {
-		case 0:
-		case 1:
-			f = fcodes[0]
-		default:
-			f = fcodes[i]
-		}
+		f := paramFormat(fcodes, i)
 		b := c.pb[i]
 		var err error
 		switch {
