@@ -144,7 +144,7 @@ func (b *builder) build(n planner.Node) (exec.Operator, error) {
 		return nil, sqlerr.New(sqlerr.InternalError, "a Repartition outside a Merge cannot be executed")
 	case *planner.Sort:
 		return b.unary(n.Input, func(child exec.Operator) (exec.Operator, error) {
-			return exec.NewSort(child, b.env.Mem, sortKeys(n.Keys), exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
+			return exec.NewSerialSort(child, b.env.Mem, sortKeys(n.Keys), exec.SortOptions{MemoryLimit: b.env.MemoryLimit})
 		})
 	case *planner.Limit:
 		count, err := b.int64Of(n.Count, -1, "LIMIT")
