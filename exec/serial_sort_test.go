@@ -27,7 +27,7 @@ func TestSerialSortMatchesSort(t *testing.T) {
 		{[]exec.SortKey{{Col: 7, Desc: true}, {Col: 6}}, true},
 		{[]exec.SortKey{{Col: 1, Nulls: exec.NullsFirst}}, true}, // NULLs: its single run
 		{[]exec.SortKey{{Col: 2, Desc: true}, {Col: 4}}, true},
-		{[]exec.SortKey{{Col: 3}}, false},                    // text
+		{[]exec.SortKey{{Col: 3}}, false},                     // text
 		{[]exec.SortKey{{Col: 4}, {Col: 6}, {Col: 5}}, false}, // three keys
 	} {
 		t.Run(fmt.Sprint(tc.keys), func(t *testing.T) {
