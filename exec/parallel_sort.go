@@ -91,15 +91,7 @@ func NewParallelSort(morsels *Morsels, views []*MorselView, inputs []Operator, m
 		return nil, err
 	}
 	p.types = types
-	p.fast = true
-	for _, t := range types {
-		switch t.Kind {
-		case sqltypes.Int2, sqltypes.Int4, sqltypes.Date, sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ,
-			sqltypes.Float4, sqltypes.Float8:
-		default:
-			p.fast = false
-		}
-	}
+	p.fast = numericKeys(types)
 	if p.opts.BatchSize <= 0 {
 		p.opts.BatchSize = DefaultBatchSize
 	}

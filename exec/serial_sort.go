@@ -33,9 +33,13 @@ func NewSerialSort(child Operator, mem memory.Allocator, keys []SortKey, opts So
 // rangeSortable reports whether a sort by keys of these types may take
 // ParallelSort's range path (NULLs aside, which only the data shows).
 func rangeSortable(types []sqltypes.Type) bool {
-	if len(types) == 0 || len(types) > 2 {
-		return false
-	}
+	return len(types) > 0 && len(types) <= 2 && numericKeys(types)
+}
+
+// numericKeys reports whether every key is a number, date or timestamp:
+// keys whose normalized uint64 forms compare as the values do, across
+// batches (ParallelSort's fast merge and range path).
+func numericKeys(types []sqltypes.Type) bool {
 	for _, t := range types {
 		switch t.Kind {
 		case sqltypes.Int2, sqltypes.Int4, sqltypes.Date, sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ,
