@@ -159,12 +159,19 @@ func TestMemoryCeiling(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// sortFitsOnce is a server limit that one sort of 100,000 BIGINTs fits in
+// and two do not: a sort by one numeric key keeps its input and 24 bytes a
+// row of sort entries (~2.8 MB in all) and needs 24 bytes a row of radix
+// scratch more while it sorts (~5.3 MB at the peak); a second sort's peak
+// beside the first one's held memory is ~8 MB.
+const sortFitsOnce = 6 << 20
+
 // TestMemoryBudgetSharedNewestFails: two sessions' queries share the
 // server's limit. Past it, the newest query fails with 53200, whichever
 // asks for the memory: the older completes.
 func TestMemoryBudgetSharedNewestFails(t *testing.T) {
 	const sortQ = `SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC`
-	db := openLimited(t, 2<<20)
+	db := openLimited(t, sortFitsOnce)
 	ctx := context.Background()
 	a, b := db.Session(), db.Session()
 	defer a.Close()
@@ -216,7 +223,7 @@ func TestMemoryBudgetSharedNewestFails(t *testing.T) {
 // 53200.
 func TestMemoryDoomedWhileIdle(t *testing.T) {
 	const sortQ = `SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC`
-	db := openLimited(t, 2<<20)
+	db := openLimited(t, sortFitsOnce)
 	ctx := context.Background()
 	a, b := db.Session(), db.Session()
 	defer a.Close()
