@@ -100,6 +100,9 @@ func (p *pgPass) clauseFrom(k int) bool {
 		return true
 	}
 	toks, res := p.toks, false
+	if k >= 2 && toks[k-1].is("distinct") && (toks[k-2].is("is") || k >= 3 && toks[k-2].is("not") && toks[k-3].is("is")) {
+		return false // a IS [NOT] DISTINCT FROM b
+	}
 walk:
 	for j := k - 1; j >= 0; j-- {
 		switch t := toks[j]; {
