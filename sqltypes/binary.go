@@ -48,6 +48,8 @@ func EncodeBinary(dst []byte, a arrow.Array, i int, t Type) ([]byte, error) {
 		return appendNumericBinary(dst, d.Value(i), scale, t.displayArg()), nil
 	case Text, Varchar, Unknown, JSON:
 		return append(dst, a.(*array.String).Value(i)...), nil
+	case Void:
+		return dst, nil // void_send: no bytes
 	case JSONB:
 		dst = append(dst, jsonbVersion)
 		return append(dst, a.(*array.String).Value(i)...), nil
@@ -307,6 +309,8 @@ func DecodeBinary(b array.Builder, t Type, data []byte) error {
 		b.(*array.MonthDayNanoIntervalBuilder).Append(v)
 	case Array:
 		return decodeArrayBinary(b, t, data)
+	case Void:
+		b.(*array.BooleanBuilder).Append(true) // void_recv ignores its input
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "binary input for type %s is not supported", t)
 	}

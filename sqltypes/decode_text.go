@@ -115,6 +115,8 @@ func DecodeText(b array.Builder, t Type, s string, o *Options) error {
 		b.(*array.MonthDayNanoIntervalBuilder).Append(v)
 	case Array:
 		return decodeArrayText(b, t, s, o)
+	case Void:
+		b.(*array.BooleanBuilder).Append(true) // void_in accepts any text
 	default:
 		return sqlerr.New(sqlerr.FeatureNotSupported, "text input for type %s is not supported", t)
 	}

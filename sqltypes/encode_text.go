@@ -52,6 +52,8 @@ func EncodeText(dst []byte, a arrow.Array, i int, t Type, o *Options) []byte {
 		return appendInterval(dst, v.Months, v.Days, v.Nanoseconds/1000)
 	case Array:
 		return encodeArrayText(dst, a, i, t, o)
+	case Void:
+		return dst
 	}
 	panic(fmt.Sprintf("sqltypes: EncodeText of unhandled type %s", t))
 }

@@ -86,7 +86,8 @@ func (iv IntervalValue) String() string {
 // time.Time at midnight UTC; TIMESTAMP time.Time whose UTC wall clock is
 // the value; TIMESTAMPTZ time.Time in UTC; INTERVAL IntervalValue. Infinite
 // dates and timestamps are the strings "infinity" and "-infinity", as
-// lib/pq returns them, because time.Time has no infinity.
+// lib/pq returns them, because time.Time has no infinity. A VOID value is
+// "", its text form.
 func GoValue(a arrow.Array, i int, t Type) any {
 	if a.IsNull(i) {
 		return nil
@@ -139,6 +140,8 @@ func GoValue(a arrow.Array, i int, t Type) any {
 		return IntervalValue{Months: v.Months, Days: v.Days, Microseconds: v.Nanoseconds / 1000}
 	case Array:
 		return goArray(a, i, t)
+	case Void:
+		return "" // its text form, as pgx returns it; nil is NULL
 	}
 	return nil
 }

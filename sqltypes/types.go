@@ -38,6 +38,13 @@ const (
 	JSONB
 	// Array is a one-dimensional array of Type.Elem (array.go).
 	Array
+	// Void is Postgres' pseudo-type void, the result of functions called
+	// for their effect (pg_sleep). Its one value prints as the empty
+	// string and it may be NULL (a strict function of NULL), so it is
+	// stored as a Boolean whose validity is the value's (the bit itself
+	// is always true and never read). No operator, aggregate but count,
+	// ordering or table column takes it, as in Postgres.
+	Void
 )
 
 // NoLimit marks an absent length, precision or scale modifier.
@@ -82,6 +89,7 @@ var (
 	IntervalType    = Type{Kind: Interval, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 	JSONType        = Type{Kind: JSON, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 	JSONBType       = Type{Kind: JSONB, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
+	VoidType        = Type{Kind: Void, Precision: NoLimit, Scale: NoLimit, Length: NoLimit}
 )
 
 // Base is the unmodified type of kind k: NUMERIC without precision,
@@ -174,7 +182,7 @@ func (t Type) numericPS() (int32, int32) {
 // Arrow returns the Arrow type that stores values of t.
 func (t Type) Arrow() arrow.DataType {
 	switch t.Kind {
-	case Bool:
+	case Bool, Void:
 		return arrow.FixedWidthTypes.Boolean
 	case Int2:
 		return arrow.PrimitiveTypes.Int16
@@ -352,6 +360,8 @@ func (t Type) OID() uint32 {
 		return 3802
 	case Array:
 		return arrayOIDs[t.Elem]
+	case Void:
+		return 2278
 	}
 	return 705
 }
@@ -378,7 +388,7 @@ func (t Type) Typlen() int16 {
 		return 1
 	case Int2:
 		return 2
-	case Int4, Float4, Date:
+	case Int4, Float4, Date, Void:
 		return 4
 	case Int8, Float8, Timestamp, TimestampTZ:
 		return 8
@@ -473,6 +483,8 @@ func (t Type) String() string {
 		return "jsonb"
 	case Array:
 		return t.ElemType().String() + "[]"
+	case Void:
+		return "void"
 	}
 	return "unknown"
 }
@@ -519,6 +531,8 @@ func ParseTypeName(name string) (Type, error) {
 		return noMods(JSONType)
 	case "jsonb":
 		return noMods(JSONBType)
+	case "void":
+		return noMods(VoidType)
 	case "int2", "smallint":
 		return noMods(Int2Type)
 	case "int", "int4", "integer":

@@ -133,7 +133,7 @@ func Const(mem memory.Allocator, t sqltypes.Type, v any, n int) arrow.Array {
 		return array.MakeArrayOfNull(mem, t.Arrow(), n)
 	}
 	switch t.Kind {
-	case sqltypes.Bool:
+	case sqltypes.Bool, sqltypes.Void: // a void value is stored as true
 		vals := make([]bool, n)
 		if v.(bool) {
 			for i := range vals {

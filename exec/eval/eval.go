@@ -235,7 +235,7 @@ func checkLiteral(e *expr.Literal) error {
 	}
 	ok := false
 	switch e.T.Kind {
-	case sqltypes.Bool:
+	case sqltypes.Bool, sqltypes.Void:
 		_, ok = e.Value.(bool)
 	case sqltypes.Int2, sqltypes.Int4:
 		var v int64

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -50,6 +51,7 @@ type funcInput struct {
 	args []node
 }
 
+func (in *funcInput) Context() context.Context { return in.c.ctx }
 func (in *funcInput) Rows() int                { return int(in.b.NumRows()) }
 func (in *funcInput) Mem() memory.Allocator    { return in.c.mem }
 func (in *funcInput) Now() time.Time           { return in.c.env.Now }

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"strings"
@@ -111,6 +112,9 @@ type Kernel func(in Input) (arrow.Array, error)
 // and the statement's settings. The evaluator implements it; a kernel
 // must not keep it past the call.
 type Input interface {
+	// Context is the statement's: a kernel that waits (pg_sleep) stops
+	// when it is done.
+	Context() context.Context
 	// Rows is the batch length.
 	Rows() int
 	// Mem allocates the result and any scratch arrays.

@@ -1,6 +1,7 @@
 package functions
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ type testInput struct {
 	args []arrow.Array
 }
 
+func (in *testInput) Context() context.Context   { return context.Background() }
 func (in *testInput) Rows() int                  { return in.args[0].Len() }
 func (in *testInput) Mem() memory.Allocator      { return in.mem }
 func (in *testInput) Now() time.Time             { return time.Unix(0, 0) }

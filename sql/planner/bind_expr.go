@@ -414,6 +414,9 @@ func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.T
 		return t, nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s(%s) does not exist", name, t).WithPosition(b.pos(n)).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
+	if t.Kind == sqltypes.Void && name != "count" {
+		return bad() // void has no operators: only count takes it
+	}
 	switch name {
 	case "count":
 		return sqltypes.Int8Type, arg, nil

@@ -63,7 +63,7 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.BoolType}, nil
 	case op.IsComparison() || op == expr.IsDistinctFrom || op == expr.IsNotDistinctFrom:
 		ct, ok := commonType(lt, rt)
-		if !ok {
+		if !ok || ct.Kind == sqltypes.Void {
 			return nil, opError(b, at, op, lt, rt)
 		}
 		if l, err = b.coerce(l, ct, lat, "operand"); err != nil {

@@ -205,6 +205,9 @@ func (b *binder) createTableAs(n *parser.CreateTableStmt) (Plan, error) {
 			return nil, sqlerr.New("42701", "column \"%s\" specified more than once", name)
 		}
 		seen[name] = true
+		if err := storable(name, c.Type); err != nil {
+			return nil, err
+		}
 		t := c.Type
 		if t.Kind == sqltypes.Unknown {
 			t = sqltypes.TextType // as PostgreSQL 15 types an unknown result column
@@ -261,6 +264,9 @@ func (b *binder) createView(n *parser.CreateViewStmt) (Plan, error) {
 			return nil, sqlerr.New("42701", "column \"%s\" specified more than once", name)
 		}
 		seen[name] = true
+		if err := storable(name, c.Type); err != nil {
+			return nil, err
+		}
 		def.Columns = append(def.Columns, name)
 	}
 	def.Uses = viewUses(qq.Root)
@@ -281,6 +287,15 @@ func (b *binder) createView(n *parser.CreateViewStmt) (Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// storable refuses a result column no table or view may have, as
+// Postgres does before running the query: a void one (pg_sleep's).
+func storable(name string, t sqltypes.Type) error {
+	if t.Kind == sqltypes.Void {
+		return sqlerr.New("42P16", "column \"%s\" has pseudo-type %s", name, t)
+	}
+	return nil
 }
 
 // viewUses lists the tables a view's plan scans (in subqueries and
