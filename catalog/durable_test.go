@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,4 +70,34 @@ func TestSyncCommitDurableWhenAcknowledged(t *testing.T) {
 	wg.Wait()
 	require.Len(t, scanRows(t, c, "kv", ScanOptions{}), workers*each)
 	t.Logf("%d commits, %d durable writes", workers*each, writes)
+}
+
+// TestLogGrowsPastPreallocation: commits whose records outgrow the
+// zero-filled part of the log grow it by whole chunks (written through
+// the synchronous descriptor) and replay after a crash.
+func TestLogGrowsPastPreallocation(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const chunk = 4096
+	c, err := Open(ctx, dir, Options{Allocator: newMem(t), AutoCompact: -1, LogPreallocate: chunk, CheckpointRows: -1})
+	require.NoError(t, err)
+	createTable(t, c, kvDef)
+	long := strings.Repeat("x", 1000)
+	const n = 20 // ~20 KB of records: four chunks past the first
+	for k := range n {
+		insert(t, c, "kv", []any{k, long})
+	}
+	files, err := listWAL(dir)
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	st, err := os.Stat(files[0].path)
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(chunk))
+	require.Zero(t, st.Size()%chunk, "the log grows by whole chunks")
+	c.abandon()
+
+	c, err = Open(ctx, dir, Options{Allocator: newMem(t), AutoCompact: -1})
+	require.NoError(t, err)
+	defer c.Close()
+	require.Len(t, scanRows(t, c, "kv", ScanOptions{}), n)
 }
