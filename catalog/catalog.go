@@ -54,7 +54,7 @@ type Options struct {
 	// (Checkpoint and Close still run them).
 	CheckpointRows int
 	// LogPreallocate: log files are filled with zeros this far ahead of
-	// the records (default 8 MiB), so the fdatasync of a commit flushes
+	// the records (default 8 MiB), so the durable write of a commit flushes
 	// its data only, not a grown file size (one journal commit less per
 	// flush; PostgreSQL zero-fills its WAL segments for the same reason).
 	// A zero length field ends a file's records.

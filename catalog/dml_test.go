@@ -435,7 +435,7 @@ func TestGroupCommit(t *testing.T) {
 
 // TestGroupCommitGroups: 16 commits started together while a flush is
 // under way are made durable by few flushes, not 16. The log's sync is
-// slowed to 50 ms, which is what lets them queue (a disk whose fdatasync
+// slowed to 50 ms, which is what lets them queue (a disk whose sync
 // takes that long; on a fast one they queue less and need it less).
 func TestGroupCommitGroups(t *testing.T) {
 	ctx := context.Background()
@@ -445,9 +445,9 @@ func TestGroupCommitGroups(t *testing.T) {
 	defer c.Close()
 	createTable(t, c, kvDef)
 	c.wal.mu.Lock()
-	c.wal.sync = func(f *os.File) error {
+	c.wal.write = func(f *os.File, b []byte, off int64) error {
 		time.Sleep(50 * time.Millisecond)
-		return fdatasync(f)
+		return walWrite(f, b, off)
 	}
 	c.wal.mu.Unlock()
 	before := c.Stats()
