@@ -169,3 +169,45 @@ func TestExecuteCycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"fine"}, got)
 }
+
+// TestStmtNoRows checks which statements report NoRows: the wire server
+// runs those on the call's context alone (nothing of them may outlive
+// it), so a statement that can return rows must never report it.
+func TestStmtNoRows(t *testing.T) {
+	db, mem := openTest(t)
+	defer mem.AssertSize(t, 0)
+	defer db.Close()
+	ctx := context.Background()
+	_, err := db.Exec(ctx, `CREATE TABLE nr (x INT)`)
+	require.NoError(t, err)
+	s := db.Session()
+	defer s.Close()
+	_, err = s.Exec(ctx, `PREPARE ins AS INSERT INTO nr VALUES ($1)`)
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, `PREPARE sel AS SELECT x FROM nr`)
+	require.NoError(t, err)
+	_, err = s.Exec(ctx, `BEGIN; DECLARE cur CURSOR FOR SELECT x FROM nr`)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		sql    string
+		noRows bool
+	}{
+		{`INSERT INTO nr VALUES ($1)`, true},
+		{`INSERT INTO nr SELECT x FROM nr`, true},
+		{`SELECT x FROM nr`, false},
+		{`SELECT 1`, false},
+		{`EXECUTE ins (1)`, false}, // runs whatever ins names when it runs
+		{`EXECUTE sel`, false},
+		{`FETCH 1 FROM cur`, false},
+		{`DELETE FROM nr`, false},
+		{`COPY nr FROM STDIN`, false},
+		{`SHOW TimeZone`, false},
+	} {
+		st, err := s.Prepare(ctx, c.sql, nil)
+		require.NoError(t, err, c.sql)
+		require.Equal(t, c.noRows, st.NoRows(), c.sql)
+		require.NoError(t, st.Close())
+	}
+	_, err = s.Exec(ctx, `ROLLBACK`)
+	require.NoError(t, err)
+}

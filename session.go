@@ -256,6 +256,9 @@ type Stmt struct {
 	tag       string
 	binary    bool      // FETCH from a BINARY cursor
 	copy      *CopyInfo // COPY ... FROM STDIN / TO STDOUT
+	// insert: the statement is an INSERT (its text is, so every plan of
+	// it is one), which returns no rows.
+	insert bool
 	// first is the plan the analysis made, and its snapshot, until the
 	// first Execute runs it or Close releases it.
 	first *firstPlan
@@ -308,6 +311,11 @@ func (st *Stmt) ParamTypes() []sqltypes.Type { return st.params }
 
 // Columns describes the result rows; nil for a statement without rows.
 func (st *Stmt) Columns() []Column { return st.cols }
+
+// NoRows reports a statement that never returns rows and whose Cursor is
+// done when Execute returns, so nothing of it outlives the call: an
+// INSERT (whatever it is planned as later, its text stays an INSERT).
+func (st *Stmt) NoRows() bool { return st.insert }
 
 // BinaryRows reports a FETCH from a BINARY cursor, whose rows Postgres
 // sends in binary format in the simple protocol.
@@ -489,6 +497,7 @@ func (s *Session) analyse(ctx context.Context, st *parser.Statement, declared []
 func (st *Stmt) describe(p planner.Plan, params []sqltypes.Type) {
 	st.described = true
 	st.shape, st.tag = p.Shape(), p.Tag()
+	_, st.insert = p.(*planner.Insert)
 	if f, ok := p.(*planner.Fetch); ok {
 		st.binary = f.Binary
 	}

@@ -323,17 +323,21 @@ func (st *statement) run(ctx context.Context, params arrow.RecordBatch, args []a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if st.st.NoRows() {
+		// Nothing of an INSERT outlives the call (its cursor is done
+		// when Execute returns): it runs on the call's context, without
+		// a detached one linked to it.
+		c, err := st.execute(ctx, params, args)
+		if err != nil {
+			return nil, err
+		}
+		return &result{c: c, cancel: noCancel}, nil
+	}
 	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := link(ctx, cancel)
 	// Cancellation while it plans reaches the execution through base; a
 	// statement without rows that has run is not undone.
-	var c *asofsql.Cursor
-	var err error
-	if args != nil {
-		c, err = st.st.Execute(base, args...)
-	} else {
-		c, err = st.st.ExecuteBatch(base, params)
-	}
+	c, err := st.execute(base, params, args)
 	stop()
 	if err != nil {
 		cancel(nil)
@@ -341,6 +345,17 @@ func (st *statement) run(ctx context.Context, params arrow.RecordBatch, args []a
 	}
 	return &result{c: c, cancel: cancel}, nil
 }
+
+// execute runs the statement with args, or else params, on ctx.
+func (st *statement) execute(ctx context.Context, params arrow.RecordBatch, args []any) (*asofsql.Cursor, error) {
+	if args != nil {
+		return st.st.Execute(ctx, args...)
+	}
+	return st.st.ExecuteBatch(ctx, params)
+}
+
+// noCancel is the cancel of a result that runs on its call's context.
+func noCancel(error) {}
 
 // link cancels the query's base context when the call's ctx is
 // cancelled, until stop is called (AfterFunc's own stop: a wrapper
