@@ -602,6 +602,7 @@ func (m *Morsel) join(ctx context.Context, mo *morsel, kb *keyBatch) error {
 	popts.Serial = true
 	popts.pool = m.pool
 	popts.dicts = m.dicts
+	popts.leftChecked = true // by the cuts (lcheck), with the rows counted over the whole input
 	j, err := New(operator.NewBatches(m.left.Schema(), left), rights, popts)
 	if err != nil {
 		return err
