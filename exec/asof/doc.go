@@ -148,9 +148,9 @@
 // against only the right rows of its t range, a backward join's earlier
 // rows through a per-key prime (each key's last right row before the
 // range), computed as a prefix over the morsels; the morsels' outputs
-// concatenate in left order with no reassembly. It is a pipeline: one
-// reader goroutine cuts the morsels (reading and checking both inputs)
-// while the workers intern the right keys their morsels need, make each
+// concatenate in left order with no reassembly. It is a pipeline: the
+// first free worker cuts the next morsel (reading and checking both
+// inputs, one cut at a time) while the others intern the right keys their morsels need, make each
 // morsel's prime from the previous one's (a chain, each link made before
 // its join) and join, and each morsel's output is returned as its worker
 // makes it; a fixed number of morsels in flight bounds memory. It takes bounded

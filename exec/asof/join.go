@@ -193,7 +193,7 @@ func New(left operator.Operator, rights []Right, opts Options) (*Join, error) {
 		// it is decoded to the line when some input uses the line.
 		j.onLine[idx] = j.onLine[idx] || sp.ord == ordNone
 		// Key-major inputs check t within each key group themselves.
-		j.checkT[idx] = j.checkT[idx] || !sp.KeyMajor
+		j.checkT[idx] = j.checkT[idx] || !sp.KeyMajor && !opts.leftChecked
 		j.onOf = append(j.onOf, idx)
 		// Inputs on the same left key columns encode the left keys alike
 		// (validate checked each against the left types), so they can

@@ -17,10 +17,10 @@ import (
 )
 
 // The ASOF join split into morsels of the left input, for inputs ordered by
-// t (stored ordered tables). A reader goroutine cuts the left input into
-// contiguous morsels of MorselRows rows, one after the other, and hands
-// each to the first free of the workers, which joins it by a serial Join
-// of its own against only the right rows that can match it:
+// t (stored ordered tables). The left input is cut into contiguous
+// morsels of MorselRows rows, one after the other, each by the first free
+// worker (under a lock: the cuts are in order), which then joins it by a
+// serial Join of its own against only the right rows that can match it:
 //
 //   - with a bounded range [lo, hi], the right rows with t in
 //     [t_first+lo, t_last+hi] (found by binary search: the right input is
@@ -52,13 +52,19 @@ import (
 // morsels add to the serial join's work: the chunk walks (an id read per
 // right row), a prime per morsel (a row per key, gathered, and joined as a
 // right row), the order checks of both inputs, and a join's setup per
-// morsel. The reader's part, the only serial one, is reading the inputs,
+// morsel. The cuts' part, the only serial one, is reading the inputs,
 // their order checks and cutting the slices (in session 9 it also
 // interned every right key and made the primes: a fifth of S4's CPU, on
-// the critical path).
+// the critical path). Until session 11 a reader goroutine of its own made
+// the cuts: with two workers on two cores it waited for a core to cut,
+// Next waited for one to free a slot (the workers never block while they
+// have morsels), so a 1M-row query ran in rounds of depth morsels with
+// the cores idle between them. Now the worker that is free cuts the next
+// morsel and joins it, and a worker that finds every slot taken blocks,
+// which leaves its core to Next.
 //
-// It is a pipeline with no synchronous phase: while the workers join, the
-// reader reads and checks the next morsels' rows, and Next
+// It is a pipeline with no synchronous phase: while a worker joins, another
+// reads and checks the next morsel's rows, and Next
 // returns a morsel's output batches as its worker makes them, in morsel
 // order, so the output is the serial join's rows with no reassembly. At
 // most depth morsels are in flight (cut but not yet returned in full):
@@ -105,20 +111,27 @@ type Morsel struct {
 	started, closed bool
 	err             error
 
-	// The pipeline, started by the first Next: the reader sends each
-	// morsel to queue (Next, in order) and to jobs (the workers); a morsel
-	// holds a slot of slots from its cut until Next has returned all its
-	// output. cancel stops the goroutines, wg waits for them.
+	// The pipeline, started by the first Next: a free worker cuts the
+	// next morsel (take), sends it to queue (Next, in order) and joins
+	// it; a morsel holds a slot of slots from its cut until Next has
+	// returned all its output. cancel stops the goroutines, wg waits for
+	// them.
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	queue  chan *morsel
-	jobs   chan *morsel
 	slots  chan struct{}
 	cur    *morsel      // the morsel whose output Next returns
 	done   atomic.Int64 // the morsels Next is done with (their joins ended)
 
-	// The reader's own state: the left batch the last morsel ended in and
-	// the first row of it not yet taken.
+	// cutMu serializes the cuts; it guards what follows: cutDone (the
+	// queue is closed), live (the workers not stopped), and the cut's
+	// state (the fields below and the rights' buffers and primes).
+	cutMu   sync.Mutex
+	cutDone bool
+	live    int
+
+	// The cuts' state: the left batch the last morsel ended in and the
+	// first row of it not yet taken.
 	carry    arrow.RecordBatch
 	carryT   []int64
 	carryOff int
@@ -128,8 +141,8 @@ type Morsel struct {
 
 var _ operator.Operator = (*Morsel)(nil)
 
-// morselRight is one right input's buffered rows and prime; only the
-// reader touches it.
+// morselRight is one right input's buffered rows and prime; only the cuts
+// (under Morsel.cutMu) touch it.
 type morselRight struct {
 	r     Right
 	enc   keyEncoding
@@ -163,7 +176,7 @@ type morselRight struct {
 // the right rows between the two slices (chunk: rows [lo, hi) of the
 // buffers chunk, which the cell holds a reference to), once prev is ready:
 // the primes are a chain over the morsels, each link made by a worker, so
-// the walk and the interning of the rows it needs are off the reader.
+// the walk and the interning of the rows it needs are off the cuts.
 //
 // A cell holds a reference to b until the next morsel's worker has made
 // its own prime from it (or Close, for the last one and any the workers
@@ -398,7 +411,7 @@ func (m *Morsel) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // morsel is a run of left rows, what its join needs, and its output.
 type morsel struct {
 	seq         int64
-	err         error // the reader's error: no rows, the end of the output
+	err         error // the cut's error: no rows, the end of the output
 	left        []arrow.RecordBatch
 	has         bool // some row has a non-NULL t
 	first, last int64
@@ -449,56 +462,36 @@ func (mo *morsel) release() {
 	mo.in = nil
 }
 
-// start starts the reader and the workers. They keep ctx's values but not
-// its cancellation, so that a cursor may read on under a later context:
-// Next stops them when its own context ends, Close always.
+// start starts the workers. They keep ctx's values but not its
+// cancellation, so that a cursor may read on under a later context: Next
+// stops them when its own context ends, Close always.
 func (m *Morsel) start(ctx context.Context) {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancel = cancel
 	m.queue = make(chan *morsel, m.depth)
-	m.jobs = make(chan *morsel, m.depth)
 	m.slots = make(chan struct{}, m.depth)
-	m.wg.Add(1 + m.workers)
-	go m.read(wctx)
+	m.live = m.workers
+	m.wg.Add(m.workers)
 	for range m.workers {
 		go m.work(wctx)
 	}
 }
 
-// read cuts the morsels, in order, until the left input ends or fails.
-func (m *Morsel) read(ctx context.Context) {
+// work cuts a morsel and joins it, until there are no more: for each, it
+// interns the keys of the right rows the morsel takes, makes its primes
+// (after the previous morsel's), and runs its join. A morsel whose join
+// fails or is cancelled ends with its error; the cuts stop at the
+// cancellation Next or Close then makes.
+func (m *Morsel) work(ctx context.Context) {
 	defer m.wg.Done()
-	defer close(m.jobs)
-	defer close(m.queue)
+	defer m.leave()
+	var kb keyBatch
+	defer kb.free()
 	for {
-		select {
-		case m.slots <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		mo, err := m.cut(ctx)
-		if err != nil {
-			m.queue <- &morsel{err: err}
-			return
-		}
+		mo := m.take(ctx)
 		if mo == nil {
 			return
 		}
-		m.queue <- mo
-		m.jobs <- mo
-	}
-}
-
-// work joins morsels until there are no more: for each, it interns the
-// keys of the right rows the morsel takes, makes its primes (after the
-// previous morsel's), and runs its join. A morsel whose join fails or is
-// cancelled ends with its error; the reader stops at the cancellation Next
-// or Close then makes.
-func (m *Morsel) work(ctx context.Context) {
-	defer m.wg.Done()
-	var kb keyBatch
-	defer kb.free()
-	for mo := range m.jobs {
 		err := m.join(ctx, mo, &kb)
 		mo.mu.Lock()
 		mo.joined, mo.jerr = true, err
@@ -508,6 +501,57 @@ func (m *Morsel) work(ctx context.Context) {
 		mo.in = nil
 		mo.mu.Unlock()
 		mo.signal()
+	}
+}
+
+// take cuts the next morsel, in order, for the calling worker to join,
+// once a slot is free: nil at the end of the left input, after a cut's
+// error (queued for Next) or at the cancellation. The cuts are serial
+// (cutMu) but run on whichever worker is free: there is no reader
+// goroutine that must be scheduled between the joins, and a worker that
+// finds every slot taken blocks, which leaves its core to Next.
+func (m *Morsel) take(ctx context.Context) *morsel {
+	select {
+	case m.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	m.cutMu.Lock()
+	defer m.cutMu.Unlock()
+	if m.cutDone {
+		<-m.slots
+		return nil
+	}
+	mo, err := m.cut(ctx)
+	if err != nil {
+		m.queue <- &morsel{err: err} // it keeps its slot: Next stops there
+		m.endCuts()
+		return nil
+	}
+	if mo == nil {
+		<-m.slots
+		m.endCuts()
+		return nil
+	}
+	m.queue <- mo // never blocks: a slot per morsel queued
+	return mo
+}
+
+// endCuts ends the queue; cutMu is held.
+func (m *Morsel) endCuts() {
+	if !m.cutDone {
+		m.cutDone = true
+		close(m.queue)
+	}
+}
+
+// leave ends the queue when the last worker stops (at a cancellation,
+// before the cuts reached the end).
+func (m *Morsel) leave() {
+	m.cutMu.Lock()
+	defer m.cutMu.Unlock()
+	if m.live--; m.live == 0 {
+		m.endCuts()
 	}
 }
 
@@ -558,6 +602,7 @@ func (m *Morsel) join(ctx context.Context, mo *morsel, kb *keyBatch) error {
 	popts.Serial = true
 	popts.pool = m.pool
 	popts.dicts = m.dicts
+	popts.leftChecked = true // by the cuts (lcheck), with the rows counted over the whole input
 	j, err := New(operator.NewBatches(m.left.Schema(), left), rights, popts)
 	if err != nil {
 		return err
@@ -754,7 +799,7 @@ func (m *Morsel) cutRight(ctx context.Context, mo *morsel, ri int, r *morselRigh
 			n := int(min(int64(len(b.t)), int64(row)+to-g))
 			mo.in[ri] = append(mo.in[ri], b.b.NewSlice(int64(row), int64(n)))
 			mo.ids[ri] = append(mo.ids[ri], b.ids[row:n])
-			b.b.Retain() // the reader may trim b before the worker interns it
+			b.b.Retain() // a later cut may trim b before the worker interns it
 			mo.need[ri] = append(mo.need[ri], b)
 			g += int64(n - row)
 		}
@@ -1091,7 +1136,7 @@ func (r *morselRight) trim(g, seq, done int64) {
 	r.pending = slices.Delete(r.pending, 0, k)
 }
 
-// Close stops the reader and the workers, releases everything held and
+// Close stops the workers, releases everything held and
 // closes the inputs. It is idempotent.
 func (m *Morsel) Close() error {
 	if m.closed {

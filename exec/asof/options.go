@@ -199,6 +199,10 @@ type Options struct {
 	// instead of interning them all again. The kernels already take ids
 	// beyond their own state as keys of which they read no rows.
 	dicts []*keyDict
+	// leftChecked says the left on columns were checked in order over the
+	// whole input before the join reads them (the morsels' cuts): the
+	// join does not check them again.
+	leftChecked bool
 }
 
 // spec is a validated Right plus derived facts.
