@@ -40,6 +40,7 @@ type ParallelSort struct {
 	views   []*MorselView
 	inputs  []Operator
 	mem     memory.Allocator
+	out     *recycler // mem for the output batches, their buffers reused
 	keys    []SortKey
 	types   []sqltypes.Type
 	opts    SortOptions
@@ -80,7 +81,7 @@ var _ Operator = (*ParallelSort)(nil)
 // input: inputs[w] is worker w's pipeline over views[w]. It takes
 // ownership of morsels and inputs, also when it fails.
 func NewParallelSort(morsels *Morsels, views []*MorselView, inputs []Operator, mem memory.Allocator, keys []SortKey, opts SortOptions) (*ParallelSort, error) {
-	p := &ParallelSort{morsels: morsels, views: views, inputs: inputs, mem: mem, keys: keys, opts: opts}
+	p := &ParallelSort{morsels: morsels, views: views, inputs: inputs, mem: mem, out: newRecycler(mem), keys: keys, opts: opts}
 	if len(inputs) == 0 || len(views) != len(inputs) {
 		p.Close()
 		return nil, sqlerr.New(sqlerr.InternalError, "parallel sort: %d inputs for %d views", len(inputs), len(views))
@@ -128,6 +129,8 @@ func (p *ParallelSort) Close() error {
 	}
 	if p.rs != nil {
 		releaseBatches(p.rs.parts)
+		putEntries(p.rs.ebuf)
+		putEntries(p.rs.sbuf)
 		p.rs = nil
 	}
 	for i := range p.runs {
@@ -140,6 +143,7 @@ func (p *ParallelSort) Close() error {
 		errs = append(errs, in.Close())
 	}
 	errs = append(errs, p.morsels.close())
+	p.out.close()
 	return errors.Join(errs...)
 }
 
@@ -518,7 +522,7 @@ func (p *ParallelSort) gather(ctx context.Context, refs []operator.Ref) (arrow.R
 				srcs[w] = p.runs[w].rows.Column(c)
 			}
 		}
-		col, err := operator.Gather(ctx, p.mem, schema.Field(c).Type, srcs, refs)
+		col, err := operator.Gather(ctx, p.out, schema.Field(c).Type, srcs, refs)
 		if err != nil {
 			releaseArrays(cols[:c])
 			return nil, err
