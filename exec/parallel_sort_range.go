@@ -149,13 +149,23 @@ func entryBefore(x, y *sortEntry) bool {
 	return x.row < y.row
 }
 
-// rangeOf is the range of e: the number of splitters at or before it.
+// rangeOf is the range of e: the number of splitters at or before it
+// (the splitters are in order). Without branches: e against a splitter
+// is a coin toss that a branch would mispredict half the time.
 func rangeOf(e *sortEntry, splitters []sortEntry) int {
 	j := 0
-	for j < len(splitters) && !entryBefore(e, &splitters[j]) {
-		j++
+	for k := range splitters {
+		s := &splitters[k]
+		j += b2i(e.k0 > s.k0) | b2i(e.k0 == s.k0)&(b2i(e.k1 > s.k1)|b2i(e.k1 == s.k1)&b2i(e.row >= s.row))
 	}
 	return j
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fill writes the entries of part i's rows into es (len(es) its rows),
