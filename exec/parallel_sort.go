@@ -27,13 +27,15 @@ import (
 // stable, the merge yields rows with equal keys in input order: the output
 // is the serial Sort's, row for row, at every degree.
 //
-// The runs are sorted and merged in parallel within the first Next (no
-// goroutine outlives it; cancellation or the first error stops every
-// worker): the merge cuts the rows into one key range per worker at
-// splitters sampled from the runs, and each worker merges its range. The
-// output batches (the serial Sort's: BatchSize rows of the merged order)
-// are gathered from the runs in parallel too, the next one per worker at
-// each Next that finds none waiting. Each worker's rows count against
+// The runs are sorted and merged in parallel within the first Next
+// (cancellation or the first error stops every worker): the merge cuts
+// the rows into one key range per worker at splitters sampled from the
+// runs, and each worker merges its range. The output batches (the serial
+// Sort's: BatchSize rows of the merged order) are gathered in parallel
+// too: with one worker, on the consumer's goroutine at each Next; with
+// more, by output workers that run ahead of the consumer from the first
+// Next to Close (outputPipe: at most one batch waiting per worker), so no
+// goroutine outlives the operator. Each worker's rows count against
 // SortOptions.MemoryLimit (per worker) or the query's account.
 type ParallelSort struct {
 	morsels *Morsels
@@ -58,7 +60,8 @@ type ParallelSort struct {
 	// sequences; the merge path's runs or the range path take them.
 	parts [][]arrow.RecordBatch
 	seqs  [][]int64
-	rs    *rangeSort // the range path, when it applies
+	rs    *rangeSort  // the range path, when it applies
+	pipe  *outputPipe // the output workers, at more than one worker
 }
 
 // sortRun is one worker's sorted rows: all of them, their order, and each
@@ -121,6 +124,10 @@ func (p *ParallelSort) Open(ctx context.Context) error {
 
 func (p *ParallelSort) Close() error {
 	var errs []error
+	if p.pipe != nil {
+		p.pipe.stop()
+		p.pipe = nil
+	}
 	releaseBatches(p.ready)
 	p.ready = nil
 	for w := range p.parts {
@@ -449,6 +456,12 @@ func (p *ParallelSort) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := p.load(ctx); err != nil {
 			return nil, err
 		}
+		if len(p.inputs) > 1 {
+			p.startOutput(ctx)
+		}
+	}
+	if p.pipe != nil {
+		return p.nextOutput(ctx)
 	}
 	if len(p.ready) == 0 {
 		if p.pos >= p.rows() {
@@ -476,7 +489,9 @@ func (p *ParallelSort) rows() int {
 // parallel: the gather reads the runs at random rows, so it costs as much
 // as the sort itself and would otherwise be the serial part of the query.
 // The batches are the ones the serial Sort emits (BatchSize rows each from
-// the merged order), so at most workers-1 of them wait in ready.
+// the merged order), so at most workers-1 of them wait in ready. Only a
+// one-worker sort gathers this way now (one batch, on the consumer's
+// goroutine); more workers run an outputPipe.
 func (p *ParallelSort) gatherAhead(ctx context.Context) error {
 	size := p.opts.BatchSize
 	total := p.rows()
