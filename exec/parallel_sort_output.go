@@ -23,8 +23,10 @@ import (
 //
 // The workers run until the last batch is gathered, an error, or Close
 // (which cancels them and waits for them, releasing what waits in the
-// slots): none outlives the operator. They run under the context of the
-// Next that started them.
+// slots): none outlives the operator. They keep the values of the context
+// of the Next that started them but not its cancellation, so that a
+// cursor may read on under a later context (as ParallelHashJoin's); a
+// Next whose own context ends stops them.
 type outputPipe struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -42,7 +44,7 @@ type gathered struct {
 // startOutput starts the output workers.
 func (p *ParallelSort) startOutput(ctx context.Context) {
 	size, total, workers := p.opts.BatchSize, p.rows(), len(p.inputs)
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	o := &outputPipe{cancel: cancel, n: (total + size - 1) / size, slots: make([]chan gathered, workers)}
 	for w := range o.slots {
 		o.slots[w] = make(chan gathered, 1)
@@ -108,7 +110,9 @@ func (p *ParallelSort) nextOutput(ctx context.Context) (arrow.RecordBatch, error
 		o.next++
 		return g.b, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		o.err = ctx.Err()
+		o.cancel()
+		return nil, o.err
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/asofsql/asofsql/exec"
@@ -82,5 +83,43 @@ func TestParallelSortReusesOutput(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestParallelSortLaterContext: the output workers outlive the Next that
+// started them but not its context's values only: a cursor whose first
+// fetch ran under a context that ended since reads on under a later one
+// and gets every row, in the serial Sort's order.
+func TestParallelSortLaterContext(t *testing.T) {
+	table := sortDiffTable(240)
+	keys := []exec.SortKey{{Col: 6}, {Col: 7, Desc: true}}
+	want := serialSorted(t, table, keys)
+	for _, workers := range []int{2, 3} {
+		checked := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		op, err := parallelSort(keys, exec.SortOptions{BatchSize: 7}, nil)(checked, []exec.Operator{exec.NewBatches(sortDiffSchema, table(checked))}, workers)
+		require.NoError(t, err)
+		first, stop := context.WithCancel(context.Background())
+		require.NoError(t, op.Open(first))
+		b, err := op.Next(first)
+		require.NoError(t, err)
+		rows := strings.Split(strings.TrimSuffix(exectest.Format(b), "\n"), "\n")
+		b.Release()
+		stop()
+		// A guard, not a timing: a worker stopped with the first context
+		// would leave Next waiting for ever.
+		later, done := context.WithTimeout(context.Background(), time.Minute)
+		for {
+			b, err := op.Next(later)
+			if err != nil {
+				require.ErrorContains(t, err, "EOF")
+				break
+			}
+			rows = append(rows, strings.Split(strings.TrimSuffix(exectest.Format(b), "\n"), "\n")...)
+			b.Release()
+		}
+		done()
+		require.NoError(t, op.Close())
+		require.Equal(t, strings.TrimSuffix(want, "\n"), strings.Join(rows, "\n"))
+		checked.AssertSize(t, 0)
 	}
 }
