@@ -27,19 +27,22 @@ import (
 // stable, the merge yields rows with equal keys in input order: the output
 // is the serial Sort's, row for row, at every degree.
 //
-// The runs are sorted and merged in parallel within the first Next (no
-// goroutine outlives it; cancellation or the first error stops every
-// worker): the merge cuts the rows into one key range per worker at
-// splitters sampled from the runs, and each worker merges its range. The
-// output batches (the serial Sort's: BatchSize rows of the merged order)
-// are gathered from the runs in parallel too, the next one per worker at
-// each Next that finds none waiting. Each worker's rows count against
+// The runs are sorted and merged in parallel within the first Next
+// (cancellation or the first error stops every worker): the merge cuts
+// the rows into one key range per worker at splitters sampled from the
+// runs, and each worker merges its range. The output batches (the serial
+// Sort's: BatchSize rows of the merged order) are gathered in parallel
+// too: with one worker, on the consumer's goroutine at each Next; with
+// more, by output workers that run ahead of the consumer from the first
+// Next to Close (outputPipe: at most one batch waiting per worker), so no
+// goroutine outlives the operator. Each worker's rows count against
 // SortOptions.MemoryLimit (per worker) or the query's account.
 type ParallelSort struct {
 	morsels *Morsels
 	views   []*MorselView
 	inputs  []Operator
 	mem     memory.Allocator
+	out     *recycler // mem for the output batches, their buffers reused
 	keys    []SortKey
 	types   []sqltypes.Type
 	opts    SortOptions
@@ -57,7 +60,8 @@ type ParallelSort struct {
 	// sequences; the merge path's runs or the range path take them.
 	parts [][]arrow.RecordBatch
 	seqs  [][]int64
-	rs    *rangeSort // the range path, when it applies
+	rs    *rangeSort  // the range path, when it applies
+	pipe  *outputPipe // the output workers, at more than one worker
 }
 
 // sortRun is one worker's sorted rows: all of them, their order, and each
@@ -80,7 +84,7 @@ var _ Operator = (*ParallelSort)(nil)
 // input: inputs[w] is worker w's pipeline over views[w]. It takes
 // ownership of morsels and inputs, also when it fails.
 func NewParallelSort(morsels *Morsels, views []*MorselView, inputs []Operator, mem memory.Allocator, keys []SortKey, opts SortOptions) (*ParallelSort, error) {
-	p := &ParallelSort{morsels: morsels, views: views, inputs: inputs, mem: mem, keys: keys, opts: opts}
+	p := &ParallelSort{morsels: morsels, views: views, inputs: inputs, mem: mem, out: newRecycler(mem), keys: keys, opts: opts}
 	if len(inputs) == 0 || len(views) != len(inputs) {
 		p.Close()
 		return nil, sqlerr.New(sqlerr.InternalError, "parallel sort: %d inputs for %d views", len(inputs), len(views))
@@ -120,6 +124,10 @@ func (p *ParallelSort) Open(ctx context.Context) error {
 
 func (p *ParallelSort) Close() error {
 	var errs []error
+	if p.pipe != nil {
+		p.pipe.stop()
+		p.pipe = nil
+	}
 	releaseBatches(p.ready)
 	p.ready = nil
 	for w := range p.parts {
@@ -128,6 +136,8 @@ func (p *ParallelSort) Close() error {
 	}
 	if p.rs != nil {
 		releaseBatches(p.rs.parts)
+		putEntries(p.rs.ebuf)
+		putEntries(p.rs.sbuf)
 		p.rs = nil
 	}
 	for i := range p.runs {
@@ -140,6 +150,7 @@ func (p *ParallelSort) Close() error {
 		errs = append(errs, in.Close())
 	}
 	errs = append(errs, p.morsels.close())
+	p.out.close()
 	return errors.Join(errs...)
 }
 
@@ -445,6 +456,12 @@ func (p *ParallelSort) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err := p.load(ctx); err != nil {
 			return nil, err
 		}
+		if len(p.inputs) > 1 {
+			p.startOutput(ctx)
+		}
+	}
+	if p.pipe != nil {
+		return p.nextOutput(ctx)
 	}
 	if len(p.ready) == 0 {
 		if p.pos >= p.rows() {
@@ -472,7 +489,9 @@ func (p *ParallelSort) rows() int {
 // parallel: the gather reads the runs at random rows, so it costs as much
 // as the sort itself and would otherwise be the serial part of the query.
 // The batches are the ones the serial Sort emits (BatchSize rows each from
-// the merged order), so at most workers-1 of them wait in ready.
+// the merged order), so at most workers-1 of them wait in ready. Only a
+// one-worker sort gathers this way now (one batch, on the consumer's
+// goroutine); more workers run an outputPipe.
 func (p *ParallelSort) gatherAhead(ctx context.Context) error {
 	size := p.opts.BatchSize
 	total := p.rows()
@@ -518,7 +537,7 @@ func (p *ParallelSort) gather(ctx context.Context, refs []operator.Ref) (arrow.R
 				srcs[w] = p.runs[w].rows.Column(c)
 			}
 		}
-		col, err := operator.Gather(ctx, p.mem, schema.Field(c).Type, srcs, refs)
+		col, err := operator.Gather(ctx, p.out, schema.Field(c).Type, srcs, refs)
 		if err != nil {
 			releaseArrays(cols[:c])
 			return nil, err

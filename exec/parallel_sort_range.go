@@ -22,14 +22,25 @@ import (
 //
 //  1. splitters are sampled from the input, in the total order (keys,
 //     input position), that cut it into one range per worker;
-//  2. each worker counts, for every part (morsel) of its share of the
-//     input, how many of its rows fall in each range;
+//  2. each worker writes the sort entries of its share of the input (the
+//     parts, or morsels, it drained) at their input positions in a
+//     scratch array, and counts, for every part, how many of its rows
+//     fall in each range;
 //  3. the counts, in morsel order, give every (part, range) its place in
-//     one array of sort entries, and each worker writes its parts' entries
-//     there: each range's entries end up contiguous and in input order;
-//  4. each worker radix-sorts one range (stably: ties keep input order);
+//     the array of entries, and each worker moves its parts' entries
+//     there from the scratch: each range's entries end up contiguous and
+//     in input order (with one range, step 2 writes the entries in place
+//     and there is no step 3);
+//  4. each worker radix-sorts one range (stably: ties keep input order),
+//     with the scratch as the radix sort's second buffer;
 //  5. the output, the ranges one after the other, is gathered from the
 //     parts in parallel, batch by batch, as the merge path does.
+//
+// The entries and the scratch come from a pool of buffers outside the Go
+// heap that outlives the query (entryBuf), and the output batches'
+// buffers are reused once the consumer releases them (recycler): a sort
+// writes no fresh page after the first, and on virtual machines a fresh
+// page costs a fault of ~20 µs.
 //
 // An entry's row is its part's index in morsel order shifted left by
 // shift, or'ed with the row in the part: it orders entries by input
@@ -40,10 +51,12 @@ type rangeSort struct {
 	shift  uint
 	m      int // normalized keys in an entry: len(keys)
 	// entries is the sorted order (range after range); scratch the radix
-	// sort's second buffer, dropped after the sort.
-	entries []sortEntry
-	scratch []sortEntry
-	cols    []rangeCol // per output column, its value in every part
+	// sort's second buffer, given back after the sort. Both are
+	// entryBufs' (ebuf, sbuf), from and back to the pool.
+	entries    []sortEntry
+	scratch    []sortEntry
+	ebuf, sbuf *entryBuf
+	cols       []rangeCol // per output column, its value in every part
 	// decode[c] is the key whose normalized form in the entries gives
 	// output column c (-1: gathered from the parts instead). The gather
 	// reads the parts at random rows, a cache miss a column and row;
@@ -136,13 +149,23 @@ func entryBefore(x, y *sortEntry) bool {
 	return x.row < y.row
 }
 
-// rangeOf is the range of e: the number of splitters at or before it.
+// rangeOf is the range of e: the number of splitters at or before it
+// (the splitters are in order). Without branches: e against a splitter
+// is a coin toss that a branch would mispredict half the time.
 func rangeOf(e *sortEntry, splitters []sortEntry) int {
 	j := 0
-	for j < len(splitters) && !entryBefore(e, &splitters[j]) {
-		j++
+	for k := range splitters {
+		s := &splitters[k]
+		j += b2i(e.k0 > s.k0) | b2i(e.k0 == s.k0)&(b2i(e.k1 > s.k1)|b2i(e.k1 == s.k1)&b2i(e.row >= s.row))
 	}
 	return j
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fill writes the entries of part i's rows into es (len(es) its rows),
@@ -232,9 +255,9 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 			share[w]++
 		}
 	}
-	// The entries and the radix sort's scratch: 48 bytes a row on the Go
-	// heap, charged to the workers by their shares (the scratch is
-	// returned after the sort).
+	// The entries and the radix sort's scratch: 48 bytes a row (off the
+	// Go heap, see entryBuf), charged to the workers by their shares
+	// (the scratch is given back after the sort).
 	for w := range workers {
 		if err := p.budgets[w].grow(48 * int64(rs.starts[share[w+1]]-rs.starts[share[w]])); err != nil {
 			return err
@@ -242,16 +265,18 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 	}
 	splitters := rs.splitters(p, workers)
 	ranges := len(splitters) + 1
-	// counts[i*ranges+j]: the rows of part i in range j; then where they go.
+	rs.ebuf, rs.sbuf = getEntries(total), getEntries(total)
+	rs.entries, rs.scratch = rs.ebuf.es[:total], rs.sbuf.es[:total]
+	// First pass: each worker writes its parts' entries, in input order,
+	// at their input positions: into entries when there is one range
+	// (they are in place then), else into scratch, counting each part's
+	// rows in each range: counts[i*ranges+j] for part i and range j.
+	first := rs.entries
+	if ranges > 1 {
+		first = rs.scratch
+	}
 	counts := make([]int, len(rs.parts)*ranges)
 	scratch := make([][2][]uint64, workers)
-	bufs := make([][]sortEntry, workers)
-	entries := func(w, i int) []sortEntry {
-		n := rs.starts[i+1] - rs.starts[i]
-		bufs[w] = slices.Grow(bufs[w][:0], n)[:n]
-		rs.fill(p, i, bufs[w], &scratch[w])
-		return bufs[w]
-	}
 	// lossy[w*m+l]: worker w saw a value of key l that its normalized
 	// form does not give back (a float -0 or NaN).
 	lossy := make([]bool, workers*rs.m)
@@ -262,13 +287,15 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 					lossy[w*rs.m+l] = true
 				}
 			}
+			es := first[rs.starts[i]:rs.starts[i+1]]
+			rs.fill(p, i, es, &scratch[w])
 			c := counts[i*ranges : (i+1)*ranges]
 			if ranges == 1 {
-				c[0] = rs.starts[i+1] - rs.starts[i]
-				continue
-			}
-			for _, e := range entries(w, i) {
-				c[rangeOf(&e, splitters)]++
+				c[0] = len(es)
+			} else {
+				for k := range es {
+					c[rangeOf(&es[k], splitters)]++
+				}
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -279,6 +306,7 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	scratch = nil
 	rs.decode = make([]int, len(rs.cols))
 	for c := range rs.decode {
 		rs.decode[c] = -1
@@ -308,37 +336,35 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 		}
 		bounds[j+1] = at
 	}
-	rs.entries = make([]sortEntry, total)
-	err = runWorkers(ctx, workers, func(ctx context.Context, w int) error {
-		for i := share[w]; i < share[w+1]; i++ {
-			at := counts[i*ranges : (i+1)*ranges]
-			es := entries(w, i)
-			if ranges == 1 {
-				copy(rs.entries[at[0]:], es)
-				continue
+	if ranges > 1 {
+		// Second pass: each worker moves its parts' entries from scratch
+		// to their range in entries, so that each range's entries are
+		// contiguous and in input order.
+		err = runWorkers(ctx, workers, func(ctx context.Context, w int) error {
+			for i := share[w]; i < share[w+1]; i++ {
+				at := counts[i*ranges : (i+1)*ranges]
+				for _, e := range rs.scratch[rs.starts[i]:rs.starts[i+1]] {
+					j := rangeOf(&e, splitters)
+					rs.entries[at[j]] = e
+					at[j]++
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 			}
-			for _, e := range es {
-				j := rangeOf(&e, splitters)
-				rs.entries[at[j]] = e
-				at[j]++
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
-	bufs, scratch = nil, nil
-	rs.scratch = make([]sortEntry, total)
 	err = runWorkers(ctx, ranges, func(ctx context.Context, j int) error {
 		lo, hi := bounds[j], bounds[j+1]
 		radixSortWith(rs.entries[lo:hi], rs.scratch[lo:hi], rs.m)
 		return ctx.Err()
 	})
-	rs.scratch = nil
+	putEntries(rs.sbuf)
+	rs.sbuf, rs.scratch = nil, nil
 	for w := range workers {
 		if err := p.budgets[w].grow(-24 * int64(rs.starts[share[w+1]]-rs.starts[share[w]])); err != nil {
 			return err
@@ -350,7 +376,7 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 
 // gather builds output rows [lo, hi) of the sorted order, as worker w.
 func (rs *rangeSort) gather(ctx context.Context, p *ParallelSort, lo, hi, w int) (arrow.RecordBatch, error) {
-	mem, schema := p.mem, p.Schema()
+	mem, schema := p.out, p.Schema()
 	es := rs.entries[lo:hi]
 	n := len(es)
 	mask := int32(1)<<rs.shift - 1

@@ -458,8 +458,32 @@ func unmorselize(n Node) Node {
 	return n
 }
 
+// describeGatherMerge says which of ParallelSort's paths will run: the
+// range path needs one or two keys of numbers, dates or timestamps (known
+// here) without NULLs (known only for NOT NULL columns; else decided when
+// the rows are in).
 func describeGatherMerge(g *GatherMerge) string {
-	return fmt.Sprintf("GatherMerge workers=%d (sorted runs merged, ties in input order)", g.Workers)
+	how := "sorted runs merged"
+	if keys := g.Input.Keys; len(keys) > 0 && len(keys) <= 2 {
+		schema := g.Input.Input.Schema()
+		numeric, nullable := true, false
+		for _, k := range keys {
+			switch schema[k.Col].Type.Kind {
+			case sqltypes.Int2, sqltypes.Int4, sqltypes.Date, sqltypes.Int8, sqltypes.Timestamp, sqltypes.TimestampTZ,
+				sqltypes.Float4, sqltypes.Float8:
+			default:
+				numeric = false
+			}
+			nullable = nullable || schema[k.Col].Nullable
+		}
+		switch {
+		case numeric && nullable:
+			how = "key ranges sorted, or sorted runs merged if a key holds NULLs"
+		case numeric:
+			how = "key ranges sorted"
+		}
+	}
+	return fmt.Sprintf("GatherMerge workers=%d (%s, ties in input order)", g.Workers, how)
 }
 
 // Parallel hash join (issue 15, par-join). A hash Join whose left (probe)

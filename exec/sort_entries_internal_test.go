@@ -1,0 +1,46 @@
+package exec
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestEntryPool: a buffer given back is handed out again for a sort that
+// fits in it (no fresh pages), the pool keeps at most entryPoolMax bytes,
+// and a buffer larger than that is freed rather than kept.
+func TestEntryPool(t *testing.T) {
+	drain := func() {
+		entryPool.mu.Lock()
+		defer entryPool.mu.Unlock()
+		for _, b := range entryPool.free {
+			freeEntryBytes(b.raw, b.mapped)
+		}
+		entryPool.free, entryPool.bytes = nil, 0
+	}
+	drain()
+	defer drain()
+	a := getEntries(1000)
+	require.GreaterOrEqual(t, len(a.es), 1000)
+	for i := range 1000 {
+		a.es[i] = sortEntry{k0: uint64(i), row: int32(i)}
+	}
+	putEntries(a)
+	b := getEntries(500)
+	require.Same(t, unsafe.SliceData(a.es), unsafe.SliceData(b.es), "a smaller sort reuses the buffer")
+	c := getEntries(10)
+	require.NotSame(t, unsafe.SliceData(a.es), unsafe.SliceData(c.es), "a buffer in use is not handed out twice")
+	putEntries(b)
+	putEntries(c)
+	entryPool.mu.Lock()
+	require.Len(t, entryPool.free, 2)
+	require.LessOrEqual(t, entryPool.bytes, entryPoolMax)
+	entryPool.mu.Unlock()
+	// Too large to keep: freed, and the kept ones stay.
+	big := &entryBuf{raw: make([]byte, entryPoolMax+1)}
+	putEntries(big)
+	entryPool.mu.Lock()
+	require.Len(t, entryPool.free, 2)
+	entryPool.mu.Unlock()
+}
