@@ -26,6 +26,7 @@ type options struct {
 	memoryLimit int64
 	fileDir     string
 	workers     int
+	minParallel *int64 // WithMinParallelTableScanSize (parallel_settings.go)
 }
 
 // Option configures Open.
@@ -135,7 +136,7 @@ func (db *DB) Explain(ctx context.Context, sql string) (string, error) {
 		return "", err
 	}
 	defer snap.Release()
-	p, err := planner.BuildContext(ctx, snap, st, &planner.Options{Workers: db.workers()})
+	p, err := planner.BuildContext(ctx, snap, st, &planner.Options{Workers: db.workers(), MinParallelBytes: db.minParallel()})
 	if err != nil {
 		return "", err
 	}

@@ -127,6 +127,18 @@ var settings = func() map[string]*setting {
 				s.workers = n
 				return strconv.Itoa(n), nil
 			}},
+		{name: "min_parallel_table_scan_size", def: "8MB",
+			desc: "Sets the minimum amount of table data for a parallel scan.",
+			// The planner's judgement (parallel_settings.go): smaller
+			// inputs get serial plans.
+			set: func(s *Session, v string) (string, error) {
+				n, err := parseBlocks("min_parallel_table_scan_size", v)
+				if err != nil {
+					return "", err
+				}
+				s.minParallel = n
+				return formatMemory(n), nil
+			}},
 		{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.",
 			set: func(s *Session, v string) (string, error) {
 				loc, err := sqltypes.ParseTimeZone(v)
