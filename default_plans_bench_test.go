@@ -39,10 +39,10 @@ func BenchmarkDefaultPlans(b *testing.B) {
 		CREATE TABLE sl (ts BIGINT, k BIGINT, v DOUBLE PRECISION) ORDER BY (ts);
 		CREATE TABLE sr (ts BIGINT, k BIGINT, v DOUBLE PRECISION) ORDER BY (ts);
 		CREATE TABLE d (k BIGINT, name TEXT);
-		INSERT INTO l SELECT i * 2, (i * 7919) % 1000, i * 0.25 FROM generate_series(1, `+n+`) AS s(i);
-		INSERT INTO r SELECT i * 2 + 1, (i * 104729) % 1000, i * 0.5 FROM generate_series(1, `+n+`) AS s(i);
-		INSERT INTO sl SELECT i * 2, (i * 7919) % 100, i * 0.25 FROM generate_series(1, 1000) AS s(i);
-		INSERT INTO sr SELECT i * 2 + 1, (i * 104729) % 100, i * 0.5 FROM generate_series(1, 1000) AS s(i);
+		INSERT INTO l SELECT i * 2, (i::bigint * 7919) % 1000, i * 0.25 FROM generate_series(1, `+n+`) AS s(i);
+		INSERT INTO r SELECT i * 2 + 1, (i::bigint * 104729) % 1000, i * 0.5 FROM generate_series(1, `+n+`) AS s(i);
+		INSERT INTO sl SELECT i * 2, (i::bigint * 7919) % 100, i * 0.25 FROM generate_series(1, 1000) AS s(i);
+		INSERT INTO sr SELECT i * 2 + 1, (i::bigint * 104729) % 100, i * 0.5 FROM generate_series(1, 1000) AS s(i);
 		INSERT INTO d SELECT i, 'n' || i FROM generate_series(0, 999) AS s(i)`); err != nil {
 		b.Fatal(err)
 	}
