@@ -105,12 +105,10 @@ func (db *DB) Session() *Session {
 	for k, st := range settings {
 		s.values[k] = st.def
 	}
-	s.workers = db.workers()
-	if db.opts.workers > 0 {
-		// WithWorkers is the database's default, as WithMemoryLimit below.
-		if err := s.Set("max_parallel_workers_per_gather", strconv.Itoa(db.opts.workers)); err != nil {
-			panic(err) // a positive count within range always parses
-		}
+	// The database's degree (WithWorkers, or every core) is the session's
+	// default, as WithMemoryLimit below.
+	if err := s.Set("max_parallel_workers_per_gather", strconv.Itoa(db.workers())); err != nil {
+		panic(err) // a positive count within range always parses
 	}
 	s.minParallel = defaultMinParallel
 	if db.opts.minParallel != nil {

@@ -110,6 +110,8 @@ var settings = func() map[string]*setting {
 				s.memLimit = n
 				return formatMemory(n), nil
 			}},
+		// def is only a fallback: a session starts at the database's
+		// degree (DB.workers: WithWorkers, or GOMAXPROCS).
 		{name: "max_parallel_workers_per_gather", def: "1",
 			desc: "Sets the maximum number of parallel processes per executor node.",
 			// Postgres' name for the degree a query runs at; as there, 0
