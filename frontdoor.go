@@ -17,7 +17,7 @@ import (
 // that a SET while a result streams cannot change it. Closing a fork
 // rolls back its block but keeps the shared prepared statements.
 func (s *Session) Fork() *Session {
-	f := &Session{db: s.db, timeout: s.timeout, memLimit: s.memLimit, workers: s.workers, user: s.user, database: s.database,
+	f := &Session{db: s.db, timeout: s.timeout, memLimit: s.memLimit, workers: s.workers, minParallel: s.minParallel, user: s.user, database: s.database,
 		stmts: s.stmts, forked: true}
 	vopts := *s.vopts
 	f.vopts = &vopts

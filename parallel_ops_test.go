@@ -15,7 +15,8 @@ import (
 // opsDB holds a 40000-row table: five scan batches (morsels) of 8192
 // rows, so every worker gets some at 2, 3 and 4 workers.
 func opsDB(t *testing.T, mem memory.Allocator) *asofsql.DB {
-	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithWorkers(4))
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithWorkers(4),
+		asofsql.WithMinParallelTableScanSize(0)) // small tables, parallel plans
 	require.NoError(t, err)
 	s := db.Session()
 	defer s.Close()

@@ -17,7 +17,8 @@ import (
 // parallelDB holds trades and two quote tables with NULL keys and t,
 // duplicate t values and keys of both kinds.
 func parallelDB(t *testing.T, mem memory.Allocator) *asofsql.DB {
-	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithWorkers(4))
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithWorkers(4),
+		asofsql.WithMinParallelTableScanSize(0)) // small tables, parallel plans
 	require.NoError(t, err)
 	s := db.Session()
 	defer s.Close()

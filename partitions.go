@@ -17,7 +17,9 @@ import (
 // stored order (scans, filters, projections and ASOF joins off its left
 // side; planner.Partition); it gives one cursor otherwise, as Execute. The
 // number of parts is at most the session's max_parallel_workers_per_gather
-// (each part runs serially: the parts are the parallelism). All the
+// (each part runs serially: the parts are the parallelism), the degree a
+// gather over the driving table would get (planner.PartitionDegree: one
+// part below min_parallel_table_scan_size). All the
 // cursors read one snapshot, hold it until each is released, and may be
 // read concurrently from different goroutines, in any order; their rows
 // concatenated in order are exactly the single cursor's. Each cursor has
@@ -91,7 +93,8 @@ func (st *Stmt) partitionPlan(ctx context.Context) (parts []planner.Node, snap *
 	}
 	q, ok := p.(*planner.Query)
 	if ok {
-		parts, err = planner.Partition(q.Root, s.workers, storedRows{pctx, snap})
+		n := planner.PartitionDegree(q.Root, s.workers, s.minParallel)
+		parts, err = planner.Partition(q.Root, n, storedRows{pctx, snap})
 		if err != nil {
 			snap.Release()
 			return nil, nil, nil, "", s.fail(cancelErr(ctx, pctx, err))

@@ -37,7 +37,8 @@ func cursorRows(t *testing.T, c *asofsql.Cursor) []string {
 func TestExecutePartitions(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem))
+	db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem),
+		asofsql.WithMinParallelTableScanSize(0)) // small tables, parallel plans
 	require.NoError(t, err)
 	defer db.Close()
 	ctx := context.Background()

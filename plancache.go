@@ -36,6 +36,11 @@ type cachedPlan struct {
 	vopts  sqltypes.Options
 	user   string
 	dbname string
+	// workers and minParallel are the parallel settings it was planned
+	// at (parallel_settings.go: a query's degrees depend on them and on
+	// its tables' sizes).
+	workers     int
+	minParallel int64
 	// memo is what lowering the plan keeps for its next lowering
 	// (lower.Memo).
 	memo lower.Memo
@@ -101,6 +106,9 @@ func (st *Stmt) cached(s *Session, snap *snapshot) (planner.Plan, bool) {
 			return nil, false
 		}
 	}
+	if !parallelHolds(c.plan, s, c.workers, c.minParallel, r) {
+		return nil, false
+	}
 	return c.plan, true
 }
 
@@ -110,7 +118,8 @@ func (st *Stmt) keepPlan(s *Session, p planner.Plan, deps *planDeps) {
 		st.cache.Store(nil)
 		return
 	}
-	st.cache.Store(&cachedPlan{s: s, plan: p, deps: deps.rels, vopts: *s.vopts, user: s.user, dbname: s.database})
+	st.cache.Store(&cachedPlan{s: s, plan: p, deps: deps.rels, vopts: *s.vopts, user: s.user, dbname: s.database,
+		workers: s.workers, minParallel: s.minParallel})
 }
 
 // sameTable compares table definitions: the identity of the CREATE and

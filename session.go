@@ -49,6 +49,7 @@ type Session struct {
 	timeout     time.Duration
 	memLimit    int64       // memory_limit: bytes one query may hold, 0 for none
 	workers     int         // max_parallel_workers_per_gather: the degree queries are planned for
+	minParallel int64       // min_parallel_table_scan_size in bytes (parallel_settings.go)
 	tx          *catalog.Tx // the open transaction block; nil outside one
 	// txStart is the current transaction's start, what now() returns in
 	// every statement of it, as in Postgres: a statement's own start
@@ -95,6 +96,7 @@ type savedSettings struct {
 	timeout  time.Duration
 	memLimit int64
 	workers  int
+	minPar   int64
 }
 
 // Session opens a session with Postgres' default settings (TimeZone UTC).
@@ -103,11 +105,15 @@ func (db *DB) Session() *Session {
 	for k, st := range settings {
 		s.values[k] = st.def
 	}
-	s.workers = db.workers()
-	if db.opts.workers > 0 {
-		// WithWorkers is the database's default, as WithMemoryLimit below.
-		if err := s.Set("max_parallel_workers_per_gather", strconv.Itoa(db.opts.workers)); err != nil {
-			panic(err) // a positive count within range always parses
+	// The database's degree (WithWorkers, or every core) is the session's
+	// default, as WithMemoryLimit below.
+	if err := s.Set("max_parallel_workers_per_gather", strconv.Itoa(db.workers())); err != nil {
+		panic(err) // a positive count within range always parses
+	}
+	s.minParallel = defaultMinParallel
+	if db.opts.minParallel != nil {
+		if err := s.Set("min_parallel_table_scan_size", strconv.FormatInt(*db.opts.minParallel, 10)+"B"); err != nil {
+			panic(err) // WithMinParallelTableScanSize's bytes within range always parse
 		}
 	}
 	if db.opts.memoryLimit > 0 {
@@ -718,7 +724,8 @@ func affected(c *Cursor) int64 {
 
 func (s *Session) planOptions(declared []sqltypes.Type) *planner.Options {
 	return &planner.Options{Types: s.vopts, ParamTypes: declared, User: s.user, Database: s.database,
-		SettingName: settingName, Prepared: s.preparedShape, Cursor: s.cursorShape, Workers: s.workers}
+		SettingName: settingName, Prepared: s.preparedShape, Cursor: s.cursorShape, Workers: s.workers,
+		MinParallelBytes: s.minParallel}
 }
 
 // fail marks an open block failed by err (when err is not nil).
@@ -1215,7 +1222,7 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 			s.endBlock(true)
 			return "", err
 		}
-		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit, workers: s.workers}
+		s.saved = &savedSettings{vopts: *s.vopts, values: map[string]string{}, timeout: s.timeout, memLimit: s.memLimit, workers: s.workers, minPar: s.minParallel}
 		for k, v := range s.values {
 			s.saved.values[k] = v
 		}
@@ -1273,6 +1280,7 @@ func (s *Session) endBlock(rollback bool) {
 			s.timeout = s.saved.timeout
 			s.memLimit = s.saved.memLimit
 			s.workers = s.saved.workers
+			s.minParallel = s.saved.minPar
 		}
 	}
 	s.endCursors(rollback)

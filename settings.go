@@ -110,6 +110,8 @@ var settings = func() map[string]*setting {
 				s.memLimit = n
 				return formatMemory(n), nil
 			}},
+		// def is only a fallback: a session starts at the database's
+		// degree (DB.workers: WithWorkers, or GOMAXPROCS).
 		{name: "max_parallel_workers_per_gather", def: "1",
 			desc: "Sets the maximum number of parallel processes per executor node.",
 			// Postgres' name for the degree a query runs at; as there, 0
@@ -126,6 +128,18 @@ var settings = func() map[string]*setting {
 				}
 				s.workers = n
 				return strconv.Itoa(n), nil
+			}},
+		{name: "min_parallel_table_scan_size", def: "8MB",
+			desc: "Sets the minimum amount of table data for a parallel scan.",
+			// The planner's judgement (parallel_settings.go): smaller
+			// inputs get serial plans.
+			set: func(s *Session, v string) (string, error) {
+				n, err := parseBlocks("min_parallel_table_scan_size", v)
+				if err != nil {
+					return "", err
+				}
+				s.minParallel = n
+				return formatMemory(n), nil
 			}},
 		{name: "TimeZone", def: "UTC", desc: "Sets the time zone for displaying and interpreting time stamps.",
 			set: func(s *Session, v string) (string, error) {

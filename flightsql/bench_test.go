@@ -74,7 +74,8 @@ func BenchmarkFetch(b *testing.B) {
 	// flight-parallel: a connection whose session plans 2 parts, and one
 	// client (connection) per endpoint, as a parallel reader has.
 	pfc := fe.fastClient(b)
-	two, err := flight.NewSessionOptionValues(map[string]any{"max_parallel_workers_per_gather": int64(2)})
+	two, err := flight.NewSessionOptionValues(map[string]any{"max_parallel_workers_per_gather": int64(2),
+		"min_parallel_table_scan_size": int64(0)})
 	require.NoError(b, err)
 	_, err = pfc.SetSessionOptions(ctx, &flight.SetSessionOptionsRequest{SessionOptions: two})
 	require.NoError(b, err)

@@ -73,7 +73,8 @@
 //     operation, other join, volatile function or subquery) lists up to
 //     the session's
 //     max_parallel_workers_per_gather endpoints (SET, or SetSessionOptions),
-//     one per contiguous range of the table's rows (planner.Partition,
+//     as many as a parallel plan over the table would get
+//     (min_parallel_table_scan_size: one below it), one per contiguous range of the table's rows (planner.Partition,
 //     asofsql.Stmt.ExecutePartitions); any other statement, and any at
 //     degree 1, lists one. Every endpoint reads the snapshot of the
 //     GetFlightInfo, held until each endpoint is fetched or the result

@@ -53,7 +53,10 @@ var rowWiseQueries = []string{
 func withDegree(t *testing.T, e *env, n int, opts ...grpc.DialOption) *afsql.Client {
 	t.Helper()
 	c := e.client(t, opts...)
-	v, err := flight.NewSessionOptionValues(map[string]any{"max_parallel_workers_per_gather": int64(n)})
+	// min_parallel_table_scan_size 0: the test tables are small, and the
+	// parts are what is tested, not the planner's judgement of size.
+	v, err := flight.NewSessionOptionValues(map[string]any{"max_parallel_workers_per_gather": int64(n),
+		"min_parallel_table_scan_size": int64(0)})
 	require.NoError(t, err)
 	res, err := c.SetSessionOptions(context.Background(), &flight.SetSessionOptionsRequest{SessionOptions: v})
 	require.NoError(t, err)

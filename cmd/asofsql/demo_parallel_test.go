@@ -31,6 +31,9 @@ WHERE t.ts >= TIMESTAMP '2026-11-30 12:00:00'`
 		require.NoError(t, err)
 		require.NoError(t, runDemo(t.Context(), db, 3000, dir, io.Discard))
 		s := db.Session()
+		// The demo's 3000 rows are small: parallel plans all the same.
+		_, err = s.Exec(t.Context(), "SET min_parallel_table_scan_size = 0")
+		require.NoError(t, err)
 		rows := func(workers int, q string) []string {
 			t.Helper()
 			_, err := s.Exec(t.Context(), fmt.Sprintf("SET max_parallel_workers_per_gather = %d", workers))

@@ -71,8 +71,10 @@ the memory_limit setting, the most one query may hold before it fails with
 it); all running queries share it too, and when together they would pass
 it the newest fails with 53200. auto is half the machine's RAM; 0 is no
 limit (sessions may then SET any memory_limit). --workers is the default
-of max_parallel_workers_per_gather, the degree each query runs at
-(default 1: serial plans; 0: every core, GOMAXPROCS).`, stdout, stderr)
+of max_parallel_workers_per_gather, the most workers a parallel step of a
+query gets (default 0: every core, GOMAXPROCS; 1: serial plans); the
+planner gives inputs below min_parallel_table_scan_size (8MB) serial plans
+and larger ones more workers, up to it.`, stdout, stderr)
 	var st storage
 	st.register(fs)
 	listen := fs.String("listen", "127.0.0.1:5433", "TCP `address` to serve the PostgreSQL wire protocol on")
@@ -89,7 +91,7 @@ of max_parallel_workers_per_gather, the degree each query runs at
 	stmtTimeout := fs.Duration("statement-timeout", 0, "default statement_timeout (0: none)")
 	idleInTx := fs.Duration("idle-in-transaction-timeout", 0, "default idle_in_transaction_session_timeout: close sessions idle this long inside a transaction block, rolling it back (0: never)")
 	memLimit := fs.String("memory-limit", "auto", "memory `size` queries may hold, each and together; memory_limit's default and ceiling (e.g. 4GB; 0: none; auto: half the RAM)")
-	workers := fs.Int("workers", 1, "default max_parallel_workers_per_gather: workers per query (1: serial; 0: every core, GOMAXPROCS)")
+	workers := fs.Int("workers", 0, "default max_parallel_workers_per_gather: the most workers per parallel step of a query (0: every core, GOMAXPROCS; 1: serial)")
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}

@@ -44,7 +44,13 @@ type Options struct {
 	Prepared func(name string) (*Prepared, bool)
 	// Workers is the degree of parallelism queries are planned for
 	// (max_parallel_workers_per_gather); 0 and 1 give serial plans.
+	// It is the most a gather gets: see MinParallelBytes.
 	Workers int
+	// MinParallelBytes is min_parallel_table_scan_size in bytes: a gather
+	// whose largest scanned input is smaller stays serial, larger ones get
+	// more workers, up to Workers (parallel_degree.go). 0 gives every
+	// gather Workers.
+	MinParallelBytes int64
 	// Cursor looks up a cursor declared in the session (DECLARE) for
 	// FETCH: its columns, and whether it is BINARY; nil when there are
 	// none.

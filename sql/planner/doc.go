@@ -77,7 +77,11 @@
 //     BY becomes a ParallelWindow over it (parallel_window.go), with a
 //     Morsels below its input's Filters and Projects; Windows stacked on
 //     it whose PARTITION BYs share columns join it (split by the shared
-//     ones). One left serial records why in Window.Serial.
+//     ones). One left serial records why in Window.Serial. Each gather
+//     gets the degree its largest scanned table's size pays for, at most
+//     Options.Workers, and stays serial (saying why) below
+//     Options.MinParallelBytes; the sort stays serial while it does not
+//     pay (parallel_degree.go).
 //   - Nodes: Scan, Filter, Project, AsofJoin, Sort, Limit, Aggregate, Join
 //     (a hash join on its equalities with a residual, else a nested loop,
 //     or cross; every kind), LateralJoin, Values,

@@ -232,7 +232,11 @@ func describe(n Node) string {
 		return describeParallelWindow(x)
 	case *Sort:
 		cols := x.Schema()
-		return "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })
+		s := "Sort " + x.Keys.Format(func(i int) string { return qualName(cols[i]) })
+		if x.Serial != "" {
+			s += " (serial: " + x.Serial + ")"
+		}
+		return s
 	case *Limit:
 		s := "Limit"
 		if x.Count != nil {

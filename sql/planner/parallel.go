@@ -60,24 +60,35 @@ func (m *Merge) Ordering() ordering.Props         { return m.Input.Ordering() }
 func (m *Merge) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
 func (m *Merge) PreservesOrder() []bool           { return []bool{true} }
 
-// parallelize rewrites n for workers > 1 (see above); at 1 it returns n
-// unchanged, today's serial plan.
-func parallelize(n Node, workers int) Node {
-	if workers < 2 {
+// parallelize rewrites n for d.max > 1 (see above), each gather at the
+// degree d gives it (parallel_degree.go); at 1 it returns n unchanged,
+// today's serial plan.
+func parallelize(n Node, d *degrees) Node {
+	if d.max < 2 {
 		return n
 	}
-	n = mapChildren(n, func(c Node) Node { return parallelize(c, workers) })
+	n = mapChildren(n, func(c Node) Node { return parallelize(c, d) })
 	j, ok := n.(*AsofJoin)
 	if !ok {
-		return parallelizeOps(n, workers)
+		return parallelizeOps(n, d)
 	}
-	if morselable(j) {
-		return &Merge{Input: j, Workers: workers, Morsels: true}
+	morsels := morselable(j)
+	var lkeys []int
+	var rkeys [][]int
+	if !morsels {
+		var why string
+		if lkeys, rkeys, why = splittable(j); why != "" {
+			j.Serial = why
+			return n
+		}
 	}
-	lkeys, rkeys, why := splittable(j)
+	workers, why := d.of(j)
 	if why != "" {
 		j.Serial = why
 		return n
+	}
+	if morsels {
+		return &Merge{Input: j, Workers: workers, Morsels: true}
 	}
 	j.Left = &Repartition{Input: j.Left, Keys: lkeys, Workers: workers}
 	for i, r := range j.Rights {
@@ -245,26 +256,30 @@ func (f *FinalAggregate) Ordering() ordering.Props         { return ordering.Pro
 func (f *FinalAggregate) RequiredOrdering() []ordering.Lex { return []ordering.Lex{nil} }
 func (f *FinalAggregate) PreservesOrder() []bool           { return []bool{false} }
 
-// parallelizeOps splits n for workers (an Aggregate or a Sort), or says
-// in n why it stays serial; other nodes come back unchanged. parallelize
-// calls it bottom-up.
-func parallelizeOps(n Node, workers int) Node {
+// parallelizeOps splits n (an Aggregate, a Sort, a hash Join or a Window)
+// at the degree d gives it, or says in n why it stays serial; other nodes
+// come back unchanged. parallelize calls it bottom-up.
+func parallelizeOps(n Node, d *degrees) Node {
 	switch x := n.(type) {
 	case *Sort:
-		return parallelSort(x, workers)
+		return parallelSort(x, d)
 	case *Limit:
 		serialTopN(x)
 		return n
 	case *Join:
-		return parallelJoin(x, workers)
+		return parallelJoin(x, d)
 	case *Window:
-		return parallelWindow(x, workers) // parallel_window.go
+		return parallelWindow(x, d) // parallel_window.go
 	}
 	a, ok := n.(*Aggregate)
 	if !ok {
 		return n
 	}
 	if a.Serial = aggSerial(a); a.Serial != "" {
+		return n
+	}
+	workers, why := d.of(a.Input)
+	if a.Serial = why; why != "" {
 		return n
 	}
 	a.Input = morselize(a.Input, workers)
@@ -413,7 +428,10 @@ func (g *GatherMerge) PreservesOrder() []bool           { return []bool{true} }
 // Filters and Projects): an aggregate's or another sort's output is small
 // or already ordered, and sorting it in parallel would cost more than it
 // saves.
-func parallelSort(s *Sort, workers int) Node {
+//
+// A Sort that would split stays serial, saying why, while the parallel
+// sort does not pay (parallelSortPays) or its input is small.
+func parallelSort(s *Sort, d *degrees) Node {
 	in := s.Input
 	for {
 		if f, ok := in.(*Filter); ok && parallelSafe(f.Cond) {
@@ -431,12 +449,23 @@ func parallelSort(s *Sort, workers int) Node {
 	default:
 		return s
 	}
+	if !parallelSortPays && d.min > 0 {
+		s.Serial = SortNotFaster
+		return s
+	}
+	workers, why := d.of(s.Input)
+	if s.Serial = why; why != "" {
+		return s
+	}
 	s.Input = morselize(s.Input, workers)
 	return &GatherMerge{Input: s, Workers: workers}
 }
 
 // serialTopN undoes the split of a Sort under l (see parallelSort).
 func serialTopN(l *Limit) {
+	if s, ok := l.Input.(*Sort); ok {
+		s.Serial = "" // a top-N: the judgement does not apply
+	}
 	g, ok := l.Input.(*GatherMerge)
 	if !ok {
 		return
@@ -514,7 +543,7 @@ func (p *ParallelHashJoin) PreservesOrder() []bool           { return []bool{tru
 // stays serial; a nested loop or cross join, and a join whose left rows
 // do not come from a table or a join, come back unchanged, as parallelSort
 // leaves such sorts.
-func parallelJoin(j *Join, workers int) Node {
+func parallelJoin(j *Join, d *degrees) Node {
 	if j.Kind == JoinCross || len(j.LeftKeys) == 0 {
 		return j
 	}
@@ -523,6 +552,10 @@ func parallelJoin(j *Join, workers int) Node {
 		return j
 	}
 	if !scansRows(j.Left) {
+		return j
+	}
+	workers, why := d.of(j.Left)
+	if j.Serial = why; why != "" {
 		return j
 	}
 	j.Left = morselize(j.Left, workers)

@@ -41,7 +41,7 @@ func (p *ParallelWindow) PreservesOrder() []bool           { return []bool{true}
 // parallelWindow splits w for workers, or says in w why it stays serial.
 // A Window over a ParallelWindow whose keys it shares joins that one's
 // stack (the keys shrink to the shared ones).
-func parallelWindow(w *Window, workers int) Node {
+func parallelWindow(w *Window, d *degrees) Node {
 	if w.Serial = windowSerial(w); w.Serial != "" {
 		return w
 	}
@@ -56,6 +56,10 @@ func parallelWindow(w *Window, workers int) Node {
 			w.Input, pw.Input, pw.Keys = pw.Input, w, keys
 			return pw
 		}
+	}
+	workers, why := d.of(w.Input)
+	if w.Serial = why; why != "" {
+		return w
 	}
 	w.Input = morselize(w.Input, workers)
 	return &ParallelWindow{Input: w, Keys: slices.Clone(w.Partition), Workers: workers}

@@ -233,6 +233,9 @@ type AsofJoin struct {
 type Sort struct {
 	Input Node
 	Keys  ordering.Lex
+	// Serial says why the sort runs on one worker although the plan's
+	// degree is higher, when the planner judged so (parallel_degree.go).
+	Serial string
 }
 
 // Limit is LIMIT/OFFSET; Count nil means no limit. Both are Literals of

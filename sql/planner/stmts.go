@@ -46,6 +46,10 @@ type Query struct {
 	// Params are the types of $1..$n (Unknown where nothing constrains
 	// one, as Postgres reports "unknown").
 	Params []sqltypes.Type
+	// Sizes are the Scans whose sizes chose the degrees of its gathers
+	// (parallel_degree.go; empty for a serial plan or with
+	// MinParallelBytes 0): SizesHold says whether they still do.
+	Sizes []ScanSize
 }
 
 // CreateTable is CREATE [TEMP] TABLE with its validated definition.
@@ -424,10 +428,12 @@ func BuildContext(ctx context.Context, cat Catalog, st *parser.Statement, opts *
 		if opts.Workers > 1 {
 			// The orderings Repartition and Merge state are proven again:
 			// the plan that runs is the one checked.
-			root = parallelize(root, opts.Workers)
+			d := &degrees{max: opts.Workers, min: opts.MinParallelBytes}
+			root = parallelize(root, d)
 			if err := Validate(root); err != nil {
 				return nil, err
 			}
+			return &Query{Root: root, Params: b.finishParams(), Sizes: d.sizes}, nil
 		}
 		return &Query{Root: root, Params: b.finishParams()}, nil
 	case *ast.InsertStmt:

@@ -117,7 +117,10 @@ func TestSQLLogic(t *testing.T) {
 					c = pgConn(t, ctx, rel)
 				default:
 					db, err := asofsql.Open(":memory:", asofsql.WithAllocator(mem), asofsql.WithFileDir(dataDir(t)),
-						asofsql.WithWorkers(rn.workers))
+						asofsql.WithWorkers(rn.workers),
+						// The files' tables are small: at 4 workers every
+						// gather is parallel, what the runs compare.
+						asofsql.WithMinParallelTableScanSize(0))
 					require.NoError(t, err)
 					// a cleanup, not a defer: the wire server registered
 					// after it must shut down before the database closes
