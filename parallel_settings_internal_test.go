@@ -77,11 +77,14 @@ func TestParallelJudgement(t *testing.T) {
 	require.Contains(t, f.explain(agg), "Finalize Aggregate workers=2 ")
 	f.exec(`SET max_parallel_workers_per_gather = 4`)
 
-	// The sort stays serial while it does not pay, at any size.
-	f.exec(`SET min_parallel_table_scan_size = '8kB'`)
+	// The sort splits by the same rule: serial below the size, saying so,
+	// and a GatherMerge from it on.
+	f.exec(`SET min_parallel_table_scan_size = '1GB'`)
 	plan = f.explain(`SELECT id FROM ev ORDER BY v DESC`)
 	require.NotContains(t, plan, "GatherMerge")
-	require.Contains(t, plan, "(serial: "+planner.SortNotFaster+")")
+	require.Contains(t, plan, "(serial: input ")
+	f.exec(`SET min_parallel_table_scan_size = '8kB'`)
+	require.Contains(t, f.explain(`SELECT id FROM ev ORDER BY v DESC`), "GatherMerge workers=")
 	// Not a top-N, whose sort is serial anyway.
 	require.NotContains(t, f.explain(`SELECT id FROM ev ORDER BY v DESC LIMIT 3`), "serial")
 

@@ -429,8 +429,8 @@ func (g *GatherMerge) PreservesOrder() []bool           { return []bool{true} }
 // or already ordered, and sorting it in parallel would cost more than it
 // saves.
 //
-// A Sort that would split stays serial, saying why, while the parallel
-// sort does not pay (parallelSortPays) or its input is small.
+// A Sort that would split stays serial, saying why, while its input is
+// small.
 func parallelSort(s *Sort, d *degrees) Node {
 	in := s.Input
 	for {
@@ -447,10 +447,6 @@ func parallelSort(s *Sort, d *degrees) Node {
 	switch in.(type) {
 	case *Scan, *Join, *ParallelHashJoin, *AsofJoin, *Merge, *UnionAll:
 	default:
-		return s
-	}
-	if !parallelSortPays && d.min > 0 {
-		s.Serial = SortNotFaster
 		return s
 	}
 	workers, why := d.of(s.Input)

@@ -27,28 +27,12 @@ import (
 //     more each time the size triples (24MB: 3, 72MB: 4, ...), at most
 //     Options.Workers.
 //   - MinParallelBytes 0 turns the judgement off: every gather gets
-//     Options.Workers, the sort too (PostgreSQL's regression tests set
+//     Options.Workers (PostgreSQL's regression tests set
 //     min_parallel_table_scan_size = 0 to force parallel plans; the logic
 //     tests do the same at 4 workers).
-//   - An operator measured not faster in parallel than serial stays serial
-//     at any size while MinParallelBytes > 0, and says so: the sort
-//     (parallelSortPays).
 //
 // A kept plan (the plan cache) is good while every scan that chose a
 // degree would still choose the same one: Query.Sizes records them.
-
-// parallelSortPays says whether a Sort over a large input runs in
-// parallel (a GatherMerge) under the planner's judgement. False since the
-// idle measurements after session 10 (docs/benchmarks.md, "Idle machine
-// after session 10's merges"): at 2 workers ParallelSort was 0.92–1.74×
-// the serial plan's sort, median 0.99, now that the serial plan sorts
-// numeric keys by the same range path. Flip it when a measurement says the
-// parallel sort pays.
-const parallelSortPays = false
-
-// SortNotFaster is why a Sort stays serial while parallelSortPays is false
-// (what EXPLAIN shows).
-const SortNotFaster = "the parallel sort is not faster than the serial one (docs/benchmarks.md)"
 
 // ScanSize is one Scan whose size chose a gather's degree: the table it
 // read (as planned), the fraction of the table's bytes the Scan is taken
