@@ -3,6 +3,7 @@ package exec
 import (
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -10,7 +11,8 @@ import (
 // entries and its radix scratch and gives back when done. Its memory is
 // not the Go heap's on Linux (mapped with transparent huge pages, see
 // sort_entries_linux.go), and buffers given back are kept for the next
-// sort, up to entryPoolMax bytes in all, rather than left to the GC.
+// sort, up to entryPoolMax bytes in all and for at most entryPoolIdle,
+// rather than left to the GC.
 //
 // Why: a sort of 10M rows writes 480 MB of entries and scratch. Fresh
 // pages cost a page fault each on first write; on this project's
@@ -24,16 +26,42 @@ type entryBuf struct {
 	raw    []byte // the whole mapping (or heap slice)
 	mapped bool   // raw is a mapping, not the Go heap
 	es     []sortEntry
+	kept   time.Time // when it was given back to the pool
 }
 
 // entryPoolMax is the most memory the pool keeps between sorts: 1 GiB,
 // the entries and scratch of a 20M-row sort.
 const entryPoolMax = 1 << 30
 
+// entryPoolIdle is how long a kept buffer may wait for a sort before it
+// is freed: the pool serves a run of sorts, and a server that has stopped
+// sorting gives the memory back.
+const entryPoolIdle = 30 * time.Second
+
 var entryPool struct {
 	mu    sync.Mutex
 	free  []*entryBuf
 	bytes int
+	trim  *time.Timer // armed while free is not empty
+}
+
+// trimEntryPool frees the buffers kept for entryPoolIdle or longer, and
+// rearms itself for the rest.
+func trimEntryPool() {
+	entryPool.mu.Lock()
+	defer entryPool.mu.Unlock()
+	now := time.Now()
+	entryPool.free = slices.DeleteFunc(entryPool.free, func(b *entryBuf) bool {
+		if now.Sub(b.kept) < entryPoolIdle {
+			return false
+		}
+		entryPool.bytes -= len(b.raw)
+		freeEntryBytes(b.raw, b.mapped)
+		return true
+	})
+	if len(entryPool.free) > 0 {
+		entryPool.trim.Reset(entryPoolIdle)
+	}
 }
 
 // getEntries returns a buffer of at least n entries (contents
@@ -86,6 +114,12 @@ func putEntries(b *entryBuf) {
 		entryPool.bytes -= len(f.raw)
 		freeEntryBytes(f.raw, f.mapped)
 	}
+	b.kept = time.Now()
 	entryPool.free = append(entryPool.free, b)
 	entryPool.bytes += len(b.raw)
+	if entryPool.trim == nil {
+		entryPool.trim = time.AfterFunc(entryPoolIdle, trimEntryPool)
+	} else if len(entryPool.free) == 1 {
+		entryPool.trim.Reset(entryPoolIdle)
+	}
 }

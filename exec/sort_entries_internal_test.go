@@ -44,3 +44,29 @@ func TestEntryPool(t *testing.T) {
 	require.Len(t, entryPool.free, 2)
 	entryPool.mu.Unlock()
 }
+
+// TestEntryPoolTrim: a buffer kept for entryPoolIdle is freed by the
+// pool's timer; one given back since stays.
+func TestEntryPoolTrim(t *testing.T) {
+	drain := func() {
+		entryPool.mu.Lock()
+		defer entryPool.mu.Unlock()
+		for _, b := range entryPool.free {
+			freeEntryBytes(b.raw, b.mapped)
+		}
+		entryPool.free, entryPool.bytes = nil, 0
+	}
+	drain()
+	defer drain()
+	old, fresh := getEntries(100), getEntries(200)
+	putEntries(old)
+	putEntries(fresh)
+	entryPool.mu.Lock()
+	old.kept = old.kept.Add(-entryPoolIdle)
+	entryPool.mu.Unlock()
+	trimEntryPool()
+	entryPool.mu.Lock()
+	defer entryPool.mu.Unlock()
+	require.Equal(t, []*entryBuf{fresh}, entryPool.free)
+	require.Equal(t, len(fresh.raw), entryPool.bytes)
+}
