@@ -11,16 +11,8 @@ import (
 // fits in it (no fresh pages), the pool keeps at most entryPoolMax bytes,
 // and a buffer larger than that is freed rather than kept.
 func TestEntryPool(t *testing.T) {
-	drain := func() {
-		entryPool.mu.Lock()
-		defer entryPool.mu.Unlock()
-		for _, b := range entryPool.free {
-			freeEntryBytes(b.raw, b.mapped)
-		}
-		entryPool.free, entryPool.bytes = nil, 0
-	}
-	drain()
-	defer drain()
+	drainEntryPool()
+	defer drainEntryPool()
 	a := getEntries(1000)
 	require.GreaterOrEqual(t, len(a.es), 1000)
 	for i := range 1000 {
@@ -48,16 +40,8 @@ func TestEntryPool(t *testing.T) {
 // TestEntryPoolTrim: a buffer kept for entryPoolIdle is freed by the
 // pool's timer; one given back since stays.
 func TestEntryPoolTrim(t *testing.T) {
-	drain := func() {
-		entryPool.mu.Lock()
-		defer entryPool.mu.Unlock()
-		for _, b := range entryPool.free {
-			freeEntryBytes(b.raw, b.mapped)
-		}
-		entryPool.free, entryPool.bytes = nil, 0
-	}
-	drain()
-	defer drain()
+	drainEntryPool()
+	defer drainEntryPool()
 	old, fresh := getEntries(100), getEntries(200)
 	putEntries(old)
 	putEntries(fresh)
@@ -69,4 +53,15 @@ func TestEntryPoolTrim(t *testing.T) {
 	defer entryPool.mu.Unlock()
 	require.Equal(t, []*entryBuf{fresh}, entryPool.free)
 	require.Equal(t, len(fresh.raw), entryPool.bytes)
+}
+
+// drainEntryPool frees every kept buffer, so a test starts from an empty
+// pool and leaves one.
+func drainEntryPool() {
+	entryPool.mu.Lock()
+	defer entryPool.mu.Unlock()
+	for _, b := range entryPool.free {
+		freeEntryBytes(b.raw, b.mapped)
+	}
+	entryPool.free, entryPool.bytes = nil, 0
 }
