@@ -23,56 +23,42 @@ var void = sqltypes.VoidType
 // PgSleep is pg_sleep(seconds): seconds may be fractional; zero, negative
 // and NaN seconds do not wait, infinite ones wait until the statement is
 // cancelled.
-var PgSleep = register(&Def{
-	Name: "pg_sleep", MinArgs: 1, MaxArgs: 1, Volatile: true,
-	Rule: fixed(void, f8),
-	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
-		if len(args) != 1 || args[0].Type().Kind != sqltypes.Float8 || t.Kind != sqltypes.Void {
-			return nil, errTypes
-		}
-		return sleepKernel(func(a arrow.Array, i int) time.Duration {
-			return secondsDuration(vec.Values[float64](a)[i])
-		}), nil
-	},
-	Examples: []Example{{"pg_sleep(0)", ""}, {"pg_sleep(NULL) IS NULL", "t"}},
-})
+var PgSleep = sleepDef("pg_sleep", f8, func(a arrow.Array, i int) time.Duration {
+	return secondsDuration(vec.Values[float64](a)[i])
+}, Example{"pg_sleep(0)", ""}, Example{"pg_sleep(NULL) IS NULL", "t"})
 
 // PgSleepFor is pg_sleep_for(interval): an interval's seconds as
 // extract(epoch from it) counts them (a month is 30 days, a year 365.25).
-var PgSleepFor = register(&Def{
-	Name: "pg_sleep_for", MinArgs: 1, MaxArgs: 1, Volatile: true,
-	Rule: fixed(void, interval),
-	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
-		if len(args) != 1 || args[0].Type().Kind != sqltypes.Interval || t.Kind != sqltypes.Void {
-			return nil, errTypes
-		}
-		return sleepKernel(func(a arrow.Array, i int) time.Duration {
-			secs, _ := intervalPart(vec.Values[arrow.MonthDayNanoInterval](a)[i], "epoch", interval)
-			return secondsDuration(secs)
-		}), nil
-	},
-	Examples: []Example{{"pg_sleep_for('1 millisecond')", ""}},
-})
+var PgSleepFor = sleepDef("pg_sleep_for", interval, func(a arrow.Array, i int) time.Duration {
+	secs, _ := intervalPart(vec.Values[arrow.MonthDayNanoInterval](a)[i], "epoch", interval)
+	return secondsDuration(secs)
+}, Example{"pg_sleep_for('1 millisecond')", ""})
 
 // PgSleepUntil is pg_sleep_until(timestamptz): a time already past does
 // not wait.
-var PgSleepUntil = register(&Def{
-	Name: "pg_sleep_until", MinArgs: 1, MaxArgs: 1, Volatile: true,
-	Rule: fixed(void, tstz),
-	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
-		if len(args) != 1 || args[0].Type().Kind != sqltypes.TimestampTZ || t.Kind != sqltypes.Void {
-			return nil, errTypes
-		}
-		return sleepKernel(func(a arrow.Array, i int) time.Duration {
-			us := vec.Values[int64](a)[i]
-			if us == sqltypes.TimestampInfinity {
-				return math.MaxInt64
+var PgSleepUntil = sleepDef("pg_sleep_until", tstz, func(a arrow.Array, i int) time.Duration {
+	us := vec.Values[int64](a)[i]
+	if us == sqltypes.TimestampInfinity {
+		return math.MaxInt64
+	}
+	return time.Until(time.UnixMicro(us))
+}, Example{"pg_sleep_until(now() - interval '1 day')", ""})
+
+// sleepDef registers a sleeping function of one argument of type param
+// that waits wait(a, i) for row i.
+func sleepDef(name string, param sqltypes.Type, wait func(a arrow.Array, i int) time.Duration, examples ...Example) *Def {
+	return register(&Def{
+		Name: name, MinArgs: 1, MaxArgs: 1, Volatile: true,
+		Rule: fixed(void, param),
+		Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
+			if len(args) != 1 || args[0].Type().Kind != param.Kind || t.Kind != sqltypes.Void {
+				return nil, errTypes
 			}
-			return time.Until(time.UnixMicro(us))
-		}), nil
-	},
-	Examples: []Example{{"pg_sleep_until(now() - interval '1 day')", ""}},
-})
+			return sleepKernel(wait), nil
+		},
+		Examples: examples,
+	})
+}
 
 // sleepKernel waits wait(i) for each non-NULL row i in turn and returns
 // their void values.
