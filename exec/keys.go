@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/exec/eval"
+	"github.com/asofsql/asofsql/internal/pgjson"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
@@ -73,6 +74,17 @@ func (k *keyEncoder) encode(dst []byte, i int) []byte {
 			sub := keyEncoder{cols: []arrow.Array{l.ListValues()}, types: []sqltypes.Type{k.types[n].ElemType()}}
 			for j := start; j < end; j++ {
 				dst = sub.encode(dst, int(j))
+			}
+		case sqltypes.JSONB:
+			// Equal jsonb values may differ in text (1.0 and 1).
+			v := c.(*array.String).Value(i)
+			if p, err := pgjson.ParseJSONB(v); err == nil {
+				dst = append(dst, 'j')
+				dst = pgjson.AppendKey(dst, p)
+			} else {
+				dst = append(dst, 's')
+				dst = binary.AppendUvarint(dst, uint64(len(v)))
+				dst = append(dst, v...)
 			}
 		case sqltypes.Void:
 			// Every void value is the same one: the validity byte says it all.

@@ -83,7 +83,7 @@ func rowComparator2(l, r arrow.RecordBatch, keys []SortKey, types []sqltypes.Typ
 		if err != nil {
 			return nil, err
 		}
-		if sa, ok := la.(*array.String); ok && l == r {
+		if sa, ok := la.(*array.String); ok && l == r && bytewise(types[n]) {
 			cmp = prefixed(sa, cmp)
 		}
 		kcs[n] = keyCmp{lcol: la, rcol: ra, cmp: cmp, desc: k.Desc, nullsFirst: k.nullsFirst()}
@@ -122,6 +122,16 @@ func rowComparator2(l, r arrow.RecordBatch, keys []SortKey, types []sqltypes.Typ
 // prefixed speeds up string comparison: each value's first 8 bytes, big
 // endian, decide most comparisons with one integer compare; only equal
 // prefixes fall back to the full comparison.
+// bytewise reports whether t's values order as their bytes do (text under
+// the C collation; not jsonb, whose order is its own).
+func bytewise(t sqltypes.Type) bool {
+	switch t.Kind {
+	case sqltypes.Text, sqltypes.Varchar, sqltypes.Unknown:
+		return true
+	}
+	return false
+}
+
 func prefixed(sa *array.String, full func(i, j int) int) func(i, j int) int {
 	pre := make([]uint64, sa.Len())
 	short := make([]int8, sa.Len()) // length if at most 8, else -1

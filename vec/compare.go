@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/asofsql/asofsql/exec/operator"
+	"github.com/asofsql/asofsql/internal/pgjson"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
@@ -56,8 +57,37 @@ func Comparator(t sqltypes.Type, l, r arrow.Array) (func(i, j int) int, error) {
 	case sqltypes.Interval:
 		lv, rv := Values[arrow.MonthDayNanoInterval](l), Values[arrow.MonthDayNanoInterval](r)
 		return func(i, j int) int { return IntervalKey(lv[i]).Cmp(IntervalKey(rv[j])) }, nil
+	case sqltypes.JSONB:
+		lj, rj := newJSONBValues(l.(*array.String)), newJSONBValues(r.(*array.String))
+		if l == r {
+			rj = lj
+		}
+		return func(i, j int) int { return pgjson.Compare(lj.at(i), rj.at(j)) }, nil
 	}
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "could not identify an ordering operator for type %s", t)
+}
+
+// jsonbValues parses a jsonb column's values once each, when first
+// compared: a sort compares each value O(log n) times.
+type jsonbValues struct {
+	a      *array.String
+	parsed []pgjson.Value
+	done   []bool
+}
+
+func newJSONBValues(a *array.String) *jsonbValues {
+	return &jsonbValues{a: a, parsed: make([]pgjson.Value, a.Len()), done: make([]bool, a.Len())}
+}
+
+func (v *jsonbValues) at(i int) pgjson.Value {
+	if !v.done[i] {
+		p, err := pgjson.ParseJSONB(v.a.Value(i))
+		if err != nil { // a stored jsonb is valid; order bad text as a string
+			p = pgjson.Value{Kind: pgjson.String, Str: v.a.Value(i)}
+		}
+		v.parsed[i], v.done[i] = p, true
+	}
+	return v.parsed[i]
 }
 
 func cmpBool(a, b bool) int {
