@@ -58,7 +58,7 @@ var Coalesce = register(&Def{
 // NullIf is nullif(a, b): NULL where a = b, else a.
 var NullIf = register(&Def{
 	Name: "nullif", MinArgs: 2, MaxArgs: 2,
-	Rule: common,
+	Rule: commonCompared,
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		if !castArgs(args, t) {
 			return nil, errTypes
@@ -90,7 +90,7 @@ var NullIf = register(&Def{
 // all are NULL.
 var Greatest = register(&Def{
 	Name: "greatest", MinArgs: 1, MaxArgs: -1,
-	Rule:     common,
+	Rule:     commonOrdered,
 	Prepare:  prepareExtreme(true),
 	Examples: []Example{{"greatest(1, NULL, 3, 2)", "3"}},
 })
@@ -98,7 +98,7 @@ var Greatest = register(&Def{
 // Least is least(a, ...): the smallest non-NULL argument.
 var Least = register(&Def{
 	Name: "least", MinArgs: 1, MaxArgs: -1,
-	Rule:     common,
+	Rule:     commonOrdered,
 	Prepare:  prepareExtreme(false),
 	Examples: []Example{{"least('b', 'a', NULL)", "a"}},
 })

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"github.com/asofsql/asofsql/sql/expr"
+	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
 )
 
@@ -51,6 +52,39 @@ func common(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
 		}
 	}
 	return args, t, nil
+}
+
+// equalityTypes says whether values of type t have = (json and void do not,
+// nor arrays of them): nullif and greatest/least refuse them while planning,
+// as PostgreSQL does.
+func equalityTypes(t sqltypes.Type) bool {
+	switch t.Kind {
+	case sqltypes.JSON, sqltypes.Void:
+		return false
+	case sqltypes.Array:
+		return equalityTypes(t.ElemType())
+	}
+	return true
+}
+
+// commonCompared is common for nullif: its arguments must have =.
+func commonCompared(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
+	args, t, err := common(b, args)
+	if err == nil && !equalityTypes(t) {
+		err = b.Errorf(sqlerr.UndefinedFunction, "operator does not exist: %s = %s", t, t).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return args, t, err
+}
+
+// commonOrdered is common for greatest and least: their arguments must
+// have an order (PostgreSQL's error has no position).
+func commonOrdered(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
+	args, t, err := common(b, args)
+	if err == nil && !equalityTypes(t) {
+		err = sqlerr.New(sqlerr.UndefinedFunction, "could not identify a comparison function for type %s", t)
+	}
+	return args, t, err
 }
 
 // coerceOr coerces args[i] to t, answering NoMatch (with the arguments as

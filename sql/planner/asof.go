@@ -128,6 +128,15 @@ func (b *binder) bindAsof(a *parser.AsofJoin, l, r *rel) (*rel, error) {
 	}
 	for i := range lkeys {
 		lk, rk := lkeys[i], rkeys[i]
+		if err := usingEquality(lk.typ, rk.typ); err != nil {
+			return nil, err.(*sqlerr.Error).WithPosition(a.Pos)
+		}
+		if lk.typ.Kind == sqltypes.JSONB || rk.typ.Kind == sqltypes.JSONB {
+			// The operator matches keys by their bytes; equal jsonb values
+			// may differ in text (1.0 and 1).
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ASOF JOIN by a key of type jsonb is not supported").WithPosition(a.Pos).
+				WithHint("Join by the key's text in a subquery, e.g. (SELECT ..., %s::text AS %s FROM ...).", rk.name, rk.name)
+		}
 		if !keysComparable(lk.typ, rk.typ) && !keysByValue(lk.typ, rk.typ) {
 			return nil, sqlerr.New(sqlerr.DatatypeMismatch, "ASOF JOIN keys cannot be compared: %s is %s but %s is %s", lk.display(), lk.typ, rk.display(), rk.typ).WithPosition(a.Pos).
 				WithHint("Cast one side in a subquery so both have the same type, e.g. (SELECT ..., %s::%s AS %s FROM ...).", rk.name, lk.typ, rk.name)

@@ -516,6 +516,9 @@ func (b *binder) bindUsing(using []*ast.ColumnName, l, r *rel, lw int, join *Joi
 		if _, ok := commonType(lc.typ, rc.typ); !ok || categoryOf(lc.typ) != categoryOf(rc.typ) {
 			return sqlerr.New(sqlerr.DatatypeMismatch, "JOIN/USING types %s and %s cannot be matched", lc.typ, rc.typ)
 		}
+		if err := usingEquality(lc.typ, rc.typ); err != nil {
+			return err
+		}
 		join.LeftKeys = append(join.LeftKeys, lc.idx)
 		join.RightKeys = append(join.RightKeys, rc.idx)
 		lcols = append(lcols, lc)
@@ -629,6 +632,16 @@ func setTable(cols []Column, alias string) {
 	}
 }
 
+// usingEquality refuses USING on a type without = (json, void), with
+// PostgreSQL's message (and, as there, no position).
+func usingEquality(l, r sqltypes.Type) error {
+	if noEquality(l) || noEquality(r) {
+		return sqlerr.New(sqlerr.UndefinedFunction, "operator does not exist: %s = %s", l, r).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return nil
+}
+
 // bindFullUsing binds FULL JOIN ... USING (k, ...): each merged column is
 // COALESCE(left.k, right.k), as in Postgres (either side may be the
 // padded one), computed by a Project over the join; the two copies stay
@@ -655,6 +668,9 @@ func (b *binder) bindFullUsing(using []*ast.ColumnName, l, r *rel, lw int, join 
 		t, ok := commonType(lc.typ, rc.typ)
 		if !ok || categoryOf(lc.typ) != categoryOf(rc.typ) {
 			return sqlerr.New(sqlerr.DatatypeMismatch, "JOIN/USING types %s and %s cannot be matched", lc.typ, rc.typ)
+		}
+		if err := usingEquality(lc.typ, rc.typ); err != nil {
+			return err
 		}
 		if lc.typ.Kind != rc.typ.Kind {
 			return sqlerr.New(sqlerr.FeatureNotSupported, "FULL JOIN ... USING on columns of different types (%s and %s) is not supported", lc.typ, rc.typ).

@@ -140,6 +140,9 @@ func (b *binder) aggOrderBy(n ast.ExprNode, ob *ast.OrderByClause, call *AggCall
 			return err
 		}
 		e = resolveUnknown(e)
+		if err := b.needOrdering(e.Type(), it.Expr); err != nil {
+			return err
+		}
 		if call.Distinct {
 			found := false
 			for _, arg := range call.Args {

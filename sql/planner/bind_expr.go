@@ -319,6 +319,11 @@ func (b *binder) bindAggCall(n ast.ExprNode, args []ast.ExprNode, name string, a
 		if err != nil {
 			return nil, err
 		}
+		if distinct {
+			if err := b.needEquality(e.Type(), arg); err != nil {
+				return nil, err
+			}
+		}
 		call.Args = append(call.Args, e)
 	}
 	var err error
@@ -425,7 +430,7 @@ func (b *binder) aggType(name string, arg expr.Expr, n ast.ExprNode) (sqltypes.T
 	case "jsonb_agg":
 		return sqltypes.JSONBType, arg, nil
 	case "min", "max":
-		if t.Kind == sqltypes.Bool || t.Kind == sqltypes.Bytea {
+		if t.Kind == sqltypes.Bool || t.Kind == sqltypes.Bytea || t.Kind == sqltypes.JSON || t.Kind == sqltypes.JSONB {
 			return bad()
 		}
 		if t.Kind == sqltypes.Varchar {

@@ -63,7 +63,10 @@ func (b *binder) binary(op expr.BinaryOp, l, r expr.Expr, at, lat, rat ast.ExprN
 		return &expr.Binary{Op: op, L: l, R: r, T: sqltypes.BoolType}, nil
 	case op.IsComparison() || op == expr.IsDistinctFrom || op == expr.IsNotDistinctFrom:
 		ct, ok := commonType(lt, rt)
-		if !ok || ct.Kind == sqltypes.Void {
+		if !ok || noEquality(ct) {
+			if op == expr.IsDistinctFrom || op == expr.IsNotDistinctFrom {
+				op = expr.Eq // Postgres names the = operator IS DISTINCT FROM uses
+			}
 			return nil, opError(b, at, op, lt, rt)
 		}
 		if l, err = b.coerce(l, ct, lat, "operand"); err != nil {
@@ -274,6 +277,9 @@ func (b *binder) bindIn(x *ast.PatternInExpr, c *exprCtx) (expr.Expr, error) {
 			return nil, opError(b, item, expr.Eq, t, list[i].Type())
 		}
 		t = ct
+	}
+	if noEquality(t) {
+		return nil, opError(b, x, expr.Eq, t, t)
 	}
 	if v, err = b.coerce(v, t, x.Expr, "IN operand"); err != nil {
 		return nil, err

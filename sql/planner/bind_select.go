@@ -134,6 +134,9 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 				if err != nil {
 					return nil, err
 				}
+				if err := b.needEquality(g.Type(), it.Expr); err != nil {
+					return nil, err
+				}
 				agg.groups = append(agg.groups, g)
 				agg.groupKey = append(agg.groupKey, g.String())
 			}
@@ -194,13 +197,37 @@ func (b *binder) bindSelect(s *ast.SelectStmt, env *cteEnv) (Node, error) {
 		if having != nil {
 			node = &Filter{Input: node, Cond: having}
 		}
+		if err := b.checkDistinct(s, outs); err != nil {
+			return nil, err
+		}
 		return b.finishSelect(node, append(outs, extra...), len(extra), keys, s.Distinct, on, s.Limit)
 	}
 	keys, extra, on, err := b.sortAndDistinctOn(s, distinctOn, outs, ctx)
 	if err != nil {
 		return nil, err
 	}
+	if err := b.checkDistinct(s, outs); err != nil {
+		return nil, err
+	}
 	return b.finishSelect(node, append(outs, extra...), len(extra), keys, s.Distinct, on, s.Limit)
+}
+
+// checkDistinct refuses SELECT DISTINCT over a type without equality, at
+// the select-list item when one item makes one output.
+func (b *binder) checkDistinct(s *ast.SelectStmt, outs []output) error {
+	if !s.Distinct {
+		return nil
+	}
+	for i, o := range outs {
+		var at ast.ExprNode
+		if len(s.Fields.Fields) == len(outs) {
+			at = s.Fields.Fields[i].Expr
+		}
+		if err := b.needEquality(o.e.Type(), at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // distinctOnPlan is a bound DISTINCT ON: its key columns (of the select
@@ -598,6 +625,13 @@ func (b *binder) sortItems(items []*ast.ByItem, outsIn []output, ctx *exprCtx, d
 				outs = append(outs, output{e: e, col: Column{Name: columnName(e), Type: e.Type(), Nullable: true}})
 				idx = len(outs) - 1
 			}
+		}
+		check := b.needOrdering
+		if what == "DISTINCT ON" {
+			check = b.needEquality
+		}
+		if err := check(outs[idx].e.Type(), it.Expr); err != nil {
+			return nil, nil, err
 		}
 		nf, ok := b.st.NullsFirst[it]
 		if !ok {

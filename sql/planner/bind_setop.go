@@ -123,11 +123,51 @@ func (b *binder) bindSetOpr(list *ast.SetOprSelectList, ob *ast.OrderByClause, l
 	if err != nil {
 		return nil, err
 	}
+	if err := b.setOpEquality(list, acc); err != nil {
+		return nil, err
+	}
 	acc, err = b.sortOutputs(acc, ob, what)
 	if err != nil {
 		return nil, err
 	}
 	return b.limit(acc, lim)
+}
+
+// setOpEquality refuses a UNION, INTERSECT or EXCEPT (ALL or not, except
+// UNION ALL) of a type without equality, as PostgreSQL does, at the first
+// branch's select-list item.
+func (b *binder) setOpEquality(list *ast.SetOprSelectList, acc Node) error {
+	dedups := false
+	for _, sel := range list.Selects[1:] {
+		var op *ast.SetOprType
+		switch x := sel.(type) {
+		case *ast.SelectStmt:
+			op = x.AfterSetOperator
+		case *ast.SetOprSelectList:
+			op = x.AfterSetOperator
+		}
+		if op != nil && *op != ast.UnionAll {
+			dedups = true
+		}
+	}
+	if !dedups {
+		return nil
+	}
+	cols := acc.Schema()
+	var fields []*ast.SelectField
+	if first, ok := list.Selects[0].(*ast.SelectStmt); ok && first.Fields != nil && len(first.Fields.Fields) == len(cols) {
+		fields = first.Fields.Fields
+	}
+	for i, c := range cols {
+		var at ast.ExprNode
+		if fields != nil {
+			at = fields[i].Expr
+		}
+		if err := b.needEquality(c.Type, at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setOp is l INTERSECT|EXCEPT [ALL] r, both sides cast to the column

@@ -73,6 +73,9 @@ func (gb *groupingBinder) expr(n ast.ExprNode) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := gb.b.needEquality(e.Type(), n); err != nil {
+		return 0, err
+	}
 	k := e.String()
 	for i, g := range a.groupKey {
 		if g == k {

@@ -168,6 +168,13 @@ func (b *binder) windowSpec(spec effWindow, sc *scope, at ast.ExprNode) ([]int, 
 		if err != nil {
 			return 0, err
 		}
+		check := b.needEquality
+		if what == "ORDER BY" {
+			check = b.needOrdering
+		}
+		if err := check(e.Type(), n); err != nil {
+			return 0, err
+		}
 		c, ok := e.(*expr.Column)
 		if !ok {
 			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "window %s on an expression is not supported; compute it in a subquery", what).WithPosition(b.pos(n))
