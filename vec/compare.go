@@ -67,28 +67,27 @@ func Comparator(t sqltypes.Type, l, r arrow.Array) (func(i, j int) int, error) {
 	return nil, sqlerr.New(sqlerr.UndefinedFunction, "could not identify an ordering operator for type %s", t)
 }
 
-// jsonbValues parses a jsonb column's values once each, when first
-// compared: a sort compares each value O(log n) times.
-type jsonbValues struct {
-	a      *array.String
-	parsed []pgjson.Value
-	done   []bool
-}
+// jsonbValues are a jsonb column's values parsed, all at once: a
+// comparator may be shared by goroutines (the parallel sort's merge), so it
+// keeps no lazily filled state.
+type jsonbValues struct{ parsed []pgjson.Value }
 
 func newJSONBValues(a *array.String) *jsonbValues {
-	return &jsonbValues{a: a, parsed: make([]pgjson.Value, a.Len()), done: make([]bool, a.Len())}
+	v := &jsonbValues{parsed: make([]pgjson.Value, a.Len())}
+	for i := range v.parsed {
+		if a.IsNull(i) {
+			continue
+		}
+		p, err := pgjson.ParseJSONB(a.Value(i))
+		if err != nil { // a stored jsonb is valid; order bad text as a string
+			p = pgjson.Value{Kind: pgjson.String, Str: a.Value(i)}
+		}
+		v.parsed[i] = p
+	}
+	return v
 }
 
-func (v *jsonbValues) at(i int) pgjson.Value {
-	if !v.done[i] {
-		p, err := pgjson.ParseJSONB(v.a.Value(i))
-		if err != nil { // a stored jsonb is valid; order bad text as a string
-			p = pgjson.Value{Kind: pgjson.String, Str: v.a.Value(i)}
-		}
-		v.parsed[i], v.done[i] = p, true
-	}
-	return v.parsed[i]
-}
+func (v *jsonbValues) at(i int) pgjson.Value { return v.parsed[i] }
 
 func cmpBool(a, b bool) int {
 	switch {
