@@ -18,10 +18,10 @@ var (
 	interval = sqltypes.IntervalType
 )
 
-// Now is now() (current_timestamp): the current transaction's start time
+// Now is now() (CURRENT_TIMESTAMP, current.go): the current transaction's start time
 // (a statement's own start outside a transaction block), as in Postgres.
 var Now = register(&Def{
-	Name: "now", Aliases: []string{"current_timestamp"}, MinArgs: 0, MaxArgs: 0,
+	Name: "now", MinArgs: 0, MaxArgs: 0,
 	Rule: fixed(tstz),
 	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 		if len(args) != 0 || t.Kind != sqltypes.TimestampTZ {

@@ -127,6 +127,12 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 	if x.FnName.O == parser.ExtractFunc {
 		name = "extract"
 	}
+	if name == "current_time" || name == "localtime" {
+		// SQL's CURRENT_TIME and LOCALTIME: their types (time with and
+		// without time zone) are not asofsql's.
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported: asofsql has no time type", name).WithPosition(b.pos(x)).
+			WithHint("Use localtimestamp or current_timestamp, or to_char(now(), 'HH24:MI:SS').")
+	}
 	d, ok := functions.Lookup(name)
 	if names != nil {
 		if !ok || d.Internal {
