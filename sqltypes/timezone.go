@@ -77,3 +77,13 @@ func posixName(off int) string {
 	}
 	return "<" + f(off) + ">" + f(-off)
 }
+
+// LocalToUTC converts a wall-clock time in loc (microseconds, as a
+// timestamp stores it) to the instant a timestamptz stores, as Postgres'
+// DetermineTimeZoneOffset does: a time skipped by a spring-forward
+// transition is read with the offset before it, a time repeated by a
+// fall-back transition with the offset after it. ok is false on overflow.
+func LocalToUTC(localUs int64, loc *time.Location) (us int64, ok bool) {
+	us, ov := localToUTC(localUs, loc)
+	return us, !ov
+}

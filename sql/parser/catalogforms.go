@@ -14,6 +14,8 @@ func init() {
 	// Regular-expression match; the pre-pass writes them as [NOT] REGEXP.
 	allowedOps["~"] = true
 	allowedOps["!~"] = true
+	allowedOps["~*"] = true
+	allowedOps["!~*"] = true
 	// LIKE and ILIKE as operators (postgres_fdw deparses them so).
 	for op := range likeOps {
 		allowedOps[op] = true
@@ -289,13 +291,14 @@ func oidAliasType(toks []token, i int) (string, int, bool) {
 // regexOp rewrites the match operator at toks[i] (~ or !~; others are
 // left alone) whose left operand ends at toks[prev] into TiDB's [NOT]
 // REGEXP, which the planner binds as textregexeq/textregexne; and the
-// LIKE operators ~~, !~~, ~~* and !~~* into [NOT] [I]LIKE, as written. REGEXP binds
+// case-insensitive ~* and !~* into the same with '(?i)' || before the
+// pattern; and the LIKE operators ~~, !~~, ~~* and !~~* into [NOT] [I]LIKE, as written. REGEXP binds
 // like LIKE, a little looser than Postgres' ~: parenthesize ~ inside
 // comparisons. A prefix ~ (bitwise NOT) is not supported.
 func (p *pgPass) regexOp(i, prev int) error {
 	t := p.toks[i]
 	like, isLike := likeOps[t.val]
-	if !t.isOp("~") && !t.isOp("!~") && !(isLike && t.kind == tkOp) {
+	if !t.isOp("~") && !t.isOp("!~") && !t.isOp("~*") && !t.isOp("!~*") && !(isLike && t.kind == tkOp) {
 		return nil
 	}
 	if prev < 0 || !endsOperand(p.toks[prev]) {
@@ -305,10 +308,18 @@ func (p *pgPass) regexOp(i, prev int) error {
 		p.e.replace(i, like)
 		return nil
 	}
-	if t.val == "~" {
+	switch t.val {
+	case "~":
 		p.e.replace(i, " REGEXP ")
-	} else {
+	case "!~":
 		p.e.replace(i, " NOT REGEXP ")
+	case "~*":
+		// Case-insensitive: the pattern with Postgres' embedded option
+		// (?i) in front, which is what ~* means. TiDB's || (concatenation
+		// here) binds tighter than REGEXP, as ~* binds the pattern.
+		p.e.replace(i, " REGEXP '(?i)' || ")
+	case "!~*":
+		p.e.replace(i, " NOT REGEXP '(?i)' || ")
 	}
 	return nil
 }

@@ -66,7 +66,9 @@
 //     also OPERATOR(pg_catalog.~) and OPERATOR(!~), become TiDB's
 //     a [NOT] REGEXP b (*ast.PatternRegexpExpr; users cannot write REGEXP,
 //     the word is quoted as a name); it binds like LIKE, looser than
-//     Postgres' ~. ~*, !~* and prefix ~ stay 0A000. The LIKE operators
+//     Postgres' ~; ~* and !~* are the same with '(?i)' || before the
+//     pattern (Postgres' embedded case-insensitive option); a prefix ~
+//     stays 0A000. The LIKE operators
 //     ~~, !~~, ~~* and !~~* (postgres_fdw's spelling) become [NOT]
 //     [I]LIKE, and LIMIT/OFFSET n::bigint (any integer cast of a number
 //     or parameter) drops the cast. COLLATE "C", "POSIX",
@@ -148,6 +150,10 @@
 //     bitwise or is left-associative, looser than + - * / and tighter than
 //     comparisons, which is where Postgres puts ->. The planner binds the
 //     pattern as the json accessor functions. #> and #>> stay 0A000.
+//   - x AT TIME ZONE z is `#at_time_zone`(x, z) (MarkerAtTimeZone): x is
+//     the primary expression before AT (with its casts), z one primary
+//     after ZONE (a zone with a cast or subscript must be parenthesized:
+//     0A000). The planner binds it as timezone(z, x).
 //   - A named argument, f(a, name => x) or the old f(a, name := x), is the
 //     argument `#named`('name', x) (MarkerNamed); the planner puts it in
 //     place. A name given twice or a positional argument after a named

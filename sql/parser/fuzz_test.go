@@ -111,7 +111,7 @@ func checkStatement(t *testing.T, sql string, nchars int, st *Statement) {
 				inRange(st.Pos(e))
 			}
 			if f, ok := n.(*ast.FuncCallExpr); ok && len(f.FnName.O) > 0 && f.FnName.O[0] == '#' {
-				if (f.FnName.O != mkCast || st.Casts[f] == nil) && f.FnName.O != MarkerRegCast && f.FnName.O != MarkerAny && f.FnName.O != MarkerAll && f.FnName.O != MarkerArray && f.FnName.O != MarkerArrayCtor && f.FnName.O != MarkerArrayCast && f.FnName.O != MarkerSubscript && f.FnName.O != MarkerSeries && f.FnName.O != MarkerUnnest && f.FnName.O != mkExtract && f.FnName.O != MarkerNamed && f.FnName.O != MarkerJSONGet && f.FnName.O != MarkerJSONGetText {
+				if (f.FnName.O != mkCast || st.Casts[f] == nil) && f.FnName.O != MarkerRegCast && f.FnName.O != MarkerAny && f.FnName.O != MarkerAll && f.FnName.O != MarkerArray && f.FnName.O != MarkerArrayCtor && f.FnName.O != MarkerArrayCast && f.FnName.O != MarkerSubscript && f.FnName.O != MarkerSeries && f.FnName.O != MarkerUnnest && f.FnName.O != mkExtract && f.FnName.O != MarkerNamed && f.FnName.O != MarkerJSONGet && f.FnName.O != MarkerJSONGetText && f.FnName.O != MarkerAtTimeZone {
 					t.Fatalf("unresolved marker %s", f.FnName.O)
 				}
 			}

@@ -474,7 +474,7 @@ func leftoverMarkers(st *Statement) error {
 	st.AST.Accept(visitor(func(n ast.Node) bool {
 		if f, ok := n.(*ast.FuncCallExpr); ok && err == nil && strings.HasPrefix(f.FnName.O, markerPrefix) && !grouping[f] && f.FnName.O != mkCast && f.FnName.O != MarkerRegCast && f.FnName.O != MarkerAny && f.FnName.O != MarkerAll && f.FnName.O != MarkerArray && f.FnName.O != MarkerArrayCtor &&
 			f.FnName.O != MarkerArrayCast && f.FnName.O != MarkerSubscript && f.FnName.O != MarkerSeries && f.FnName.O != MarkerUnnest && f.FnName.O != MarkerRegexpMatches && f.FnName.O != mkExtract && f.FnName.O != MarkerNamed &&
-			f.FnName.O != MarkerJSONGet && f.FnName.O != MarkerJSONGetText {
+			f.FnName.O != MarkerJSONGet && f.FnName.O != MarkerJSONGetText && f.FnName.O != MarkerAtTimeZone {
 			err = st.errAt(f, sqlerr.SyntaxError, "syntax error at or near \"%s\"", st.nearText(f))
 		}
 		return err == nil

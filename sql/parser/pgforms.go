@@ -151,6 +151,9 @@ func (p *pgPass) run() error {
 	castStart := map[int]int{}
 	// named maps a call's "(" to the argument names it has seen.
 	named := map[int]map[string]bool{}
+	// atStart maps the last token of a rewritten AT TIME ZONE to the
+	// first token of its left operand, so chained ones nest.
+	atStart := map[int]int{}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if k, ok := p.groupingForm(i); ok {
@@ -256,13 +259,19 @@ func (p *pgPass) run() error {
 		case t.is("all") && i > 0 && isCompareOp(toks[i-1]) && i+1 < len(toks) && toks[i+1].isOp("(") &&
 			!(i+2 < len(toks) && (toks[i+2].is("select") || toks[i+2].is("with") || toks[i+2].is("values"))):
 			e.replace(i, "`"+MarkerAll+"`")
-		case t.isOp("~") || t.isOp("!~") || t.kind == tkOp && likeOps[t.val] != "":
+		case t.isOp("~") || t.isOp("!~") || t.isOp("~*") || t.isOp("!~*") || t.kind == tkOp && likeOps[t.val] != "":
 			if err := p.regexOp(i, i-1); err != nil {
 				return err
 			}
 		case t.is("cardinality") && i+1 < len(toks) && toks[i+1].isOp("(") && (i == 0 || !toks[i-1].isOp(".")):
 			// A TiDB keyword: quoted, it is the function's name.
 			e.replace(i, "`cardinality`")
+		case t.is("at") && i+3 < len(toks) && toks[i+1].is("time") && toks[i+2].is("zone"):
+			k, err := p.atTimeZone(i, castStart, atStart)
+			if err != nil {
+				return err
+			}
+			i = k
 		case t.isOp("::"):
 			_, afterCtor := castStart[i-1]
 			afterCtor = afterCtor && toks[i-1].isOp("]")
@@ -492,8 +501,6 @@ func rejectUnsupported(src string, toks []token) error {
 			return at(i, "WITH ORDINALITY")
 		case t.val == "on" && next(i+1, "conflict"):
 			return at(i, "ON CONFLICT")
-		case t.val == "at" && next(i+1, "time") && next(i+2, "zone"):
-			return at(i, "AT TIME ZONE")
 		case t.val == "similar" && next(i+1, "to"):
 			return at(i, "SIMILAR TO")
 		case t.val == "collate":
@@ -530,6 +537,64 @@ func (p *pgPass) typeEnd(i int) int {
 		k += 3
 	}
 	return k
+}
+
+// MarkerAtTimeZone is the function the planner sees for x AT TIME ZONE z:
+// `#at_time_zone`(x, z), which it binds as Postgres' timezone(z, x).
+const MarkerAtTimeZone = "#at_time_zone"
+
+// atTimeZone rewrites x AT TIME ZONE z (the AT at toks[i]) into
+// `#at_time_zone`(x, z) and returns the index of the zone operand's first
+// token minus one (the loop rewrites the zone's own forms next). AT binds
+// tighter than every binary operator but looser than :: and [], as in
+// Postgres' grammar: x is the primary expression before AT (with its
+// casts), z one primary after ZONE; a zone with a cast or subscript must
+// be parenthesized, so that what the :: applies to is never in doubt.
+func (p *pgPass) atTimeZone(i int, castStart, atStart map[int]int) (int, error) {
+	toks, e := p.toks, p.e
+	if i == 0 || toks[i-1].kind == tkOp && !toks[i-1].isOp(")") && !toks[i-1].isOp("]") ||
+		toks[i-1].kind == tkIdent && notFunctionNames[toks[i-1].val] {
+		// No operand: Postgres reads AT TIME as a column and its alias.
+		return 0, syntaxErrAt(p.src, toks, i+2)
+	}
+	s, ok := atStart[i-1]
+	if !ok {
+		s = p.operandStart(i-1, castStart)
+	}
+	k := i + 3
+	end := -1
+	switch z := toks[k]; {
+	case z.kind == tkString || z.kind == tkParam || z.kind == tkNumber:
+		end = k
+	case z.isOp("("):
+		end = matchParen(toks, k)
+	case z.is("case"):
+		end = partner(toks, k)
+	case z.kind == tkIdent && typeLiteralWords[z.val] && p.typeEnd(k) > 0 && p.typeEnd(k) < len(toks) && toks[p.typeEnd(k)].kind == tkString:
+		end = p.typeEnd(k) // INTERVAL '-08:00'
+	case z.kind == tkIdent || z.kind == tkQIdent:
+		end = k
+		for end+2 < len(toks) && toks[end+1].isOp(".") && (toks[end+2].kind == tkIdent || toks[end+2].kind == tkQIdent) {
+			end += 2
+		}
+		if end+1 < len(toks) && toks[end+1].isOp("(") {
+			end = matchParen(toks, end+1)
+		}
+	}
+	if end < 0 {
+		return 0, syntaxErrAt(p.src, toks, k)
+	}
+	if end+1 < len(toks) && (toks[end+1].isOp("::") || toks[end+1].isOp("[")) {
+		return 0, posError(p.src, toks[end+1].start, sqlerr.FeatureNotSupported, "a cast or subscript of the zone of AT TIME ZONE is not supported").
+			WithHint("Put the zone in parentheses: AT TIME ZONE (zone::text).")
+	}
+	e.prepend(s, "`"+MarkerAtTimeZone+"`(")
+	e.replace(i, ",")
+	e.drop(i + 1)
+	e.drop(i + 2)
+	e.appendOuter(end, ")")
+	atStart[end] = s
+	return i + 2, nil
 }
 
 // operandStart finds the first token of the primary expression ending at

@@ -18,11 +18,15 @@ type edits struct {
 	rep    []string
 	hasRep []bool
 	post   [][]string
+	// postOuter is emitted after post: a construct found early whose
+	// closing text must still wrap what later rewrites attach to the same
+	// token (AT TIME ZONE's ")" after a zone that is a typed literal).
+	postOuter [][]string
 }
 
 func newEdits(toks []token) *edits {
 	n := len(toks)
-	return &edits{toks: toks, pre: make([][]string, n), rep: make([]string, n), hasRep: make([]bool, n), post: make([][]string, n)}
+	return &edits{toks: toks, pre: make([][]string, n), rep: make([]string, n), hasRep: make([]bool, n), post: make([][]string, n), postOuter: make([][]string, n)}
 }
 
 // prepend inserts s before token i, in front of earlier insertions: an
@@ -34,6 +38,10 @@ func (e *edits) replace(i int, s string) { e.rep[i], e.hasRep[i] = s, true }
 func (e *edits) drop(i int) { e.replace(i, "") }
 
 func (e *edits) appendAfter(i int, s string) { e.post[i] = append(e.post[i], s) }
+
+// appendOuter inserts s after token i and after everything appendAfter
+// attaches to it, whenever that is called.
+func (e *edits) appendOuter(i int, s string) { e.postOuter[i] = append(e.postOuter[i], s) }
 
 // segment maps a run of the rewritten text back to the original. A
 // verbatim segment maps byte for byte; any other maps every byte to orig
@@ -99,6 +107,9 @@ func (e *edits) materialize(src string, end int) (string, *posMap, []int, []int)
 		}
 		for _, s := range e.post[i] {
 			add(s, t.start, false)
+		}
+		for k := len(e.postOuter[i]) - 1; k >= 0; k-- {
+			add(e.postOuter[i][k], t.start, false)
 		}
 	}
 	return b.String(), m, rwStart, preStart

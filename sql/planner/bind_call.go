@@ -79,6 +79,12 @@ func (b *binder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (expr.Expr, error) {
 			return b.bindFunc(call, c)
 		}
 	}
+	if x.FnName.O == parser.MarkerAtTimeZone && len(x.Args) == 2 {
+		// x AT TIME ZONE z is timezone(z, x).
+		call := &ast.FuncCallExpr{FnName: ast.NewCIStr("timezone"), Args: []ast.ExprNode{x.Args[1], x.Args[0]}}
+		call.SetOriginTextPosition(x.OriginTextPosition())
+		return b.bindFunc(call, c)
+	}
 	if what := notYetSetFuncs[name]; what != "" {
 		err := sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported", what).WithPosition(b.pos(x))
 		if strings.HasSuffix(what, "outside FROM") {
