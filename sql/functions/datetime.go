@@ -199,13 +199,25 @@ func prepareDatePart(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
 }
 
 // ToTimestamp is to_timestamp(seconds since 1970): a timestamptz,
-// rounded to microseconds; NaN is 22008.
+// rounded to microseconds; NaN is 22008. to_timestamp(text, template)
+// reads the text by a to_char template (totimestamp.go).
 var ToTimestamp = register(&Def{
-	Name: "to_timestamp", MinArgs: 1, MaxArgs: 1,
-	Rule: fixed(tstz, f8),
-	Prepare: prepareIf(func([]expr.Expr, sqltypes.Type) Kernel { return toTimestamp },
-		sqltypes.TimestampTZ, sqltypes.Float8),
-	Examples: []Example{{"to_timestamp(1.5)", "1970-01-01 00:00:01.5+00"}},
+	Name: "to_timestamp", MinArgs: 1, MaxArgs: 2,
+	Rule: func(b Binder, args []expr.Expr) ([]expr.Expr, sqltypes.Type, error) {
+		if len(args) == 2 {
+			return fixed(tstz, text, text)(b, args)
+		}
+		return fixed(tstz, f8)(b, args)
+	},
+	Prepare: func(args []expr.Expr, t sqltypes.Type) (Kernel, error) {
+		if len(args) == 2 {
+			return prepareToTimestampText(args, t)
+		}
+		return prepareIf(func([]expr.Expr, sqltypes.Type) Kernel { return toTimestamp },
+			sqltypes.TimestampTZ, sqltypes.Float8)(args, t)
+	},
+	Examples: []Example{{"to_timestamp(1.5)", "1970-01-01 00:00:01.5+00"},
+		{"to_timestamp('05 Mar 2024 02:07 PM', 'DD Mon YYYY HH:MI AM')", "2024-03-05 14:07:00+00"}},
 })
 
 // TimeBucket is TimescaleDB's time_bucket(width, x [, origin | offset]):

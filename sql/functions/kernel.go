@@ -223,6 +223,10 @@ func rowKernel(t sqltypes.Type, n int, strict bool, f func(v []any) (any, error)
 					ib.Append(int32(v))
 				case *array.Int64Builder:
 					ib.Append(v)
+				case *array.TimestampBuilder:
+					ib.Append(arrow.Timestamp(v))
+				case *array.Date32Builder:
+					ib.Append(arrow.Date32(v))
 				default:
 					return nil, sqlerr.New(sqlerr.InternalError, "functions: int result for %s", t)
 				}
