@@ -26,11 +26,11 @@ import (
 // fromCharFields are the values a template read.
 type fromCharFields struct {
 	year, yearDigits, month, day, doy, julian int
-	hour, minute, second, micro                int
-	hasYear, hasMonth, hasDay, hasDoy, hasJ    bool
-	clock12, pm, hasAMPM                       bool
-	tzSign, tzh, tzm                           int
-	hasTZ                                      bool
+	hour, minute, second, micro               int
+	hasYear, hasMonth, hasDay, hasDoy, hasJ   bool
+	clock12, pm, hasAMPM                      bool
+	tzSign, tzh, tzm                          int
+	hasTZ                                     bool
 }
 
 var (
@@ -60,7 +60,9 @@ func isFCSeparator(c byte) bool {
 	return c > 0x20 && c < 0x7f && !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9')
 }
 
-func isFCSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isFCSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 func parseFromCharTemplate(f string) []fcNode {
 	var nodes []fcNode
