@@ -59,7 +59,14 @@ type Param struct {
 
 // Arg is p as an argument of Execute: a lower.Value, which binding
 // takes as it is.
-func (p Param) Arg() any { return lower.Value{T: p.T, V: p.literal(), Go: p.GoValue()} }
+func (p Param) Arg() any {
+	v := p.literal()
+	g := v // one boxed value for both but for timestamps
+	if v != nil && (p.T.Kind == sqltypes.Timestamp || p.T.Kind == sqltypes.TimestampTZ) {
+		g = p.GoValue()
+	}
+	return lower.Value{T: p.T, V: v, Go: g}
+}
 
 // literal is p as the value of a literal of type T (what row 0 of an
 // Arrow array of T holds), nil for NULL.
