@@ -102,7 +102,7 @@ func (p Param) GoValue() any {
 func (st *Stmt) ExecuteParams(ctx context.Context, params []Param) (*Cursor, error) {
 	s := st.s
 	if s.app != nil && s.app.take(ctx, s, st, params) {
-		return doneCursorN("INSERT 0 1", 1), nil
+		return s.app.done, nil
 	}
 	args := make([]any, len(params))
 	for i, p := range params {
@@ -135,6 +135,10 @@ type rowAppend struct {
 	notNull        []bool // by table column
 	builders       []array.Builder
 	n, max         int
+	// done is the result of every gathered row: a done cursor, which
+	// nothing changes (its references never reach zero), so one serves
+	// them all.
+	done *Cursor
 }
 
 // armAppend keeps what st's successful run (a direct single-row INSERT)
@@ -191,6 +195,8 @@ func (s *Session) armAppend(st *Stmt) {
 	if a.max < 1 {
 		return
 	}
+	a.done = doneCursorN("INSERT 0 1", 1)
+	a.done.refs.Store(1 << 62)
 	s.app = a
 }
 
