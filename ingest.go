@@ -42,6 +42,9 @@ func (s *Session) Ingest(ctx context.Context, table string, src array.RecordRead
 	if opts.Replace && opts.FailIfExists {
 		return Result{}, sqlerr.New(sqlerr.InvalidParameterValue, "ingest cannot both replace and refuse an existing table")
 	}
+	if err := s.flushAppend(); err != nil {
+		return Result{}, err
+	}
 	sctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	n, err := s.ingest(sctx, table, src, opts)

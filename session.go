@@ -88,6 +88,9 @@ type Session struct {
 	stmts     *namespace
 	forked    bool
 	executing int
+	// app gathers the rows of a prepared INSERT repeated in the open
+	// block (rowappend.go); any other statement flushes them first.
+	app *rowAppend
 }
 
 type savedSettings struct {
@@ -791,6 +794,9 @@ func (s *Session) account(ctx context.Context, cancel context.CancelFunc, text s
 // statement. wantRows refuses statements without rows before they run;
 // input is the data stream of COPY FROM STDIN / TO STDOUT.
 func (s *Session) run(parent context.Context, st *Stmt, args []any, wantRows bool, input *copyStream) (*Cursor, error) {
+	if err := s.flushAppend(); err != nil {
+		return nil, err
+	}
 	// The account's context cancels the statement; a second cancelable
 	// context under it is only needed for statement_timeout.
 	ctx, cancel := parent, func() {}
@@ -1071,6 +1077,9 @@ func (s *Session) write(ctx context.Context, command string, do func(*catalog.Tx
 // database's. PostgreSQL lets a read-only transaction write temporary
 // tables, and so does asofsql.
 func (s *Session) writeTo(ctx context.Context, command string, temp bool, do func(*catalog.Tx) error) error {
+	if err := s.flushAppend(); err != nil {
+		return err
+	}
 	if !temp {
 		if err := s.checkWrite(command); err != nil {
 			return err
@@ -1231,6 +1240,10 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 		if s.tx == nil {
 			return "COMMIT", nil // Postgres warns "there is no transaction in progress"
 		}
+		if err := s.flushAppend(); err != nil {
+			s.endBlock(true)
+			return "", err
+		}
 		if s.failed {
 			s.endBlock(true)
 			return "ROLLBACK", nil
@@ -1268,6 +1281,11 @@ func (s *Session) transaction(ctx context.Context, st *planner.Transaction) (str
 // endBlock leaves the transaction block; rollback discards its writes and
 // restores the settings it changed.
 func (s *Session) endBlock(rollback bool) {
+	if s.app != nil {
+		// COMMIT flushed them; ROLLBACK and a failed block drop them.
+		s.app.release()
+		s.app = nil
+	}
 	if rollback {
 		s.tx.Rollback()
 		if s.ttx != nil {

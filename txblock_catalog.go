@@ -103,6 +103,9 @@ func (s *Session) addView(snap *snapshot) error {
 	if s.tx == nil && s.ttx == nil {
 		return nil
 	}
+	if err := s.flushAppend(); err != nil { // the block's rows so far, in order
+		return err
+	}
 	var main, temp *catalog.Snapshot
 	if s.tx != nil {
 		view, err := s.tx.View(snap.main)

@@ -228,11 +228,16 @@ func (tx *Tx) Insert(ctx context.Context, name string, src array.RecordReader) (
 	if err != nil {
 		return 0, tx.fail(err)
 	}
+	return tx.insertInto(ctx, meta, name, src)
+}
+
+// insertInto is Insert into the table meta, which name resolved to.
+func (tx *Tx) insertInto(ctx context.Context, meta *tableMeta, name string, src array.RecordReader) (int64, error) {
 	if src == nil {
 		return 0, tx.fail(sqlerr.New(sqlerr.InternalError, "INSERT into %q without a row source", name))
 	}
 	w := tx.c.newTableWriter(meta)
-	err = func() error {
+	err := func() error {
 		for src.Next() {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -25,14 +25,38 @@ type ValuesStatement interface {
 	ExecuteValues(ctx context.Context, params []ParamValue) (Result, error)
 }
 
-// ParamValue is a decoded Bind parameter: V is what row 0 of an Arrow
-// array of type T holds, read as Go (nil for NULL): int64 for BIGINT,
-// INTEGER and SMALLINT, TIMESTAMP and TIMESTAMPTZ (microseconds since
-// 1970-01-01 UTC), float64 for DOUBLE PRECISION, bool for BOOLEAN and
-// string for TEXT. Strings are the value's own (not the message's bytes).
+// ParamValue is a decoded Bind parameter of type T, held without boxing
+// (an `any` per parameter cost an allocation for most values): Null for
+// NULL; else Int for BIGINT, INTEGER and SMALLINT, and for TIMESTAMP and
+// TIMESTAMPTZ (microseconds since 1970-01-01 UTC); Float for DOUBLE
+// PRECISION; Bool for BOOLEAN; Str for TEXT (the value's own string, not
+// the message's bytes). Value gives it as the Go value row 0 of an Arrow
+// array of type T reads as.
 type ParamValue struct {
-	T sqltypes.Type
-	V any
+	T     sqltypes.Type
+	Null  bool
+	Int   int64
+	Float float64
+	Str   string
+	Bool  bool
+}
+
+// Value is p as what row 0 of an Arrow array of type T holds, read as Go
+// (nil for NULL): int64 for the integers and timestamps, float64, bool or
+// string.
+func (p ParamValue) Value() any {
+	if p.Null {
+		return nil
+	}
+	switch p.T.Kind {
+	case sqltypes.Float8:
+		return p.Float
+	case sqltypes.Bool:
+		return p.Bool
+	case sqltypes.Text:
+		return p.Str
+	}
+	return p.Int
 }
 
 // Timestamps the fast path decodes: well inside the range Postgres and
@@ -49,73 +73,76 @@ const pgEpochMicros = 946_684_800_000_000
 // input: infinities, text integers with signs or spaces), which then take
 // the builders' path, so every error and edge case is theirs.
 // data is nil for NULL.
-func fastParam(t sqltypes.Type, format int16, data []byte) (any, bool) {
+func fastParam(t sqltypes.Type, format int16, data []byte) (ParamValue, bool) {
+	p := ParamValue{T: t}
 	if data == nil {
 		switch t {
 		case sqltypes.Int8Type, sqltypes.Int4Type, sqltypes.Int2Type, sqltypes.Float8Type,
 			sqltypes.BoolType, sqltypes.TextType, sqltypes.TimestampType, sqltypes.TimestampTZType:
-			return nil, true
+			p.Null = true
+			return p, true
 		}
-		return nil, false
+		return p, false
 	}
 	be := binary.BigEndian
+	ok := false
 	switch format {
 	case 1:
 		switch t {
 		case sqltypes.Int8Type:
-			if len(data) == 8 {
-				return int64(be.Uint64(data)), true
+			if ok = len(data) == 8; ok {
+				p.Int = int64(be.Uint64(data))
 			}
 		case sqltypes.Int4Type:
-			if len(data) == 4 {
-				return int64(int32(be.Uint32(data))), true
+			if ok = len(data) == 4; ok {
+				p.Int = int64(int32(be.Uint32(data)))
 			}
 		case sqltypes.Int2Type:
-			if len(data) == 2 {
-				return int64(int16(be.Uint16(data))), true
+			if ok = len(data) == 2; ok {
+				p.Int = int64(int16(be.Uint16(data)))
 			}
 		case sqltypes.Float8Type:
-			if len(data) == 8 {
-				return math.Float64frombits(be.Uint64(data)), true
+			if ok = len(data) == 8; ok {
+				p.Float = math.Float64frombits(be.Uint64(data))
 			}
 		case sqltypes.BoolType:
-			if len(data) == 1 {
-				return data[0] != 0, true
+			if ok = len(data) == 1; ok {
+				p.Bool = data[0] != 0
 			}
 		case sqltypes.TextType:
-			return fastText(data)
+			p.Str, ok = fastText(data)
 		case sqltypes.TimestampType, sqltypes.TimestampTZType:
 			if len(data) == 8 {
 				if us := int64(be.Uint64(data)); us > -fastTimestampMax && us < fastTimestampMax {
-					return us + pgEpochMicros, true
+					p.Int, ok = us+pgEpochMicros, true
 				}
 			}
 		}
 	case 0:
 		switch t {
 		case sqltypes.Int8Type:
-			return fastInt(data, 18)
+			p.Int, ok = fastInt(data, 18)
 		case sqltypes.Int4Type:
-			return fastInt(data, 9)
+			p.Int, ok = fastInt(data, 9)
 		case sqltypes.Int2Type:
-			return fastInt(data, 4)
+			p.Int, ok = fastInt(data, 4)
 		case sqltypes.TextType:
-			return fastText(data)
+			p.Str, ok = fastText(data)
 		}
 	}
-	return nil, false
+	return p, ok
 }
 
 // fastText is a TEXT value: valid UTF-8 without NUL bytes, what
 // sqltypes' text check accepts.
-func fastText(data []byte) (any, bool) {
+func fastText(data []byte) (string, bool) {
 	for _, c := range data {
 		if c == 0 {
-			return nil, false
+			return "", false
 		}
 	}
 	if !utf8.Valid(data) {
-		return nil, false
+		return "", false
 	}
 	return string(data), true
 }
@@ -123,18 +150,18 @@ func fastText(data []byte) (any, bool) {
 // fastInt is a text integer of at most max digits, an optional '-' and
 // nothing else (no sign '+', spaces or underscores), which fits its type
 // whatever the digits.
-func fastInt(data []byte, max int) (any, bool) {
+func fastInt(data []byte, max int) (int64, bool) {
 	neg := len(data) > 0 && data[0] == '-'
 	if neg {
 		data = data[1:]
 	}
 	if len(data) == 0 || len(data) > max {
-		return nil, false
+		return 0, false
 	}
 	var v int64
 	for _, c := range data {
 		if c < '0' || c > '9' {
-			return nil, false
+			return 0, false
 		}
 		v = v*10 + int64(c-'0')
 	}
@@ -155,7 +182,7 @@ func decodeValues(vals []ParamValue, ps *prepared, fcodes []int16, data [][]byte
 		if !ok {
 			return vals[:0], false
 		}
-		vals = append(vals, ParamValue{T: t, V: v})
+		vals = append(vals, v)
 	}
 	return vals, true
 }

@@ -63,10 +63,12 @@ func slowParam(t *testing.T, mem memory.Allocator, typ sqltypes.Type, format int
 // what the builders' path decodes (and that that path accepts it).
 func checkFast(t *testing.T, mem memory.Allocator, typ sqltypes.Type, format int16, data []byte) bool {
 	t.Helper()
-	v, ok := fastParam(typ, format, data)
+	pv, ok := fastParam(typ, format, data)
 	if !ok {
 		return false
 	}
+	require.Equal(t, typ, pv.T)
+	v := pv.Value()
 	want, err := slowParam(t, mem, typ, format, data)
 	require.NoError(t, err, "%s format %d %q: the fast path took a value the builders refuse", typ, format, data)
 	if f, isF := v.(float64); isF {
@@ -157,7 +159,7 @@ func TestDecodeValuesFallsBack(t *testing.T) {
 	ps := &prepared{params: []sqltypes.Type{sqltypes.Int8Type, sqltypes.UnknownType, sqltypes.Float8Type}}
 	vals, ok := decodeValues(nil, ps, []int16{1, 0, 1}, [][]byte{be8(7), []byte("x"), nil})
 	require.True(t, ok)
-	require.Equal(t, []ParamValue{{sqltypes.Int8Type, int64(7)}, {sqltypes.TextType, "x"}, {sqltypes.Float8Type, nil}}, vals)
+	require.Equal(t, []ParamValue{{T: sqltypes.Int8Type, Int: 7}, {T: sqltypes.TextType, Str: "x"}, {T: sqltypes.Float8Type, Null: true}}, vals)
 	_, ok = decodeValues(vals, ps, []int16{1, 0, 1}, [][]byte{be8(7), []byte("x"), {1, 2}})
 	require.False(t, ok, "a malformed DOUBLE PRECISION is the builders' to refuse")
 	_, ok = decodeValues(nil, ps, []int16{0}, [][]byte{[]byte("+7"), []byte("x"), nil})

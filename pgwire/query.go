@@ -25,6 +25,11 @@ type prepared struct {
 	// paramSchema is the schema of the Bind parameters' batch, made at
 	// the first Bind and the same for every later one.
 	paramSchema *arrow.Schema
+	// spare is an unnamed portal of this statement that a Bind replaced,
+	// closed and no longer in the portals, which the next Bind reuses
+	// with its values' slice: a client binding one prepared statement
+	// per row allocates neither.
+	spare *portal
 }
 
 func newPrepared(name string, st Statement) *prepared {
@@ -225,9 +230,21 @@ func (c *conn) drive(ctx context.Context, p *portal, maxRows int64) (suspended b
 			}
 		}
 	}
-	c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(p.res.Tag(sent))})
+	c.commandComplete(p.res.Tag(sent))
 	c.reportChanges()
 	return false, nil
+}
+
+// commandComplete sends CommandComplete with tag, encoded straight into
+// the output buffer (pgproto3's message would copy the tag into a byte
+// slice of its own first).
+func (c *conn) commandComplete(tag string) {
+	if c.w.err != nil {
+		return
+	}
+	at := c.w.beginMsg('C')
+	c.w.buf = append(append(c.w.buf, tag...), 0)
+	c.w.endMsg(at)
 }
 
 // checkBatch verifies that a batch holds what Describe announced, so that
@@ -424,8 +441,16 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 	}
 	var params arrow.RecordBatch
 	var vals []ParamValue
+	spare := ps.spare // no portal's: its values may be overwritten
+	ps.spare = nil
 	if _, ok := ps.stmt.(ValuesStatement); ok && np > 0 {
-		if v, ok := decodeValues(make([]ParamValue, 0, np), ps, m.ParameterFormatCodes, m.Parameters); ok {
+		var buf []ParamValue
+		if spare != nil && cap(spare.vals) >= np {
+			buf = spare.vals[:0]
+		} else {
+			buf = make([]ParamValue, 0, np)
+		}
+		if v, ok := decodeValues(buf, ps, m.ParameterFormatCodes, m.Parameters); ok {
 			vals = v
 		}
 	}
@@ -434,12 +459,22 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 			return err
 		}
 	}
+	var old *portal
 	if m.DestinationPortal == "" {
-		if old, ok := c.portals[""]; ok {
+		if old = c.portals[""]; old != nil {
 			old.close()
 		}
 	}
-	c.portals[m.DestinationPortal] = &portal{name: m.DestinationPortal, ps: ps, params: params, vals: vals, formats: formats}
+	p := spare
+	if p == nil {
+		p = &portal{}
+	}
+	*p = portal{name: m.DestinationPortal, ps: ps, params: params, vals: vals, formats: formats}
+	c.portals[m.DestinationPortal] = p
+	if old != nil && old.ps == ps {
+		// Replaced, it is no longer anyone's: the next Bind reuses it.
+		ps.spare = old
+	}
 	c.w.send(&pgproto3.BindComplete{})
 	return nil
 }
@@ -628,7 +663,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		p.res = res
 	} else if p.done {
 		// An exhausted portal completes again with no rows (SELECT 0).
-		c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(p.res.Tag(0))})
+		c.commandComplete(p.res.Tag(0))
 		return nil
 	}
 	if _, err := c.drive(ctx, p, int64(m.MaxRows)); err != nil {

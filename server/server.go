@@ -7,12 +7,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/asofsql/asofsql"
-	"github.com/asofsql/asofsql/lower"
 	"github.com/asofsql/asofsql/pgwire"
 	"github.com/asofsql/asofsql/sqlerr"
 	"github.com/asofsql/asofsql/sqltypes"
@@ -237,6 +235,9 @@ func (b *batch) Close() error { return b.b.Close() }
 type statement struct {
 	st   *asofsql.Stmt
 	cols []pgwire.Column
+	// params is ExecuteValues' slice, reused (a connection's calls are
+	// one at a time).
+	params []asofsql.Param
 }
 
 func newStatement(st *asofsql.Stmt) *statement {
@@ -281,31 +282,41 @@ func (st *statement) Execute(ctx context.Context, params arrow.RecordBatch) (pgw
 var _ pgwire.ValuesStatement = (*statement)(nil)
 
 // ExecuteValues is Execute with parameters the server decoded as values:
-// they are handed to the engine as lower.Values, which binding takes as
-// they are, without the Arrow arrays Execute's batch is made of.
+// they are handed to the engine as asofsql.Params (a prepared INSERT in
+// a transaction block appends them without being run again), or as
+// lower.Values for a statement with rows, which binding takes as they
+// are, without the Arrow arrays Execute's batch is made of.
 func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamValue) (pgwire.Result, error) {
 	if info, ok := st.st.Copy(); ok {
 		args := make([]any, len(params))
 		for i, p := range params {
-			args[i] = goValue(p)
+			args[i] = asofsql.Param(p).GoValue()
 		}
 		return copyResultOf(st.st, info, args), nil
 	}
+	if st.st.NoRows() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ps := st.params[:0]
+		for _, p := range params {
+			ps = append(ps, asofsql.Param(p))
+		}
+		st.params = ps
+		// Nothing of an INSERT outlives the call: it runs on the call's
+		// context (see run).
+		c, err := st.st.ExecuteParams(ctx, ps)
+		clear(ps) // the strings are not kept past the call
+		if err != nil {
+			return nil, err
+		}
+		return &result{c: c, cancel: noCancel}, nil
+	}
 	args := make([]any, len(params))
 	for i, p := range params {
-		args[i] = lower.Value{T: p.T, V: p.V, Go: goValue(p)}
+		args[i] = asofsql.Param(p).Arg()
 	}
 	return st.run(ctx, nil, args)
-}
-
-// goValue is a decoded parameter as the natural Go value
-// sqltypes.GoValue gives for it: the value itself but for timestamps,
-// which are time.Time.
-func goValue(p pgwire.ParamValue) any {
-	if us, ok := p.V.(int64); ok && (p.T.Kind == sqltypes.Timestamp || p.T.Kind == sqltypes.TimestampTZ) {
-		return time.UnixMicro(us).UTC()
-	}
-	return p.V
 }
 
 func copyResultOf(st *asofsql.Stmt, info asofsql.CopyInfo, args []any) pgwire.Result {
