@@ -108,6 +108,9 @@ type Server struct {
 	// watchAfter, when set (ns), replaces the constant of that name.
 	watchers   atomic.Int64
 	watchAfter atomic.Int64
+	// threads chooses which connections wait on their own thread
+	// (threadsock.go).
+	threads threadPool
 }
 
 // Write deadlines for clients that stop reading (see Server).
@@ -240,7 +243,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	nc = rawSocket(nc)
+	nc = threadSocket(nc, &s.threads)
 	c := &conn{srv: s, raw: nc, nc: nc, ctx: ctx, abort: cancel}
 	c.w.nc = nc
 	s.conns[c] = struct{}{}
