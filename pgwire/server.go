@@ -108,9 +108,6 @@ type Server struct {
 	// watchAfter, when set (ns), replaces the constant of that name.
 	watchers   atomic.Int64
 	watchAfter atomic.Int64
-	// threads chooses which connections wait on their own thread
-	// (threadsock.go).
-	threads threadPool
 }
 
 // Write deadlines for clients that stop reading (see Server).
@@ -243,7 +240,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		return nil
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	nc = threadSocket(nc, &s.threads)
+	nc = rawSocket(nc)
 	c := &conn{srv: s, raw: nc, nc: nc, ctx: ctx, abort: cancel}
 	c.w.nc = nc
 	s.conns[c] = struct{}{}
