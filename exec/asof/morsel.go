@@ -162,6 +162,10 @@ type morselRight struct {
 	// previous morsel's prime), on whichever worker: they share these.
 	stamp []int32
 	epoch int32
+	// rowsBuf and refsBuf are the walks' working arrays, kept across
+	// them (the walks follow each other, as for stamp).
+	rowsBuf []primeRow
+	refsBuf []operator.Ref
 	// last is the prime of the latest morsel cut (made or not yet), the
 	// next one's previous prime.
 	last *primeCell
@@ -564,7 +568,9 @@ func (m *Morsel) join(ctx context.Context, mo *morsel, kb *keyBatch) error {
 	var err error
 	for ri, r := range m.rights {
 		if c := mo.cells[ri]; c != nil {
-			b, ids, perr := r.makePrime(ctx, m.opts.Allocator, c, kb)
+			// The prime's columns come from the joins' pool: the
+			// previous primes' buffers, not fresh memory per morsel.
+			b, ids, perr := r.makePrime(ctx, m.pool, c, kb)
 			if perr != nil {
 				err = cmp.Or(err, perr)
 				continue
@@ -978,7 +984,8 @@ func (r *morselRight) lastRows(ctx context.Context, c *primeCell, kb *keyBatch) 
 	for i := len(c.chunk) - 1; i >= 0; i-- {
 		c.chunk[i].ensure(kb)
 	}
-	var out []primeRow
+	out := r.rowsBuf[:0]
+	defer func() { r.rowsBuf = out[:0] }()
 	keys := r.dict.len()
 	if len(r.stamp) < keys {
 		r.stamp = append(r.stamp, make([]int32, keys-len(r.stamp))...)
@@ -1060,7 +1067,8 @@ func (r *morselRight) nextPrime(ctx context.Context, mem memory.Allocator, c *pr
 	if err != nil {
 		return nil, nil, err
 	}
-	refs := make([]operator.Ref, 0, len(primeIDs)+len(chunk))
+	refs := slices.Grow(r.refsBuf[:0], len(primeIDs)+len(chunk))
+	defer func() { r.refsBuf = refs[:0] }()
 	ids := make([]int32, 0, len(primeIDs)+len(chunk))
 	for i, id := range primeIDs {
 		if r.stamp[id] != r.epoch { // not a key of the chunk

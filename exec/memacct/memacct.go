@@ -118,6 +118,22 @@ func (a *Account) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
+// OverGoHeap reports whether the account's allocator is the Go allocator,
+// whose Free is a no-op (the garbage collector owns the memory): a buffer
+// freed through the account may then be kept by the caller and counted
+// again with Charge instead of allocated afresh (operator.Pool does, so
+// that a query's output buffers are the previous query's pages, not new
+// ones to fault in).
+func (a *Account) OverGoHeap() bool {
+	_, ok := a.mem.(*memory.GoAllocator)
+	return ok
+}
+
+// Charge counts n bytes of a Go-heap buffer the caller kept from an
+// earlier Free (see OverGoHeap) as allocated through the account, as
+// Allocate would have: freeing it through the account uncounts it.
+func (a *Account) Charge(n int) { a.add(&a.arrow, int64(n)) }
+
 // Free implements memory.Allocator.
 func (a *Account) Free(b []byte) {
 	a.add(&a.arrow, -int64(len(b)))

@@ -28,10 +28,16 @@ import (
 // kind of machine. A join with four right inputs allocated ~10 MB of output
 // buffers per run and spent a sixth of its time in those faults
 // (BenchmarkJoin's faults/op). The cache is a sync.Pool per size class, so
-// buffers idle across two garbage collections go back to the runtime.
+// buffers idle across two garbage collections go back to the runtime. A
+// query's allocator is a memory account over the Go allocator
+// (memacct.Account): a pool over one uses the cache too, counting a
+// buffer it takes from there in the account (Charge) and uncounting one
+// it gives up (Free), so the account sees what Allocate and Free would
+// have shown it.
 type Pool struct {
 	inner  memory.Allocator
-	shared bool // inner is the Go allocator: use goIdle
+	shared bool       // inner is the Go allocator or an account over it: use goIdle
+	acct   goHeapAcct // inner, when it is an account over the Go allocator
 	mu     sync.Mutex
 	free   [48][][]byte // by size class (power of two)
 	held   int
@@ -46,10 +52,21 @@ const (
 
 var _ memory.Allocator = (*Pool)(nil)
 
+// goHeapAcct is an allocator that counts buffers of the Go allocator
+// (memacct.Account; an interface, so that this package needs no SQL one).
+type goHeapAcct interface {
+	OverGoHeap() bool
+	Charge(n int)
+}
+
 // NewPool returns a pool over inner.
 func NewPool(inner memory.Allocator) *Pool {
 	_, shared := inner.(*memory.GoAllocator)
-	return &Pool{inner: inner, shared: shared}
+	p := &Pool{inner: inner, shared: shared}
+	if a, ok := inner.(goHeapAcct); ok && a.OverGoHeap() {
+		p.shared, p.acct = true, a
+	}
+	return p
 }
 
 // goIdle is the process-wide cache of the Go allocator's buffers, by size
@@ -60,6 +77,9 @@ var goIdle [48]sync.Pool
 // the pool is over the Go allocator, else to the inner allocator.
 func (p *Pool) giveUp(b []byte, c int) {
 	if p.shared {
+		if p.acct != nil {
+			p.inner.Free(b) // uncounts b; the Go allocator's Free does nothing
+		}
 		goIdle[c].Put(&b)
 		return
 	}
@@ -85,6 +105,9 @@ func (p *Pool) Allocate(size int) []byte {
 	p.mu.Unlock()
 	if p.shared {
 		if b, _ := goIdle[c].Get().(*[]byte); b != nil {
+			if p.acct != nil {
+				p.acct.Charge(len(*b))
+			}
 			return (*b)[:size]
 		}
 	}
