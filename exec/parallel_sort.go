@@ -138,6 +138,9 @@ func (p *ParallelSort) Close() error {
 		releaseBatches(p.rs.parts)
 		putEntries(p.rs.ebuf)
 		putEntries(p.rs.sbuf)
+		for _, b := range p.rs.flat {
+			putEntries(b)
+		}
 		p.rs = nil
 	}
 	for i := range p.runs {

@@ -99,6 +99,8 @@ func serialSorted(t *testing.T, table func(memory.Allocator) []arrow.RecordBatch
 // share a long prefix and do not fit the normalized key, and keys of the
 // fast merge (numbers only) with and without NULLs.
 func TestParallelSortDiff(t *testing.T) {
+	// Buckets of about 2 rows: the range path cuts its ranges into many.
+	defer exec.SetRangeBucketRows(2)()
 	table := sortDiffTable(240)
 	for i, keys := range [][]exec.SortKey{
 		{{Col: 4}},                         // three values, no NULLs: the fast merge, many ties
@@ -143,6 +145,45 @@ func TestParallelSortDiff(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestParallelSortRangeBuckets: the range path over more rows than its
+// sample (1024 a range) takes, so the sample misses keys below and above
+// the first and last range's estimated bounds (z: 20% of its values
+// anywhere in the int64 range), cut into buckets of about 16 rows, gives
+// the serial Sort's output at every degree.
+func TestParallelSortRangeBuckets(t *testing.T) {
+	defer exec.SetRangeBucketRows(16)()
+	table := sortDiffTable(6000)
+	for _, keys := range [][]exec.SortKey{
+		{{Col: 6}},
+		{{Col: 6, Desc: true}, {Col: 5}},
+		{{Col: 7, Desc: true}, {Col: 6}},
+		{{Col: 4}, {Col: 7}},
+		{{Col: 0, Desc: true}},
+	} {
+		want := serialSorted(t, table, keys)
+		t.Run(fmt.Sprint(keys), func(t *testing.T) {
+			exectest.Run(t, exectest.Case{
+				Inputs:   table,
+				Layouts:  []exectest.Layout{{Name: "size=1000+empty", Size: 1000, Empty: true, Seed: 1}, {Name: "random", Seed: 2}},
+				Parallel: parallelSort(keys, exec.SortOptions{BatchSize: 1024}, nil),
+				Check: func(t *testing.T, got arrow.RecordBatch, err error) {
+					t.Helper()
+					require.NoError(t, err)
+					if g := exectest.Format(got); g != want {
+						gl, wl := strings.Split(g, "\n"), strings.Split(want, "\n")
+						for i := range min(len(gl), len(wl)) {
+							if gl[i] != wl[i] {
+								t.Fatalf("row %d is %q, the serial sort's %q", i, gl[i], wl[i])
+							}
+						}
+						t.Fatalf("%d rows, the serial sort gave %d", len(gl), len(wl))
+					}
+				},
+			})
+		})
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,27 +22,35 @@ import (
 // no run is merged and no input is concatenated. After the workers drain
 // their pipelines:
 //
-//  1. splitters are sampled from the input, in the total order (keys,
-//     input position), that cut it into one range per worker;
-//  2. each worker writes the sort entries of its share of the input (the
-//     parts, or morsels, it drained) at their input positions in a
-//     scratch array, and counts, for every part, how many of its rows
-//     fall in each range;
-//  3. the counts, in morsel order, give every (part, range) its place in
-//     the array of entries, and each worker moves its parts' entries
-//     there from the scratch: each range's entries end up contiguous and
-//     in input order (with one range, step 2 writes the entries in place
-//     and there is no step 3);
-//  4. each worker radix-sorts one range (stably: ties keep input order),
-//     with the scratch as the radix sort's second buffer;
-//  5. the output, the ranges one after the other, is gathered from the
-//     parts in parallel, batch by batch, as the merge path does.
+//  1. a sample of the input, in the total order (keys, input position),
+//     gives splitters that cut it into one range per worker, and each
+//     range is cut into buckets of about rangeBucketRows rows by the key
+//     bits below those its bounds share (bucketFn);
+//  2. each worker computes the bucket of every row of its share of the
+//     input (the parts, or morsels, it drained, in input order) and
+//     counts its rows in each bucket; it also copies the fixed-width
+//     columns without NULLs that are not keys into flat buffers;
+//  3. the counts give every (worker, bucket) its place in the array of
+//     entries, and each worker writes its rows' entries there: each
+//     bucket's entries are contiguous, in input order;
+//  4. the workers sort the buckets (radix sort, stable: ties keep input
+//     order), each taking the next bucket not taken, with the scratch as
+//     the radix sort's second buffer; a bucket fits a core's cache;
+//  5. the output, the buckets one after the other, is gathered in
+//     parallel, batch by batch, as the merge path does: the keys decoded
+//     from the entries, the flat columns read at the rows' input
+//     positions, the other columns from the parts.
 //
-// The entries and the scratch come from a pool of buffers outside the Go
-// heap that outlives the query (entryBuf), and the output batches'
-// buffers are reused once the consumer releases them (recycler): a sort
-// writes no fresh page after the first, and on virtual machines a fresh
-// page costs a fault of ~20 µs.
+// Steps 2 and 3 each read the key columns (a worker normalizes each part
+// twice, in its cache) rather than writing the entries in input order
+// and moving them: the entries are written once, straight to their
+// buckets, and no pass over all the entries by a radix digit is left.
+//
+// The entries, the scratch and the flat columns come from a pool of
+// buffers outside the Go heap that outlives the query (entryBuf), and
+// the output batches' buffers are reused once the consumer releases them
+// (recycler): a sort writes no fresh page after the first, and on
+// virtual machines a fresh page costs a fault of ~20 µs.
 //
 // An entry's row is its part's index in morsel order shifted left by
 // shift, or'ed with the row in the part: it orders entries by input
@@ -63,6 +73,10 @@ type rangeSort struct {
 	// a key column decoded from the entry costs none.
 	decode []int
 	refs   [][]operator.Ref // per gathering worker, reused
+	pos    [][]int          // per gathering worker, reused
+	// flat holds the copies of the gathered fixed-width columns (see
+	// copyCols), from and back to the entry pool.
+	flat []*entryBuf
 }
 
 // rangeCol is one column of every part: the value bytes and NULL bitmaps
@@ -74,13 +88,18 @@ type rangeCol struct {
 	valid    [][]byte
 	offset   []int
 	arrays   []arrow.Array
+	// flat: the values of every part, one after the other (row g of the
+	// input at g*width), for a fixed-width column without NULLs that is
+	// not a key (see copyCols); flat64 the same as words for width 8.
+	flat   []byte
+	flat64 []uint64
 }
 
 // newRangeSort returns the range path over p's drained parts, taking
 // them, or nil when it does not apply (p keeps its parts).
 func (p *ParallelSort) newRangeSort() *rangeSort {
-	if !p.fast || len(p.keys) > 2 || len(p.keys) == 0 {
-		return nil
+	if !p.fast || len(p.keys) > 2 || len(p.keys) == 0 || len(p.inputs) > rangeBucketsMax {
+		return nil // (bucket numbers are uint16s: at most 1<<16 ranges)
 	}
 	type part struct {
 		b   arrow.RecordBatch
@@ -168,12 +187,12 @@ func b2i(b bool) int {
 	return 0
 }
 
-// fill writes the entries of part i's rows into es (len(es) its rows),
-// with keys[0] and keys[1] as the normalized keys' scratch.
-func (rs *rangeSort) fill(p *ParallelSort, i int, es []sortEntry, keys *[2][]uint64) {
+// normalize writes the normalized keys of part i's rows into keys[l][:n]
+// (n its rows), growing them as needed, and returns them (k1 nil with one
+// key).
+func (rs *rangeSort) normalize(p *ParallelSort, i int, keys *[2][]uint64) (k0, k1 []uint64) {
 	b := rs.parts[i]
 	n := int(b.NumRows())
-	base := int32(i) << rs.shift
 	for l := 0; l < rs.m; l++ {
 		if cap(keys[l]) < n {
 			keys[l] = make([]uint64, n)
@@ -181,26 +200,18 @@ func (rs *rangeSort) fill(p *ParallelSort, i int, es []sortEntry, keys *[2][]uin
 		k := p.keys[l]
 		normalizeExact(keys[l][:n], b.Column(k.Col), p.types[l], k.Desc)
 	}
-	k0 := keys[0][:n]
 	if rs.m > 1 {
-		k1 := keys[1][:n]
-		for r := range es {
-			es[r] = sortEntry{k0: k0[r], k1: k1[r], row: base | int32(r)}
-		}
-		return
+		return keys[0][:n], keys[1][:n]
 	}
-	for r := range es {
-		es[r] = sortEntry{k0: k0[r], row: base | int32(r)}
-	}
+	return keys[0][:n], nil
 }
 
-// splitters samples the input at evenly spaced positions and returns up
-// to ranges-1 entries that cut it into ranges of about equal size.
-func (rs *rangeSort) splitters(p *ParallelSort, ranges int) []sortEntry {
+// cut samples the input at evenly spaced positions and returns up to
+// ranges-1 splitters that cut it into ranges of about equal size, and
+// the bucket function of each range (len(splitters)+1 of them), with at
+// most 1<<nb buckets each.
+func (rs *rangeSort) cut(p *ParallelSort, ranges int, nb uint) ([]sortEntry, []bucketFn) {
 	total := rs.starts[len(rs.parts)]
-	if ranges < 2 || total < 2 {
-		return nil
-	}
 	samples := min(total, 1024*ranges)
 	sample := make([]sortEntry, samples)
 	var key [2]uint64
@@ -228,15 +239,71 @@ func (rs *rangeSort) splitters(p *ParallelSort, ranges int) []sortEntry {
 		}
 		return 0
 	})
-	var out []sortEntry
+	var splitters []sortEntry
 	for j := 1; j < ranges; j++ {
 		s := sample[len(sample)*j/ranges]
-		if len(out) > 0 && !entryBefore(&out[len(out)-1], &s) {
+		if len(splitters) > 0 && !entryBefore(&splitters[len(splitters)-1], &s) {
 			continue
 		}
-		out = append(out, s)
+		splitters = append(splitters, s)
 	}
-	return out
+	// Range j holds the keys in (splitters[j-1], splitters[j]]; the first
+	// and the last are bounded by the sample's least and greatest.
+	fns := make([]bucketFn, len(splitters)+1)
+	start := 0
+	for j := range fns {
+		lo, hi := &sample[0], &sample[len(sample)-1]
+		if j > 0 {
+			lo = &splitters[j-1]
+		}
+		if j < len(splitters) {
+			hi = &splitters[j]
+		}
+		fns[j] = newBucketFn(lo, hi, nb, start)
+		start += int(fns[j].top) + 1
+	}
+	return splitters, fns
+}
+
+// copyCols returns, for every fixed-width column that is not a key, a
+// buffer of the entry pool to copy its values into, at the rows' input
+// positions (nil for the other columns), charged to the workers by their
+// shares (w bytes a row, until Close). The gather reads these columns at
+// random rows: from the parts (the Go heap's 4 KiB pages, a TLB miss
+// and a page walk for almost every read on a virtual machine, through a
+// slice per part) a 10M-row sort's gather took ~3x the CPU it takes from
+// one huge-page buffer indexed by input position.
+func (rs *rangeSort) copyCols(p *ParallelSort, share []int, total int) ([][]byte, error) {
+	flat := make([][]byte, len(rs.cols))
+	isKey := func(c int) bool {
+		for _, k := range p.keys {
+			if k.Col == c {
+				return true
+			}
+		}
+		return false
+	}
+	for c := range rs.cols {
+		col := &rs.cols[c]
+		w := col.width
+		if w == 0 || isKey(c) || slices.ContainsFunc(col.valid, func(v []byte) bool { return v != nil }) {
+			continue
+		}
+		for s := range len(share) - 1 {
+			if err := p.budgets[s].grow(int64(w) * int64(rs.starts[share[s+1]]-rs.starts[share[s]])); err != nil {
+				return nil, err
+			}
+		}
+		size := int(unsafe.Sizeof(sortEntry{}))
+		b := getEntries((total*w + size - 1) / size)
+		rs.flat = append(rs.flat, b)
+		flat[c] = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.es))), total*w)
+		col.flat = flat[c]
+		if w == 8 {
+			col.flat64 = arrow.Uint64Traits.CastFromBytes(col.flat)
+		}
+	}
+	return flat, nil
 }
 
 // loadRanges sorts by the range path (see rangeSort).
@@ -263,38 +330,68 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 			return err
 		}
 	}
-	splitters := rs.splitters(p, workers)
-	ranges := len(splitters) + 1
+	splitters, fns := rs.cut(p, workers, bucketBits(total, workers))
+	last := &fns[len(fns)-1]
+	buckets := last.start + int(last.top) + 1
 	rs.ebuf, rs.sbuf = getEntries(total), getEntries(total)
 	rs.entries, rs.scratch = rs.ebuf.es[:total], rs.sbuf.es[:total]
-	// First pass: each worker writes its parts' entries, in input order,
-	// at their input positions: into entries when there is one range
-	// (they are in place then), else into scratch, counting each part's
-	// rows in each range: counts[i*ranges+j] for part i and range j.
-	first := rs.entries
-	if ranges > 1 {
-		first = rs.scratch
+	// ids[g] is input row g's bucket, in the scratch until the sort
+	// needs it (2 of its 24 bytes a row).
+	ids := unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(rs.scratch))), total)
+	flat, err := rs.copyCols(p, share, total)
+	if err != nil {
+		return err
 	}
-	counts := make([]int, len(rs.parts)*ranges)
-	scratch := make([][2][]uint64, workers)
+	// First pass: each worker computes the bucket of each row of its
+	// parts and counts its rows in each bucket: counts[w*buckets+b].
+	counts := make([]int, workers*buckets)
+	keys := make([][2][]uint64, workers)
 	// lossy[w*m+l]: worker w saw a value of key l that its normalized
 	// form does not give back (a float -0 or NaN).
 	lossy := make([]bool, workers*rs.m)
-	err := runWorkers(ctx, workers, func(ctx context.Context, w int) error {
+	err = runWorkers(ctx, workers, func(ctx context.Context, w int) error {
+		c := counts[w*buckets : (w+1)*buckets]
 		for i := share[w]; i < share[w+1]; i++ {
+			for c, f := range flat {
+				if f == nil {
+					continue
+				}
+				w := rs.cols[c].width
+				copy(f[rs.starts[i]*w:rs.starts[i+1]*w], rs.cols[c].values[i])
+			}
 			for l := range rs.m {
 				if !lossy[w*rs.m+l] && !decodable(rs.parts[i].Column(p.keys[l].Col), p.types[l]) {
 					lossy[w*rs.m+l] = true
 				}
 			}
-			es := first[rs.starts[i]:rs.starts[i+1]]
-			rs.fill(p, i, es, &scratch[w])
-			c := counts[i*ranges : (i+1)*ranges]
-			if ranges == 1 {
-				c[0] = len(es)
-			} else {
-				for k := range es {
-					c[rangeOf(&es[k], splitters)]++
+			k0, k1 := rs.normalize(p, i, &keys[w])
+			id := ids[rs.starts[i]:rs.starts[i+1]]
+			switch {
+			case len(splitters) > 0:
+				base := int32(i) << rs.shift
+				var e sortEntry
+				for r := range id {
+					e.k0, e.row = k0[r], base|int32(r)
+					if k1 != nil {
+						e.k1 = k1[r]
+					}
+					b := fns[rangeOf(&e, splitters)].of(e.k0, e.k1)
+					id[r] = uint16(b)
+					c[b]++
+				}
+			case k1 != nil:
+				f := &fns[0]
+				for r := range id {
+					b := f.of(k0[r], k1[r])
+					id[r] = uint16(b)
+					c[b]++
+				}
+			default:
+				f := &fns[0]
+				for r := range id {
+					b := f.of(k0[r], 0)
+					id[r] = uint16(b)
+					c[b]++
 				}
 			}
 			if err := ctx.Err(); err != nil {
@@ -306,7 +403,6 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	scratch = nil
 	rs.decode = make([]int, len(rs.cols))
 	for c := range rs.decode {
 		rs.decode[c] = -1
@@ -324,44 +420,67 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 			}
 		}
 	}
-	// Each range starts after the rows of the ones before; within it the
-	// parts come in morsel order.
-	bounds := make([]int, ranges+1)
-	for j := range ranges {
-		at := bounds[j]
-		for i := range rs.parts {
-			c := counts[i*ranges+j]
-			counts[i*ranges+j] = at
-			at += c
+	// Bucket b's entries are entries[bounds[b]:bounds[b+1]]; within it,
+	// worker w's come after those of the workers before it (whose parts
+	// come first in the input): counts becomes each worker's next place
+	// in each bucket.
+	bounds := make([]int, buckets+1)
+	at := 0
+	for b := range buckets {
+		bounds[b] = at
+		for w := range workers {
+			n := counts[w*buckets+b]
+			counts[w*buckets+b] = at
+			at += n
 		}
-		bounds[j+1] = at
 	}
-	if ranges > 1 {
-		// Second pass: each worker moves its parts' entries from scratch
-		// to their range in entries, so that each range's entries are
-		// contiguous and in input order.
-		err = runWorkers(ctx, workers, func(ctx context.Context, w int) error {
-			for i := share[w]; i < share[w+1]; i++ {
-				at := counts[i*ranges : (i+1)*ranges]
-				for _, e := range rs.scratch[rs.starts[i]:rs.starts[i+1]] {
-					j := rangeOf(&e, splitters)
-					rs.entries[at[j]] = e
-					at[j]++
+	bounds[buckets] = at
+	// Second pass: each worker writes the entries of its parts' rows,
+	// in input order, at their places in their buckets.
+	err = runWorkers(ctx, workers, func(ctx context.Context, w int) error {
+		at := counts[w*buckets : (w+1)*buckets]
+		for i := share[w]; i < share[w+1]; i++ {
+			k0, k1 := rs.normalize(p, i, &keys[w])
+			id := ids[rs.starts[i]:rs.starts[i+1]]
+			base := int32(i) << rs.shift
+			if k1 != nil {
+				for r, b := range id {
+					rs.entries[at[b]] = sortEntry{k0: k0[r], k1: k1[r], row: base | int32(r)}
+					at[b]++
 				}
+			} else {
+				for r, b := range id {
+					rs.entries[at[b]] = sortEntry{k0: k0[r], row: base | int32(r)}
+					at[b]++
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	keys = nil
+	// Third pass: the workers sort the buckets, each taking the next one
+	// not taken, with the scratch as the radix sort's second buffer.
+	var next atomic.Int64
+	err = runWorkers(ctx, min(workers, buckets), func(ctx context.Context, w int) error {
+		for {
+			b := int(next.Add(1) - 1)
+			if b >= buckets {
+				return nil
+			}
+			lo, hi := bounds[b], bounds[b+1]
+			radixSortWith(rs.entries[lo:hi], rs.scratch[lo:hi], rs.m)
+			if b%64 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
-	}
-	err = runWorkers(ctx, ranges, func(ctx context.Context, j int) error {
-		lo, hi := bounds[j], bounds[j+1]
-		radixSortWith(rs.entries[lo:hi], rs.scratch[lo:hi], rs.m)
-		return ctx.Err()
 	})
 	putEntries(rs.sbuf)
 	rs.sbuf, rs.scratch = nil, nil
@@ -371,6 +490,7 @@ func (p *ParallelSort) loadRanges(ctx context.Context) error {
 		}
 	}
 	rs.refs = make([][]operator.Ref, workers)
+	rs.pos = make([][]int, workers)
 	return err
 }
 
@@ -380,15 +500,38 @@ func (rs *rangeSort) gather(ctx context.Context, p *ParallelSort, lo, hi, w int)
 	es := rs.entries[lo:hi]
 	n := len(es)
 	mask := int32(1)<<rs.shift - 1
-	rs.refs[w] = slices.Grow(rs.refs[w][:0], n)[:n]
-	refs := rs.refs[w]
-	for k := range es {
-		refs[k] = operator.Ref{Src: es[k].row >> rs.shift, Row: es[k].row & mask}
+	// refs: each row's part and row in it, for the columns gathered from
+	// the parts; pos: its input position, for the flat columns.
+	var refs []operator.Ref
+	var pos []int
+	for c := range rs.cols {
+		if col := &rs.cols[c]; rs.decode[c] >= 0 || col.flat != nil {
+			continue
+		}
+		rs.refs[w] = slices.Grow(rs.refs[w][:0], n)[:n]
+		refs = rs.refs[w]
+		for k := range es {
+			refs[k] = operator.Ref{Src: es[k].row >> rs.shift, Row: es[k].row & mask}
+		}
+		break
 	}
 	cols := make([]arrow.Array, len(rs.cols))
 	for c := range rs.cols {
 		col := &rs.cols[c]
 		dt := schema.Field(c).Type
+		if col.flat != nil && rs.decode[c] < 0 {
+			if pos == nil {
+				rs.pos[w] = slices.Grow(rs.pos[w][:0], n)[:n]
+				pos = rs.pos[w]
+				for k := range es {
+					pos[k] = rs.starts[es[k].row>>rs.shift] + int(es[k].row&mask)
+				}
+			}
+			fc := operator.NewFixedColumn(mem, dt, n)
+			col.fillFlat(fc, pos)
+			cols[c] = fc.Finish()
+			continue
+		}
 		if col.width == 0 {
 			a, err := operator.Gather(ctx, mem, dt, col.arrays, refs)
 			if err != nil {
@@ -409,6 +552,30 @@ func (rs *rangeSort) gather(ctx context.Context, p *ParallelSort, lo, hi, w int)
 	out := array.NewRecordBatch(schema, cols, int64(n))
 	releaseArrays(cols)
 	return out, nil
+}
+
+// fillFlat writes the input rows pos of col, from its flat copy, into fc
+// (a column of len(pos) rows, none NULL).
+func (col *rangeCol) fillFlat(fc *operator.FixedColumn, pos []int) {
+	vb, out := fc.Validity(), fc.Values()
+	n := len(pos)
+	for i := range n / 8 {
+		vb[i] = 0xff
+	}
+	for i := n &^ 7; i < n; i++ {
+		vb[i>>3] |= 1 << (i & 7)
+	}
+	if col.flat64 != nil {
+		out64 := arrow.Uint64Traits.CastFromBytes(out)[:n]
+		for i, g := range pos {
+			out64[i] = col.flat64[g]
+		}
+		return
+	}
+	w := col.width
+	for i, g := range pos {
+		copy(out[i*w:(i+1)*w], col.flat[g*w:(g+1)*w])
+	}
 }
 
 // fill writes the rows refs of col into fc (a column of len(refs) rows).

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -25,16 +26,25 @@ func TestEntryPool(t *testing.T) {
 	require.NotSame(t, unsafe.SliceData(a.es), unsafe.SliceData(c.es), "a buffer in use is not handed out twice")
 	putEntries(b)
 	putEntries(c)
+	kept, bytes := poolState()
+	require.Equal(t, 2, kept)
+	require.LessOrEqual(t, bytes, entryPoolMax)
+	// Too large to keep: freed, and the kept ones stay. (A mapping, not
+	// touched: a 1 GiB heap slice took more than entryPoolIdle to fault
+	// in on a loaded machine, and the pool's timer freed b and c.)
+	raw, mapped := allocEntryBytes(entryPoolMax + 1)
+	putEntries(&entryBuf{raw: raw, mapped: mapped})
+	kept, _ = poolState()
+	require.Equal(t, 2, kept)
+}
+
+// poolState is the number of buffers the pool keeps and their bytes (read
+// under its lock, released before a test asserts: a failing assertion
+// must not leave it held for the deferred drain).
+func poolState() (kept, bytes int) {
 	entryPool.mu.Lock()
-	require.Len(t, entryPool.free, 2)
-	require.LessOrEqual(t, entryPool.bytes, entryPoolMax)
-	entryPool.mu.Unlock()
-	// Too large to keep: freed, and the kept ones stay.
-	big := &entryBuf{raw: make([]byte, entryPoolMax+1)}
-	putEntries(big)
-	entryPool.mu.Lock()
-	require.Len(t, entryPool.free, 2)
-	entryPool.mu.Unlock()
+	defer entryPool.mu.Unlock()
+	return len(entryPool.free), entryPool.bytes
 }
 
 // TestEntryPoolTrim: a buffer kept for entryPoolIdle is freed by the
@@ -50,9 +60,10 @@ func TestEntryPoolTrim(t *testing.T) {
 	entryPool.mu.Unlock()
 	trimEntryPool()
 	entryPool.mu.Lock()
-	defer entryPool.mu.Unlock()
-	require.Equal(t, []*entryBuf{fresh}, entryPool.free)
-	require.Equal(t, len(fresh.raw), entryPool.bytes)
+	free, bytes := slices.Clone(entryPool.free), entryPool.bytes
+	entryPool.mu.Unlock()
+	require.Equal(t, []*entryBuf{fresh}, free)
+	require.Equal(t, len(fresh.raw), bytes)
 }
 
 // drainEntryPool frees every kept buffer, so a test starts from an empty
