@@ -3,7 +3,6 @@ package asofsql
 import (
 	"context"
 	"math"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -43,55 +42,20 @@ import (
 // NULL only where the column allows it; the context not cancelled; fewer
 // rows than one append keeps in memory (catalog.Tx.SmallRows).
 
-// Param is an argument decoded already, of SQL type T, held without
-// boxing: Null for NULL; else Int for BIGINT, INTEGER and SMALLINT and
-// for TIMESTAMP and TIMESTAMPTZ (microseconds since 1970-01-01 UTC), Float
-// for DOUBLE PRECISION, Bool for BOOLEAN, Str for TEXT. Other types are
-// not taken this way (ExecuteParams would read them as BIGINT).
-type Param struct {
-	T     sqltypes.Type
-	Null  bool
-	Int   int64
-	Float float64
-	Str   string
-	Bool  bool
-}
+// Param is an argument decoded already (sqltypes.Param); ExecuteParams
+// takes BIGINT, INTEGER, SMALLINT, DOUBLE PRECISION, BOOLEAN, TEXT,
+// TIMESTAMP and TIMESTAMPTZ values so.
+type Param = sqltypes.Param
 
-// Arg is p as an argument of Execute: a lower.Value, which binding
+// ParamArg is p as an argument of Execute: a lower.Value, which binding
 // takes as it is.
-func (p Param) Arg() any {
-	v := p.literal()
+func ParamArg(p Param) any {
+	v := p.Value()
 	g := v // one boxed value for both but for timestamps
 	if v != nil && (p.T.Kind == sqltypes.Timestamp || p.T.Kind == sqltypes.TimestampTZ) {
 		g = p.GoValue()
 	}
 	return lower.Value{T: p.T, V: v, Go: g}
-}
-
-// literal is p as the value of a literal of type T (what row 0 of an
-// Arrow array of T holds), nil for NULL.
-func (p Param) literal() any {
-	if p.Null {
-		return nil
-	}
-	switch p.T.Kind {
-	case sqltypes.Float8:
-		return p.Float
-	case sqltypes.Bool:
-		return p.Bool
-	case sqltypes.Text:
-		return p.Str
-	}
-	return p.Int
-}
-
-// GoValue is p as the natural Go value sqltypes.GoValue gives for it:
-// the literal but for timestamps, which are time.Time; nil for NULL.
-func (p Param) GoValue() any {
-	if !p.Null && (p.T.Kind == sqltypes.Timestamp || p.T.Kind == sqltypes.TimestampTZ) {
-		return time.UnixMicro(p.Int).UTC()
-	}
-	return p.literal()
 }
 
 // ExecuteParams is Execute with arguments decoded already (the wire
@@ -106,7 +70,7 @@ func (st *Stmt) ExecuteParams(ctx context.Context, params []Param) (*Cursor, err
 	}
 	args := make([]any, len(params))
 	for i, p := range params {
-		args[i] = p.Arg()
+		args[i] = ParamArg(p)
 	}
 	c, err := st.Execute(ctx, args...)
 	if err == nil && st.insert && c.affected == 1 {

@@ -201,7 +201,7 @@ func runScript(t *testing.T, dir string, ops []scriptOp, fast bool) (log []strin
 			} else {
 				args := make([]any, len(op.vals))
 				for i, p := range op.vals {
-					args[i] = p.Arg()
+					args[i] = ParamArg(p)
 				}
 				c, err = st.Execute(ctx, args...)
 			}

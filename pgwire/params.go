@@ -25,39 +25,9 @@ type ValuesStatement interface {
 	ExecuteValues(ctx context.Context, params []ParamValue) (Result, error)
 }
 
-// ParamValue is a decoded Bind parameter of type T, held without boxing
-// (an `any` per parameter cost an allocation for most values): Null for
-// NULL; else Int for BIGINT, INTEGER and SMALLINT, and for TIMESTAMP and
-// TIMESTAMPTZ (microseconds since 1970-01-01 UTC); Float for DOUBLE
-// PRECISION; Bool for BOOLEAN; Str for TEXT (the value's own string, not
-// the message's bytes). Value gives it as the Go value row 0 of an Arrow
-// array of type T reads as.
-type ParamValue struct {
-	T     sqltypes.Type
-	Null  bool
-	Int   int64
-	Float float64
-	Str   string
-	Bool  bool
-}
-
-// Value is p as what row 0 of an Arrow array of type T holds, read as Go
-// (nil for NULL): int64 for the integers and timestamps, float64, bool or
-// string.
-func (p ParamValue) Value() any {
-	if p.Null {
-		return nil
-	}
-	switch p.T.Kind {
-	case sqltypes.Float8:
-		return p.Float
-	case sqltypes.Bool:
-		return p.Bool
-	case sqltypes.Text:
-		return p.Str
-	}
-	return p.Int
-}
+// ParamValue is a decoded Bind parameter (sqltypes.Param): Str holds the
+// value's own string, not the message's bytes.
+type ParamValue = sqltypes.Param
 
 // Timestamps the fast path decodes: well inside the range Postgres and
 // sqltypes accept (2^56 µs is about 2,283 years either side of 2000), so

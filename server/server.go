@@ -235,9 +235,6 @@ func (b *batch) Close() error { return b.b.Close() }
 type statement struct {
 	st   *asofsql.Stmt
 	cols []pgwire.Column
-	// params is ExecuteValues' slice, reused (a connection's calls are
-	// one at a time).
-	params []asofsql.Param
 }
 
 func newStatement(st *asofsql.Stmt) *statement {
@@ -290,7 +287,7 @@ func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamVal
 	if info, ok := st.st.Copy(); ok {
 		args := make([]any, len(params))
 		for i, p := range params {
-			args[i] = asofsql.Param(p).GoValue()
+			args[i] = p.GoValue()
 		}
 		return copyResultOf(st.st, info, args), nil
 	}
@@ -298,15 +295,9 @@ func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamVal
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ps := st.params[:0]
-		for _, p := range params {
-			ps = append(ps, asofsql.Param(p))
-		}
-		st.params = ps
 		// Nothing of an INSERT outlives the call: it runs on the call's
 		// context (see run).
-		c, err := st.st.ExecuteParams(ctx, ps)
-		clear(ps) // the strings are not kept past the call
+		c, err := st.st.ExecuteParams(ctx, params)
 		if err != nil {
 			return nil, err
 		}
@@ -314,7 +305,7 @@ func (st *statement) ExecuteValues(ctx context.Context, params []pgwire.ParamVal
 	}
 	args := make([]any, len(params))
 	for i, p := range params {
-		args[i] = asofsql.Param(p).Arg()
+		args[i] = asofsql.ParamArg(p)
 	}
 	return st.run(ctx, nil, args)
 }
